@@ -1,0 +1,23 @@
+// Package udnkit is an SDK for Kubernetes user-defined network segmentation on OVN.
+//
+// It turns network intent — UserDefinedNetwork, ClusterUserDefinedNetwork,
+// ClusterNetworkConnect and PodNetwork objects — into the exact OVN Northbound rows,
+// OVS flows and kernel state that realise it. The work is split in two halves:
+//
+//   - Pure planners compute desired state and the ordered changes between what exists
+//     and what should: [github.com/udnkit/udnkit/netconf] validates networks and renders
+//     NetworkAttachmentDefinitions, [github.com/udnkit/udnkit/ipam] allocates and derives
+//     every address, ID and tunnel key, and [github.com/udnkit/udnkit/topology] plans the
+//     OVN logical topology of Layer3, Layer2 and Localnet networks and diffs it.
+//     Planners do no I/O, read no clock and keep no global state: the same input gives
+//     the same output, byte for byte.
+//   - Backend adapters under backend/ apply those changes: backend/ovnnb writes the OVN
+//     Northbound database through libovsdb (an embedded in-memory server by default, or a
+//     real ovsdb-server), and backend/nbctl renders the same changes as an ovn-nbctl
+//     script for a dry run.
+//
+// The import graph is a DAG: ipam and netconf at the bottom, the planners above them,
+// backends above the planners, examples and commands on top.
+//
+// This package holds documentation only; import the packages above.
+package udnkit
