@@ -1,0 +1,41 @@
+// Package ipam allocates and derives every address, subnet, ID and tunnel key
+// a user-defined network's OVN topology needs.
+//
+// # Derivations
+//
+// GatewayIP, ManagementIP, JoinRouterIP, JoinGatewayRouterIP,
+// TransitSwitchIP, TransitRouterPeerIPs, MasqueradeIPs, NetworkMasqueradeIPs,
+// ConnectNodeIPs, MACFromIP, LinkLocalFromMAC, the marks, zones and tables
+// are pure functions: no I/O, no clock, no global state; the same input
+// always gives the same output. Interface addresses are a netip.Prefix whose
+// Addr is the host address and whose Bits are the containing subnet's length
+// (100.65.0.2/16), the form OVN router ports use.
+//
+// # Allocators
+//
+// IPPool, PodIPAllocator, ClaimAllocator (persistent IPs keyed by an
+// IPAMClaim), HostSubnetAllocator, IDAllocator, TunnelKeyAllocator and
+// ConnectSubnetAllocator hold state. Every one of them is safe for concurrent
+// use by multiple goroutines and restorable: after a restart, feed it what
+// already exists (pod annotations, IPAMClaim status, node annotations,
+// database rows) through AllocateIPs / Restore / Reserve before allocating
+// anything new. IP pools cost one bit per address of the part of the subnet
+// in use, so an IPv6 /64 costs memory in proportion to its allocations.
+//
+// # Errors
+//
+// Every error wraps one of ErrExhausted, ErrConflict, ErrOutOfRange or
+// ErrInvalid (test with errors.Is) and names the pool, network, node or
+// subnet concerned.
+//
+// # Seeds and the reference implementation
+//
+// Layer2 transit-router peers follow seed 004's concrete listing: IPv4 uses
+// the /30 at index nodeID-1 (node 2: 100.88.0.5 and .6), IPv6 the /127 at
+// offset 2*nodeID (node 4: fd97::8 and ::9); the transit router takes the
+// first usable address, the gateway router the second. ClusterNetworkConnect
+// point-to-point pairs follow seed 001: the network router takes the even
+// address, the connect router the odd one. DynamicTunnelKeyFirst equals
+// network ID 4096's preserved key (16711683+4096), so TunnelKeyAllocator never
+// hands that key out.
+package ipam

@@ -1,0 +1,269 @@
+package ipam
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// idSet is a keyed set of integer IDs in [first, last], handing out the
+// lowest free ID first. Not safe for concurrent use; its owners lock.
+type idSet struct {
+	what        string // "network ID", "tunnel key", ... for errors
+	first, last int
+	bs          bitset
+	low         uint64 // every offset below low is taken
+	byOwner     map[string][]int
+	ownerOf     map[int]string
+}
+
+func newIDSet(what string, first, last int) (*idSet, error) {
+	if first > last || first < 0 {
+		return nil, fmt.Errorf("%s range [%d, %d]: %w: empty or negative", what, first, last, ErrInvalid)
+	}
+	return &idSet{
+		what: what, first: first, last: last,
+		bs:      newBitset(uint64(last-first) + 1),
+		byOwner: make(map[string][]int),
+		ownerOf: make(map[int]string),
+	}, nil
+}
+
+func (s *idSet) take(owner string, n int) ([]int, error) {
+	if got, ok := s.byOwner[owner]; ok {
+		if len(got) != n {
+			return nil, fmt.Errorf("%s for %q: %w: holds %d, %d requested", s.what, owner, ErrConflict, len(got), n)
+		}
+		return slices.Clone(got), nil
+	}
+	if s.bs.size-s.bs.count < uint64(n) {
+		return nil, fmt.Errorf("%s for %q: %w: all %d IDs in [%d, %d] are taken", s.what, owner, ErrExhausted, s.bs.size, s.first, s.last)
+	}
+	ids := make([]int, 0, n)
+	for range n {
+		off, ok := s.bs.nextClear(s.low, s.bs.size)
+		if !ok { // cannot happen: the count said there was room
+			for _, id := range ids {
+				s.bs.clear(uint64(id-s.first), 0)
+			}
+			return nil, fmt.Errorf("%s for %q: %w", s.what, owner, ErrExhausted)
+		}
+		s.bs.set(off)
+		s.low = off + 1
+		ids = append(ids, s.first+int(off))
+	}
+	s.byOwner[owner] = ids
+	for _, id := range ids {
+		s.ownerOf[id] = owner
+	}
+	return slices.Clone(ids), nil
+}
+
+func (s *idSet) reserve(owner string, ids []int) error {
+	for _, id := range ids {
+		if id < s.first || id > s.last {
+			return fmt.Errorf("%s %d for %q: %w: not in [%d, %d]", s.what, id, owner, ErrOutOfRange, s.first, s.last)
+		}
+		if o, ok := s.ownerOf[id]; ok && o != owner {
+			return fmt.Errorf("%s %d for %q: %w: already held by %q", s.what, id, owner, ErrConflict, o)
+		}
+	}
+	if got, ok := s.byOwner[owner]; ok {
+		if slices.Equal(got, ids) {
+			return nil
+		}
+		return fmt.Errorf("%s for %q: %w: holds %v, restoring %v", s.what, owner, ErrConflict, got, ids)
+	}
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			return fmt.Errorf("%s %d for %q: %w: given twice", s.what, id, owner, ErrInvalid)
+		}
+	}
+	for _, id := range ids {
+		s.bs.set(uint64(id - s.first))
+		s.ownerOf[id] = owner
+	}
+	s.byOwner[owner] = slices.Clone(ids)
+	return nil
+}
+
+func (s *idSet) release(owner string) {
+	for _, id := range s.byOwner[owner] {
+		off := uint64(id - s.first)
+		s.bs.clear(off, 0)
+		s.low = min(s.low, off)
+		delete(s.ownerOf, id)
+	}
+	delete(s.byOwner, owner)
+}
+
+// IDAllocator hands out integer IDs of a closed range, one per owner (a
+// network or node name), lowest free ID first, so IDs freed by deleted
+// owners are reused before higher ones. It is safe for concurrent use.
+type IDAllocator struct {
+	mu sync.Mutex
+	s  *idSet
+}
+
+// NewIDAllocator returns an allocator of IDs in [first, last]; what names
+// the IDs in errors ("network ID").
+func NewIDAllocator(what string, first, last int) (*IDAllocator, error) {
+	s, err := newIDSet(what, first, last)
+	if err != nil {
+		return nil, err
+	}
+	return &IDAllocator{s: s}, nil
+}
+
+// NewNetworkIDAllocator returns the allocator of network IDs,
+// 1..MaxNetworkID (0 is the default network).
+func NewNetworkIDAllocator() *IDAllocator {
+	a, _ := NewIDAllocator("network ID", 1, MaxNetworkID)
+	return a
+}
+
+// NewNodeIDAllocator returns the allocator of node IDs,
+// MinNodeID..MaxNodeID (0 and 1 are reserved).
+func NewNodeIDAllocator() *IDAllocator {
+	a, _ := NewIDAllocator("node ID", MinNodeID, MaxNodeID)
+	return a
+}
+
+// Allocate returns owner's ID, allocating the lowest free one on first use.
+func (a *IDAllocator) Allocate(owner string) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ids, err := a.s.take(owner, 1)
+	if err != nil {
+		return 0, err
+	}
+	return ids[0], nil
+}
+
+// Reserve records that owner holds id, as found on an existing object after
+// a restart. It is idempotent; it fails with ErrConflict when id belongs to
+// another owner or owner holds another ID, and with ErrOutOfRange when id is
+// outside the range.
+func (a *IDAllocator) Reserve(owner string, id int) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.s.reserve(owner, []int{id})
+}
+
+// Release frees owner's ID; releasing an unknown owner is a no-op.
+func (a *IDAllocator) Release(owner string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.s.release(owner)
+}
+
+// Lookup returns owner's ID.
+func (a *IDAllocator) Lookup(owner string) (int, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ids, ok := a.s.byOwner[owner]
+	if !ok {
+		return 0, false
+	}
+	return ids[0], true
+}
+
+// Owner returns the owner of id.
+func (a *IDAllocator) Owner(id int) (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	o, ok := a.s.ownerOf[id]
+	return o, ok
+}
+
+// Len returns the number of IDs held.
+func (a *IDAllocator) Len() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.s.ownerOf)
+}
+
+// Range returns the allocator's first and last ID.
+func (a *IDAllocator) Range() (first, last int) { return a.s.first, a.s.last }
+
+// Tunnel keys taken per object from the dynamic range.
+const (
+	// Layer2TunnelKeys is the number of dynamic keys of a primary Layer2
+	// network: its switch and its transit router.
+	Layer2TunnelKeys = 2
+	// ConnectRouterTunnelKeys is the number of dynamic keys of a connect
+	// router.
+	ConnectRouterTunnelKeys = 1
+)
+
+// PreservedTunnelKey returns the tunnel key preserved for network ID n, the
+// key of its Layer3 transit switch (16711683+n). Keys of network IDs never
+// come from a TunnelKeyAllocator.
+func PreservedTunnelKey(networkID int) int { return Layer3TransitSwitchTunnelKey(networkID) }
+
+// TunnelKeyAllocator hands out datapath tunnel keys from the dynamic range
+// [DynamicTunnelKeyFirst, DynamicTunnelKeyLast], after the keys preserved for
+// network IDs (PreservedTunnelKey). Since network ID MaxNetworkID's preserved
+// key equals DynamicTunnelKeyFirst, that key is never handed out. An owner (a
+// Layer2 network, a connect router) holds a fixed number of keys. It is safe
+// for concurrent use.
+type TunnelKeyAllocator struct {
+	mu sync.Mutex
+	s  *idSet
+}
+
+// preservedOwner owns the dynamic key that collides with network ID
+// MaxNetworkID's preserved key.
+const preservedOwner = "\x00preserved"
+
+// NewTunnelKeyAllocator returns an empty allocator of dynamic tunnel keys.
+func NewTunnelKeyAllocator() *TunnelKeyAllocator {
+	s, _ := newIDSet("tunnel key", DynamicTunnelKeyFirst, DynamicTunnelKeyLast)
+	_ = s.reserve(preservedOwner, []int{PreservedTunnelKey(MaxNetworkID)})
+	return &TunnelKeyAllocator{s: s}
+}
+
+// Allocate returns owner's n keys, allocating the lowest free ones on first
+// use. It fails with ErrConflict when owner already holds a different number
+// of keys.
+func (t *TunnelKeyAllocator) Allocate(owner string, n int) ([]int, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("tunnel keys for %q: %w: count %d", owner, ErrInvalid, n)
+	}
+	if owner == preservedOwner {
+		return nil, fmt.Errorf("tunnel keys: owner %q: %w", owner, ErrInvalid)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.s.take(owner, n)
+}
+
+// Reserve records that owner holds keys, as found on existing routers and
+// switches after a restart. Keys of the preserved range are refused with
+// ErrOutOfRange.
+func (t *TunnelKeyAllocator) Reserve(owner string, keys ...int) error {
+	if len(keys) == 0 || owner == preservedOwner {
+		return fmt.Errorf("tunnel keys for %q: %w: nothing to reserve", owner, ErrInvalid)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.s.reserve(owner, keys)
+}
+
+// Release frees owner's keys; releasing an unknown owner is a no-op.
+func (t *TunnelKeyAllocator) Release(owner string) {
+	if owner == preservedOwner {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.s.release(owner)
+}
+
+// Lookup returns owner's keys.
+func (t *TunnelKeyAllocator) Lookup(owner string) ([]int, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ids, ok := t.s.byOwner[owner]
+	return slices.Clone(ids), ok
+}

@@ -1,0 +1,248 @@
+package ipam
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestNetworkIDsReuseLowestFirst(t *testing.T) {
+	a := NewNetworkIDAllocator()
+	for i := 1; i <= 5; i++ {
+		id, err := a.Allocate(fmt.Sprintf("net%d", i))
+		if err != nil || id != i {
+			t.Fatalf("net%d: got %d %v", i, id, err)
+		}
+	}
+	if id, _ := a.Allocate("net3"); id != 3 {
+		t.Fatalf("second Allocate for net3 = %d, want 3 (stable)", id)
+	}
+	a.Release("net4")
+	a.Release("net2")
+	for _, want := range []struct {
+		owner string
+		id    int
+	}{{"a", 2}, {"b", 4}, {"c", 6}} {
+		if id, _ := a.Allocate(want.owner); id != want.id {
+			t.Fatalf("%s: got %d, want %d", want.owner, id, want.id)
+		}
+	}
+	if o, ok := a.Owner(4); !ok || o != "b" {
+		t.Fatalf("Owner(4) = %q %v", o, ok)
+	}
+	if first, last := a.Range(); first != 1 || last != MaxNetworkID {
+		t.Fatalf("range %d..%d", first, last)
+	}
+}
+
+// A masquerade subnet sized for N networks never overflows after
+// create/delete cycles, because freed IDs are reused.
+func TestNetworkIDsCreateDeleteCyclesStayBelowCapacity(t *testing.T) {
+	const n = 10
+	masq := pfx("169.254.169.0/27") // holds network IDs up to 10
+	if err := CheckMasqueradeCapacity(masq, n); err != nil {
+		t.Fatal(err)
+	}
+	a := NewNetworkIDAllocator()
+	rng := rand.New(rand.NewPCG(3, 4))
+	live := map[string]bool{}
+	for i := range 5000 {
+		if len(live) < n && (len(live) == 0 || rng.IntN(2) == 0) {
+			name := fmt.Sprintf("net-%d", i)
+			id, err := a.Allocate(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := NetworkMasqueradeIPs(masq, id); err != nil {
+				t.Fatalf("cycle %d: network ID %d overflows the masquerade subnet: %v", i, id, err)
+			}
+			live[name] = true
+			continue
+		}
+		for name := range live {
+			a.Release(name)
+			delete(live, name)
+			break
+		}
+	}
+}
+
+func TestIDAllocatorExhaustionAndReserve(t *testing.T) {
+	a, err := NewIDAllocator("node ID", 2, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Reserve("node-b", 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Reserve("node-b", 3); err != nil {
+		t.Fatalf("idempotent reserve: %v", err)
+	}
+	for _, tt := range []struct {
+		owner string
+		id    int
+		want  error
+	}{
+		{"node-c", 3, ErrConflict},   // held by node-b
+		{"node-b", 4, ErrConflict},   // node-b holds 3
+		{"node-c", 1, ErrOutOfRange}, // below range
+		{"node-c", 5, ErrOutOfRange},
+	} {
+		if err := a.Reserve(tt.owner, tt.id); !errors.Is(err, tt.want) {
+			t.Errorf("Reserve(%s, %d) = %v, want %v", tt.owner, tt.id, err, tt.want)
+		}
+	}
+	for _, want := range []struct {
+		owner string
+		id    int
+	}{{"node-a", 2}, {"node-c", 4}} {
+		if id, err := a.Allocate(want.owner); err != nil || id != want.id {
+			t.Fatalf("Allocate(%s) = %d %v, want %d", want.owner, id, err, want.id)
+		}
+	}
+	if id, ok := a.Lookup("node-a"); !ok || id != 2 {
+		t.Fatalf("Lookup(node-a) = %d %v", id, ok)
+	}
+	_, err = a.Allocate("node-d")
+	if !errors.Is(err, ErrExhausted) || err.Error() != `node ID for "node-d": exhausted: all 3 IDs in [2, 4] are taken` {
+		t.Fatalf("got %v", err)
+	}
+	if a.Len() != 3 {
+		t.Fatalf("Len = %d", a.Len())
+	}
+	if _, err := NewIDAllocator("x", 5, 4); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("empty range: %v", err)
+	}
+	n := NewNodeIDAllocator()
+	if id, _ := n.Allocate("first"); id != MinNodeID {
+		t.Fatalf("first node ID %d, want %d", id, MinNodeID)
+	}
+}
+
+func TestTunnelKeys(t *testing.T) {
+	ta := NewTunnelKeyAllocator()
+	keys, err := ta.Allocate("l2-net-7", Layer2TunnelKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// DynamicTunnelKeyFirst is network ID 4096's preserved key.
+	if want := []int{DynamicTunnelKeyFirst + 1, DynamicTunnelKeyFirst + 2}; !slices.Equal(keys, want) {
+		t.Fatalf("got %v, want %v", keys, want)
+	}
+	if PreservedTunnelKey(MaxNetworkID) != DynamicTunnelKeyFirst {
+		t.Fatal("preserved/dynamic boundary moved")
+	}
+	if again, _ := ta.Allocate("l2-net-7", Layer2TunnelKeys); !slices.Equal(again, keys) {
+		t.Fatalf("not stable: %v", again)
+	}
+	if _, err := ta.Allocate("l2-net-7", 1); !errors.Is(err, ErrConflict) {
+		t.Fatalf("different count: %v", err)
+	}
+	cr, _ := ta.Allocate("connect-router-a", ConnectRouterTunnelKeys)
+	if !slices.Equal(cr, []int{DynamicTunnelKeyFirst + 3}) {
+		t.Fatalf("connect router key %v", cr)
+	}
+	for _, tt := range []struct {
+		name string
+		keys []int
+		want error
+	}{
+		{"preserved range", []int{PreservedTunnelKey(5)}, ErrOutOfRange},
+		{"boundary key", []int{DynamicTunnelKeyFirst}, ErrConflict},
+		{"taken", []int{DynamicTunnelKeyFirst + 1}, ErrConflict},
+		{"above 2^24", []int{1 << 24}, ErrOutOfRange},
+		{"empty", nil, ErrInvalid},
+		{"duplicate", []int{50000 + DynamicTunnelKeyFirst, 50000 + DynamicTunnelKeyFirst}, ErrInvalid},
+	} {
+		if err := ta.Reserve("x-"+tt.name, tt.keys...); !errors.Is(err, tt.want) {
+			t.Errorf("%s: got %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	if err := ta.Reserve("restored", DynamicTunnelKeyLast); err != nil {
+		t.Fatal(err)
+	}
+	ta.Release("l2-net-7")
+	if k, _ := ta.Allocate("connect-router-b", 1); !slices.Equal(k, []int{DynamicTunnelKeyFirst + 1}) {
+		t.Fatalf("freed key not reused lowest-first: %v", k)
+	}
+	if _, ok := ta.Lookup("l2-net-7"); ok {
+		t.Fatal("released owner still holds keys")
+	}
+	if _, err := ta.Allocate("zero", 0); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("zero keys: %v", err)
+	}
+	ta.Release(preservedOwner)
+	if err := ta.Reserve("sneaky", DynamicTunnelKeyFirst); !errors.Is(err, ErrConflict) {
+		t.Fatalf("preserved boundary key released: %v", err)
+	}
+}
+
+// TestIDAllocatorRandomAgainstReference checks random allocate/reserve/release
+// sequences against a map: IDs unique, lowest free handed out, all reusable.
+func TestIDAllocatorRandomAgainstReference(t *testing.T) {
+	const first, last = 10, 200
+	a, _ := NewIDAllocator("id", first, last)
+	rng := rand.New(rand.NewPCG(7, 8))
+	ref := map[string]int{}
+	used := map[int]string{}
+	lowestFree := func() int {
+		for id := first; id <= last; id++ {
+			if _, ok := used[id]; !ok {
+				return id
+			}
+		}
+		return -1
+	}
+	for i := range 20000 {
+		owner := fmt.Sprintf("o%d", rng.IntN(300))
+		switch rng.IntN(3) {
+		case 0:
+			want, held := ref[owner]
+			if !held {
+				want = lowestFree()
+			}
+			id, err := a.Allocate(owner)
+			if want == -1 {
+				if !errors.Is(err, ErrExhausted) {
+					t.Fatalf("step %d: got %d %v, want exhausted", i, id, err)
+				}
+				continue
+			}
+			if err != nil || id != want {
+				t.Fatalf("step %d: Allocate(%s) = %d %v, want %d", i, owner, id, err, want)
+			}
+			ref[owner], used[id] = id, owner
+		case 1:
+			id := first + rng.IntN(last-first+1)
+			err := a.Reserve(owner, id)
+			cur, held := ref[owner]
+			o, taken := used[id]
+			switch {
+			case held && cur == id:
+				if err != nil {
+					t.Fatalf("step %d: idempotent reserve: %v", i, err)
+				}
+			case held || (taken && o != owner):
+				if !errors.Is(err, ErrConflict) {
+					t.Fatalf("step %d: Reserve(%s,%d) = %v, want conflict", i, owner, id, err)
+				}
+			default:
+				if err != nil {
+					t.Fatalf("step %d: Reserve(%s,%d) = %v", i, owner, id, err)
+				}
+				ref[owner], used[id] = id, owner
+			}
+		default:
+			a.Release(owner)
+			if id, ok := ref[owner]; ok {
+				delete(used, id)
+				delete(ref, owner)
+			}
+		}
+	}
+	if a.Len() != len(used) {
+		t.Fatalf("Len %d, reference %d", a.Len(), len(used))
+	}
+}
