@@ -68,7 +68,7 @@ func (s Subnet) String() string {
 // defaults applied, addresses parsed. It is what every planner consumes.
 //
 // The zero value is not a usable network; obtain one from a UDN or CUDN
-// (see Render) or from NetConf JSON (see NetConf.Network).
+// (NetworkFromUDN, NetworkFromCUDN) or from NetConf JSON (NetConf.Network).
 type Network struct {
 	// Name is the generated OVN network name: "<namespace>_<name>" for a
 	// UDN, "cluster_udn_<name>" for a CUDN. It is the NetConf "name".

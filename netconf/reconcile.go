@@ -1,0 +1,680 @@
+package netconf
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"reflect"
+	"slices"
+	"strings"
+
+	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// NADOp is what to do with one NAD.
+type NADOp int
+
+// NAD operations.
+const (
+	// NADKeep: the NAD is ours and current; nothing to do.
+	NADKeep NADOp = iota
+	// NADCreate: create NADAction.NAD.
+	NADCreate
+	// NADUpdate: write NADAction.NAD (the observed object, reconciled).
+	NADUpdate
+	// NADSkip: a NAD we do not own (or must not create); leave it alone.
+	NADSkip
+	// NADDelete: write NADAction.NAD (the observed object without the
+	// protection finalizer), then delete it.
+	NADDelete
+)
+
+// String returns the operation's name.
+func (o NADOp) String() string {
+	switch o {
+	case NADKeep:
+		return "Keep"
+	case NADCreate:
+		return "Create"
+	case NADUpdate:
+		return "Update"
+	case NADSkip:
+		return "Skip"
+	case NADDelete:
+		return "Delete"
+	}
+	return fmt.Sprintf("NADOp(%d)", int(o))
+}
+
+// FinalizerOp is what to do with the protection finalizer of the UDN/CUDN itself.
+type FinalizerOp int
+
+// Finalizer operations.
+const (
+	FinalizerKeep FinalizerOp = iota
+	FinalizerAdd
+	FinalizerRemove
+)
+
+// String returns the operation's name.
+func (o FinalizerOp) String() string {
+	switch o {
+	case FinalizerKeep:
+		return "Keep"
+	case FinalizerAdd:
+		return "Add"
+	case FinalizerRemove:
+		return "Remove"
+	}
+	return fmt.Sprintf("FinalizerOp(%d)", int(o))
+}
+
+// NADAction is one decision about the NAD Namespace/Name.
+type NADAction struct {
+	Op        NADOp
+	Namespace string
+	Name      string
+	// NAD is the object to write for Create, Update and Delete; nil otherwise.
+	NAD *nadv1.NetworkAttachmentDefinition
+	// Reason says why, for Skip, Delete and Update.
+	Reason string
+}
+
+// Namespace is what reconciliation needs to know about a namespace.
+type Namespace struct {
+	Name   string
+	Labels map[string]string
+}
+
+// UDNInput is everything ReconcileUDN looks at.
+type UDNInput struct {
+	UDN *UserDefinedNetwork
+	// NADs observed in the UDN's namespace (others are ignored).
+	NADs []*nadv1.NetworkAttachmentDefinition
+	// PodsUsing lists the pods attached to the network.
+	PodsUsing  []types.NamespacedName
+	OVNNetwork OVNNetworkState
+	// MultiplePrimary applies the multiple-primary-networks rules (see
+	// the package documentation) instead of one primary network per namespace.
+	MultiplePrimary bool
+	// Now stamps condition transitions.
+	Now metav1.Time
+}
+
+// UDNDecision is the outcome of ReconcileUDN.
+type UDNDecision struct {
+	// Network is nil when the spec is invalid or the UDN is being deleted.
+	Network *Network
+	// Actions, sorted by namespace and name.
+	Actions   []NADAction
+	Finalizer FinalizerOp
+	Status    UserDefinedNetworkStatus
+}
+
+// CUDNInput is everything ReconcileCUDN looks at.
+type CUDNInput struct {
+	CUDN *ClusterUserDefinedNetwork
+	// NetworkID is the allocated network ID (0 = not yet allocated).
+	NetworkID int
+	// Namespaces are all namespaces of the cluster; the CUDN's and the
+	// other CUDNs' selectors are evaluated against them.
+	Namespaces []Namespace
+	// NADs observed in any namespace.
+	NADs []*nadv1.NetworkAttachmentDefinition
+	// Others are the other CUDNs of the cluster.
+	Others     []PeerCUDN
+	PodsUsing  []types.NamespacedName
+	OVNNetwork OVNNetworkState
+	// MultiplePrimary: as in UDNInput.
+	MultiplePrimary bool
+	Now             metav1.Time
+}
+
+// PeerCUDN is another CUDN and its network ID (0 if not allocated).
+type PeerCUDN struct {
+	CUDN      *ClusterUserDefinedNetwork
+	NetworkID int
+}
+
+// CUDNDecision is the outcome of ReconcileCUDN.
+type CUDNDecision struct {
+	Network   *Network
+	Actions   []NADAction
+	Finalizer FinalizerOp
+	Status    ClusterUserDefinedNetworkStatus
+}
+
+// ErrBadInput reports reconcile input that no cluster can produce (a nil
+// object, an object without UID).
+var ErrBadInput = errors.New("netconf: bad reconcile input")
+
+// ReconcileUDN decides the NAD actions and status for a UserDefinedNetwork.
+// It is pure: same input, same decision.
+func ReconcileUDN(in UDNInput) (*UDNDecision, error) {
+	u := in.UDN
+	if u == nil || u.UID == "" {
+		return nil, fmt.Errorf("%w: UserDefinedNetwork is nil or has no UID", ErrBadInput)
+	}
+	conds := newConditionSet(u.Status.Conditions, in.Now, u.Generation)
+	d := &UDNDecision{}
+	var nads []*nadv1.NetworkAttachmentDefinition
+	for _, nad := range in.NADs {
+		if nad != nil && nad.Namespace == u.Namespace {
+			nads = append(nads, nad)
+		}
+	}
+	uid := string(u.UID)
+
+	if u.DeletionTimestamp != nil {
+		if !slices.Contains(u.Finalizers, FinalizerProtection) {
+			d.Status = UserDefinedNetworkStatus{Conditions: conds.result()}
+			return d, nil
+		}
+		d.Actions, d.Finalizer = teardown(nads, u.Name, uid, in.PodsUsing, conds)
+		d.Status = UserDefinedNetworkStatus{Conditions: conds.result()}
+		return d, nil
+	}
+	if !slices.Contains(u.Finalizers, FinalizerProtection) {
+		d.Finalizer = FinalizerAdd
+	}
+	if errs := ValidateUDN(u); len(errs) > 0 {
+		conds.failed(ReasonInvalidSpec, errs.ToAggregate().Error())
+		for _, nad := range nads {
+			if nad.Name == u.Name && IsControlledBy(nad, uid) {
+				d.Actions = []NADAction{{Op: NADKeep, Namespace: nad.Namespace, Name: nad.Name}}
+			}
+		}
+		d.Status = UserDefinedNetworkStatus{Conditions: conds.result()}
+		return d, nil
+	}
+	r, err := RenderUDN(u)
+	if err != nil {
+		return nil, err
+	}
+	d.Network = r.Network
+	pol := primaryPolicy{multiple: in.MultiplePrimary, kind: KindUDN}
+	out := evalNamespace(u.Namespace, u.Name, uid, r.NADs[0], r.Network, nads, nil, in.PodsUsing, pol)
+	d.Actions = []NADAction{out.action}
+	switch {
+	case out.issue == "":
+		conds.set(ConditionNetworkReady, metav1.ConditionTrue, ReasonNADReady, MessageNADReady)
+	case out.missing:
+		conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonNADNotExist, out.issue)
+	default:
+		conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonPrimaryNetworkConflict, out.issue)
+	}
+	conds.ovn(in.OVNNetwork)
+	d.Status = UserDefinedNetworkStatus{Conditions: conds.result()}
+	return d, nil
+}
+
+// ReconcileCUDN decides the NAD actions and status for a
+// ClusterUserDefinedNetwork. When two primary CUDNs want the same
+// namespace, or the same VRF name, the older one (creation time, then
+// name) keeps it. It is pure: same input, same decision.
+func ReconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
+	c := in.CUDN
+	if c == nil || c.UID == "" {
+		return nil, fmt.Errorf("%w: ClusterUserDefinedNetwork is nil or has no UID", ErrBadInput)
+	}
+	conds := newConditionSet(c.Status.Conditions, in.Now, c.Generation)
+	d := &CUDNDecision{}
+	uid := string(c.UID)
+	var owned []*nadv1.NetworkAttachmentDefinition // our NADs, any namespace
+	for _, nad := range in.NADs {
+		if nad != nil && nad.Name == c.Name && IsControlledBy(nad, uid) {
+			owned = append(owned, nad)
+		}
+	}
+	status := func() ClusterUserDefinedNetworkStatus {
+		return ClusterUserDefinedNetworkStatus{ActiveNamespaces: d.Status.ActiveNamespaces, Conditions: conds.result()}
+	}
+
+	if c.DeletionTimestamp != nil {
+		if slices.Contains(c.Finalizers, FinalizerProtection) {
+			d.Actions, d.Finalizer = teardown(owned, c.Name, uid, in.PodsUsing, conds)
+		}
+		// While pods hold the deletion back the network stays where its NADs are.
+		for _, a := range d.Actions {
+			if a.Op == NADKeep {
+				d.Status.ActiveNamespaces = append(d.Status.ActiveNamespaces, a.Namespace)
+			}
+		}
+		d.Status = status()
+		return d, nil
+	}
+	if !slices.Contains(c.Finalizers, FinalizerProtection) {
+		d.Finalizer = FinalizerAdd
+	}
+	keepOwned := func() {
+		for _, nad := range owned {
+			d.Actions = append(d.Actions, NADAction{Op: NADKeep, Namespace: nad.Namespace, Name: nad.Name})
+		}
+		sortActions(d.Actions)
+	}
+
+	fail := func(reason, msg string) (*CUDNDecision, error) {
+		conds.failed(reason, msg)
+		keepOwned()
+		d.Status = status()
+		return d, nil
+	}
+	if errs := ValidateCUDN(c); len(errs) > 0 {
+		return fail(ReasonInvalidSpec, errs.ToAggregate().Error())
+	}
+	if _, err := CUDNVRFName(c, in.NetworkID); errors.Is(err, ErrNetworkIDRequired) {
+		return fail(ReasonNetworkIDNotAllocated, fmt.Sprintf(
+			"network ID not allocated yet: the name is longer than %d characters, so the VRF name is generated from the network ID", MaxVRFNameLen))
+	}
+	selected, err := SelectNamespaces(c, in.Namespaces)
+	if err != nil {
+		return fail(ReasonInvalidSpec, err.Error())
+	}
+	r, err := RenderCUDN(c, in.NetworkID, selected)
+	if err != nil {
+		return fail(ReasonInvalidSpec, err.Error())
+	}
+	d.Network = r.Network
+	n := r.Network
+
+	// Older primary CUDNs win VRF names and namespaces.
+	blockers := map[string][]string{} // namespace -> older primary CUDN names selecting it
+	if n.IsPrimary() {
+		for _, p := range olderPrimaryPeers(c, in.Others) {
+			o := p.CUDN
+			if vrf, err := CUDNVRFName(o, p.NetworkID); err == nil && vrf == n.VRF {
+				return fail(ReasonVRFConflict, fmt.Sprintf("VRF name %q is already used by ClusterUserDefinedNetwork %q", vrf, o.Name))
+			}
+			nss, err := SelectNamespaces(o, in.Namespaces)
+			if err != nil {
+				continue
+			}
+			shared := intersect(selected, nss)
+			if in.MultiplePrimary && len(shared) > 0 {
+				if !equality.Semantic.DeepEqual(o.Spec.NamespaceSelector, c.Spec.NamespaceSelector) {
+					return fail(ReasonPrimaryNetworkConflict, fmt.Sprintf(
+						"primary ClusterUserDefinedNetwork %q already serves namespaces [%s]; a second primary network must have the same namespaceSelector",
+						o.Name, strings.Join(shared, " ")))
+				}
+				if on, errs := cudnNetwork(o); len(errs) == 0 && overlaps(n.SubnetPrefixes(), on.SubnetPrefixes()) {
+					return fail(ReasonPrimaryNetworkConflict, fmt.Sprintf(
+						"subnets overlap those of primary ClusterUserDefinedNetwork %q in namespaces [%s]", o.Name, strings.Join(shared, " ")))
+				}
+				continue
+			}
+			for _, ns := range shared {
+				blockers[ns] = append(blockers[ns], o.Name)
+			}
+		}
+	}
+	pol := primaryPolicy{multiple: in.MultiplePrimary, kind: KindCUDN}
+
+	byNS := map[string][]*nadv1.NetworkAttachmentDefinition{}
+	for _, nad := range in.NADs {
+		if nad != nil {
+			byNS[nad.Namespace] = append(byNS[nad.Namespace], nad)
+		}
+	}
+	var missing, conflicts []string
+	for i, ns := range selected {
+		out := evalNamespace(ns, c.Name, uid, r.NADs[i], n, byNS[ns], blockers[ns], in.PodsUsing, pol)
+		d.Actions = append(d.Actions, out.action)
+		switch {
+		case out.issue == "":
+			d.Status.ActiveNamespaces = append(d.Status.ActiveNamespaces, ns)
+		case out.missing:
+			missing = append(missing, ns+": "+out.issue)
+		default:
+			conflicts = append(conflicts, ns+": "+out.issue)
+		}
+	}
+	// Our NADs in namespaces no longer selected go, unless pods still use them.
+	for _, nad := range owned {
+		if slices.Contains(selected, nad.Namespace) {
+			continue
+		}
+		if pods := podsIn(in.PodsUsing, nad.Namespace); len(pods) > 0 {
+			d.Actions = append(d.Actions, NADAction{Op: NADKeep, Namespace: nad.Namespace, Name: nad.Name})
+			conflicts = append(conflicts, nad.Namespace+": no longer selected, but the network is in use by pods "+podList(pods))
+			continue
+		}
+		d.Actions = append(d.Actions, NADAction{Op: NADDelete, Namespace: nad.Namespace, Name: nad.Name,
+			NAD: withoutFinalizer(nad), Reason: "namespace no longer selected"})
+	}
+	sortActions(d.Actions)
+	switch {
+	case len(missing) > 0:
+		conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonNADNotExist,
+			messageNotProvisioned+": ["+strings.Join(append(missing, conflicts...), ", ")+"]")
+	case len(conflicts) > 0:
+		conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonPrimaryNetworkConflict,
+			"Conflicts in namespaces: ["+strings.Join(conflicts, ", ")+"]")
+	default:
+		conds.set(ConditionNetworkReady, metav1.ConditionTrue, ReasonNADReady, MessageNADReady)
+	}
+	conds.ovn(in.OVNNetwork)
+	d.Status = status()
+	return d, nil
+}
+
+// SelectNamespaces returns, sorted, the names of the namespaces c's
+// selector picks. A namespace without the kubernetes.io/metadata.name label
+// is matched as if it had it (the API server always sets it).
+func SelectNamespaces(c *ClusterUserDefinedNetwork, namespaces []Namespace) ([]string, error) {
+	sel, err := metav1.LabelSelectorAsSelector(&c.Spec.NamespaceSelector)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s %q: spec.namespaceSelector: %w", ErrInvalidSpec, KindCUDN, c.Name, err)
+	}
+	var out []string
+	for _, ns := range namespaces {
+		set := labels.Set{}
+		for k, v := range ns.Labels {
+			set[k] = v
+		}
+		if _, ok := set[metadataNameLabel]; !ok {
+			set[metadataNameLabel] = ns.Name
+		}
+		if sel.Matches(set) {
+			out = append(out, ns.Name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+const metadataNameLabel = "kubernetes.io/metadata.name"
+
+// olderThan reports whether a was created before b (name breaks ties).
+func olderThan(a, b *ClusterUserDefinedNetwork) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
+}
+
+// nsOutcome is the decision for one target namespace.
+type nsOutcome struct {
+	action NADAction
+	// issue is why the network is not ready in the namespace ("" if ready).
+	issue string
+	// missing: our NAD is not (and will not be) in place.
+	missing bool
+}
+
+// evalNamespace decides the NAD of the network in namespace ns. nads are
+// the NADs observed there; blockers name older primary CUDNs selecting ns.
+func evalNamespace(ns, name, uid string, desired *nadv1.NetworkAttachmentDefinition, n *Network,
+	nads []*nadv1.NetworkAttachmentDefinition, blockers []string, podsUsing []types.NamespacedName, pol primaryPolicy) nsOutcome {
+	var ours *nadv1.NetworkAttachmentDefinition
+	var primaries []string
+	for _, nad := range nads {
+		switch {
+		case nad.Name == name:
+			ours = nad
+		case n.IsPrimary() && isPrimaryNAD(nad) && !IsControlledBy(nad, uid):
+			if issue, ok := pol.coexist(n, nad); !ok {
+				primaries = append(primaries, issue)
+			}
+		}
+	}
+	slices.Sort(primaries)
+	key := "'" + ns + "/" + name + "'"
+	act := NADAction{Namespace: ns, Name: name}
+	switch {
+	case ours != nil && !IsControlledBy(ours, uid):
+		act.Op, act.Reason = NADSkip, "foreign NetworkAttachmentDefinition"
+		return nsOutcome{action: act, missing: true,
+			issue: "foreign NetworkAttachmentDefinition with the desired name already exist: " + key}
+	case ours == nil && len(primaries) > 0:
+		act.Op, act.Reason = NADSkip, "primary network already exists"
+		return nsOutcome{action: act, missing: true,
+			issue: "primary network already exist: " + strings.Join(primaries, ", ")}
+	case ours == nil && len(blockers) > 0:
+		act.Op, act.Reason = NADSkip, "primary network already exists"
+		return nsOutcome{action: act, missing: true,
+			issue: "primary network already exist: ClusterUserDefinedNetwork '" + strings.Join(blockers, "', '") + "' selects the namespace"}
+	case ours == nil:
+		act.Op, act.NAD = NADCreate, desired
+		return nsOutcome{action: act}
+	case ours.DeletionTimestamp != nil:
+		if pods := podsIn(podsUsing, ns); len(pods) > 0 {
+			act.Op = NADKeep
+			return nsOutcome{action: act, missing: true,
+				issue: "NetworkAttachmentDefinition " + key + " is being deleted but the network is in use by pods " + podList(pods)}
+		}
+		act.Op, act.NAD, act.Reason = NADDelete, withoutFinalizer(ours), "deleted by someone else; recreated once gone"
+		return nsOutcome{action: act, missing: true,
+			issue: "NetworkAttachmentDefinition " + key + " is being deleted; it is recreated once gone"}
+	}
+	if upd := reconcileNAD(ours, desired); upd != nil {
+		act.Op, act.NAD, act.Reason = NADUpdate, upd, "does not match the desired NetworkAttachmentDefinition"
+	} else {
+		act.Op = NADKeep
+	}
+	if len(primaries) > 0 {
+		return nsOutcome{action: act,
+			issue: "conflicting primary network NetworkAttachmentDefinition: " + strings.Join(primaries, ", ")}
+	}
+	return nsOutcome{action: act}
+}
+
+// reconcileNAD returns observed brought to desired (label, finalizer,
+// config), or nil when observed already matches.
+func reconcileNAD(observed, desired *nadv1.NetworkAttachmentDefinition) *nadv1.NetworkAttachmentDefinition {
+	_, labelled := observed.Labels[LabelUserDefinedNetwork]
+	finalized := slices.Contains(observed.Finalizers, FinalizerProtection)
+	if labelled && finalized && sameConfig(observed.Spec.Config, desired.Spec.Config) {
+		return nil
+	}
+	upd := observed.DeepCopy()
+	if upd.Labels == nil {
+		upd.Labels = map[string]string{}
+	}
+	upd.Labels[LabelUserDefinedNetwork] = ""
+	if !finalized {
+		upd.Finalizers = append(upd.Finalizers, FinalizerProtection)
+	}
+	upd.Spec.Config = desired.Spec.Config
+	return upd
+}
+
+// sameConfig compares two NetConf JSON documents by content: key order
+// and blanks do not matter, any other difference (an extra key too) does.
+func sameConfig(a, b string) bool {
+	if a == b {
+		return true
+	}
+	var ma, mb map[string]any
+	if json.Unmarshal([]byte(a), &ma) != nil || json.Unmarshal([]byte(b), &mb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(ma, mb)
+}
+
+// isPrimaryNAD reports whether nad carries an OVN primary network
+// (role "primary", or the early "primaryNetwork": true).
+func isPrimaryNAD(nad *nadv1.NetworkAttachmentDefinition) bool {
+	var probe struct {
+		Type           string `json:"type"`
+		Role           string `json:"role"`
+		PrimaryNetwork any    `json:"primaryNetwork"`
+	}
+	if json.Unmarshal([]byte(nad.Spec.Config), &probe) != nil || probe.Type != CNIType {
+		return false
+	}
+	switch v := probe.PrimaryNetwork.(type) {
+	case bool:
+		if v {
+			return true
+		}
+	case string:
+		if strings.EqualFold(v, "true") {
+			return true
+		}
+	}
+	return strings.EqualFold(probe.Role, "primary")
+}
+
+// teardown decides the NADs of a network being deleted: kept while pods use
+// it, else released and deleted; the object's finalizer goes last.
+func teardown(nads []*nadv1.NetworkAttachmentDefinition, name, uid string, podsUsing []types.NamespacedName,
+	conds *conditionSet) ([]NADAction, FinalizerOp) {
+	var ours []*nadv1.NetworkAttachmentDefinition
+	var pods []types.NamespacedName
+	for _, nad := range nads {
+		if nad.Name == name && IsControlledBy(nad, uid) {
+			ours = append(ours, nad)
+			pods = append(pods, podsIn(podsUsing, nad.Namespace)...)
+		}
+	}
+	var acts []NADAction
+	if len(pods) > 0 {
+		for _, nad := range ours {
+			acts = append(acts, NADAction{Op: NADKeep, Namespace: nad.Namespace, Name: nad.Name})
+		}
+		sortActions(acts)
+		conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonNetworkInUse,
+			"NetworkAttachmentDefinition cannot be deleted: the network is in use by pods "+podList(pods))
+		return acts, FinalizerKeep
+	}
+	for _, nad := range ours {
+		acts = append(acts, NADAction{Op: NADDelete, Namespace: nad.Namespace, Name: nad.Name,
+			NAD: withoutFinalizer(nad), Reason: "network deleted"})
+	}
+	sortActions(acts)
+	conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonNADDeleted, MessageNADDeleted)
+	return acts, FinalizerRemove
+}
+
+func withoutFinalizer(nad *nadv1.NetworkAttachmentDefinition) *nadv1.NetworkAttachmentDefinition {
+	c := nad.DeepCopy()
+	c.Finalizers = slices.DeleteFunc(c.Finalizers, func(f string) bool { return f == FinalizerProtection })
+	if len(c.Finalizers) == 0 {
+		c.Finalizers = nil
+	}
+	return c
+}
+
+func podsIn(pods []types.NamespacedName, ns string) []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, p := range pods {
+		if p.Namespace == ns {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// podList renders pods sorted, at most five, as "[ns/a ns/b ... and 3 more]".
+func podList(pods []types.NamespacedName) string {
+	names := make([]string, len(pods))
+	for i, p := range pods {
+		names[i] = p.String()
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	const maxShown = 5
+	if len(names) > maxShown {
+		more := len(names) - maxShown
+		names = append(names[:maxShown], fmt.Sprintf("and %d more", more))
+	}
+	return "[" + strings.Join(names, " ") + "]"
+}
+
+func sortActions(a []NADAction) {
+	slices.SortFunc(a, func(x, y NADAction) int {
+		if c := strings.Compare(x.Namespace, y.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Name, y.Name)
+	})
+}
+
+// primaryPolicy decides whether another primary NAD may share a namespace
+// with a primary network of kind (KindUDN or KindCUDN).
+type primaryPolicy struct {
+	multiple bool
+	kind     string
+}
+
+// coexist reports whether n may share its namespace with the primary
+// network of nad; when not, issue names nad and says why.
+func (p primaryPolicy) coexist(n *Network, nad *nadv1.NetworkAttachmentDefinition) (issue string, ok bool) {
+	key := "'" + nad.Namespace + "/" + nad.Name + "'"
+	if !p.multiple {
+		return key, false
+	}
+	switch kind := controllerKind(nad); {
+	case kind == "":
+		return key + " (not managed by a UserDefinedNetwork or ClusterUserDefinedNetwork)", false
+	case kind != p.kind:
+		return key + " (a " + kind + "; primary UserDefinedNetworks and ClusterUserDefinedNetworks cannot share a namespace)", false
+	}
+	other, err := NetworkFromNAD(nad)
+	if err != nil {
+		return key + " (its NetConf does not parse)", false
+	}
+	if overlaps(n.SubnetPrefixes(), other.SubnetPrefixes()) {
+		return key + " (its subnets overlap)", false
+	}
+	return "", true
+}
+
+// controllerKind returns the kind of nad's controller when it is a UDN or CUDN.
+func controllerKind(nad *nadv1.NetworkAttachmentDefinition) string {
+	for _, ref := range nad.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller && strings.HasPrefix(ref.APIVersion, "k8s.ovn.org/") &&
+			(ref.Kind == KindUDN || ref.Kind == KindCUDN) {
+			return ref.Kind
+		}
+	}
+	return ""
+}
+
+func overlaps(a, b []netip.Prefix) bool {
+	for _, p := range a {
+		if overlapsAny(p, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// olderPrimaryPeers returns the other primary CUDNs older than c, oldest first.
+func olderPrimaryPeers(c *ClusterUserDefinedNetwork, others []PeerCUDN) []PeerCUDN {
+	var out []PeerCUDN
+	for _, p := range others {
+		o := p.CUDN
+		if o == nil || o.UID == c.UID || o.Name == c.Name || !olderThan(o, c) ||
+			o.Spec.Template == nil || o.Spec.Template.Spec.Role != RolePrimary {
+			continue
+		}
+		out = append(out, p)
+	}
+	slices.SortStableFunc(out, func(a, b PeerCUDN) int {
+		switch {
+		case olderThan(a.CUDN, b.CUDN):
+			return -1
+		case olderThan(b.CUDN, a.CUDN):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// intersect returns the names in both sorted lists, sorted.
+func intersect(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if _, found := slices.BinarySearch(b, s); found {
+			out = append(out, s)
+		}
+	}
+	return out
+}

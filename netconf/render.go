@@ -1,0 +1,206 @@
+package netconf
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Metadata every rendered NAD carries.
+const (
+	// LabelUserDefinedNetwork marks a NAD as rendered from a UDN/CUDN (value "").
+	LabelUserDefinedNetwork = "k8s.ovn.org/user-defined-network"
+	// FinalizerProtection guards UDNs, CUDNs and their NADs against
+	// deletion while pods use the network.
+	FinalizerProtection = "k8s.ovn.org/user-defined-network-protection"
+	// NADAPIVersion and NADKind are the NAD's TypeMeta.
+	NADAPIVersion = "k8s.cni.cncf.io/v1"
+	NADKind       = "NetworkAttachmentDefinition"
+)
+
+// MaxNetworkID is the largest network ID; 0 is the default network.
+const MaxNetworkID = 4096
+
+// UDNNetworkName returns the OVN network name of the UDN namespace/name:
+// "<namespace>_<name>".
+func UDNNetworkName(namespace, name string) string { return namespace + "_" + name }
+
+// CUDNNetworkName returns the OVN network name of the CUDN name:
+// "cluster_udn_<name>".
+func CUDNNetworkName(name string) string { return "cluster_udn_" + name }
+
+// CUDNVRFName returns the VRF device name of a primary CUDN: spec.vrf when
+// set, else the CUDN name when it has at most 15 characters, else
+// "udn-<networkID>-vrf". The last form needs networkID > 0; without it the
+// error wraps ErrNetworkIDRequired. Secondary networks have no VRF ("").
+func CUDNVRFName(c *ClusterUserDefinedNetwork, networkID int) (string, error) {
+	if c == nil || c.Spec.Template == nil || c.Spec.Template.Spec.Role != RolePrimary {
+		return "", nil
+	}
+	switch {
+	case c.Spec.VRF != "":
+		return c.Spec.VRF, nil
+	case len(c.Name) <= MaxVRFNameLen:
+		return c.Name, nil
+	case networkID <= 0:
+		return "", fmt.Errorf("%w: ClusterUserDefinedNetwork %q: its name is longer than %d characters, so the VRF name is generated from the network ID",
+			ErrNetworkIDRequired, c.Name, MaxVRFNameLen)
+	}
+	return "udn-" + strconv.Itoa(networkID) + "-vrf", nil
+}
+
+// NetworkFromUDN validates u and returns its normalised network (ID 0,
+// NADs the one "<namespace>/<name>"). Errors wrap ErrInvalidSpec.
+func NetworkFromUDN(u *UserDefinedNetwork) (*Network, error) {
+	if u == nil {
+		return nil, fmt.Errorf("%w: %s is nil", ErrInvalidSpec, KindUDN)
+	}
+	n, errs := udnNetwork(u)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %s %q: %w", ErrInvalidSpec, KindUDN, u.Namespace+"/"+u.Name, errs.ToAggregate())
+	}
+	return n, nil
+}
+
+// NetworkFromCUDN validates c and returns its normalised network with the
+// given ID (0..4096; 0 = not yet allocated) and the VRF name of a primary
+// network (see CUDNVRFName). NADs is empty: it depends on the namespaces
+// selected (see RenderCUDN). Errors wrap ErrInvalidSpec or ErrNetworkIDRequired.
+func NetworkFromCUDN(c *ClusterUserDefinedNetwork, networkID int) (*Network, error) {
+	if c == nil {
+		return nil, fmt.Errorf("%w: %s is nil", ErrInvalidSpec, KindCUDN)
+	}
+	n, errs := cudnNetwork(c)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %s %q: %w", ErrInvalidSpec, KindCUDN, c.Name, errs.ToAggregate())
+	}
+	if networkID < 0 || networkID > MaxNetworkID {
+		return nil, fmt.Errorf("%w: %s %q: network ID %d out of range 0..%d", ErrInvalidSpec, KindCUDN, c.Name, networkID, MaxNetworkID)
+	}
+	vrf, err := CUDNVRFName(c, networkID)
+	if err != nil {
+		return nil, err
+	}
+	if c.Spec.VRF == "" && vrf != "" {
+		if errs := validateVRFName(vrf, nil); len(errs) > 0 {
+			return nil, fmt.Errorf("%w: %s %q: derived VRF name %q: %w", ErrInvalidSpec, KindCUDN, c.Name, vrf, errs.ToAggregate())
+		}
+	}
+	n.VRF = vrf
+	n.ID = networkID
+	return n, nil
+}
+
+// Rendered is the result of rendering a UDN or CUDN: its network and the
+// NADs that carry it, sorted by namespace.
+type Rendered struct {
+	Network *Network
+	NADs    []*nadv1.NetworkAttachmentDefinition
+}
+
+// RenderUDN validates u and renders its NAD: same name and namespace as u,
+// labelled, protected by the finalizer, controlled by u.
+func RenderUDN(u *UserDefinedNetwork) (*Rendered, error) {
+	n, err := NetworkFromUDN(u)
+	if err != nil {
+		return nil, err
+	}
+	nad, err := renderNAD(n, u.Namespace, u.Name, ownerRef(KindUDN, &u.ObjectMeta))
+	if err != nil {
+		return nil, err
+	}
+	return &Rendered{Network: n, NADs: []*nadv1.NetworkAttachmentDefinition{nad}}, nil
+}
+
+// RenderCUDN validates c and renders one NAD, named like c, in each of
+// namespaces (sorted and de-duplicated; selection is the caller's, see
+// SelectNamespaces). networkID is as for NetworkFromCUDN.
+func RenderCUDN(c *ClusterUserDefinedNetwork, networkID int, namespaces []string) (*Rendered, error) {
+	n, err := NetworkFromCUDN(c, networkID)
+	if err != nil {
+		return nil, err
+	}
+	nss := slices.Clone(namespaces)
+	slices.Sort(nss)
+	nss = slices.Compact(nss)
+	r := &Rendered{Network: n}
+	for _, ns := range nss {
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			return nil, fmt.Errorf("%w: %s %q: namespace %q: %s", ErrInvalidSpec, KindCUDN, c.Name, ns, strings.Join(msgs, "; "))
+		}
+		n.NADs = append(n.NADs, ns+"/"+c.Name)
+	}
+	owner := ownerRef(KindCUDN, &c.ObjectMeta)
+	for _, ns := range nss {
+		nad, err := renderNAD(n, ns, c.Name, owner)
+		if err != nil {
+			return nil, err
+		}
+		r.NADs = append(r.NADs, nad)
+	}
+	return r, nil
+}
+
+// ownerRef returns the controller owner reference a NAD gets.
+func ownerRef(kind string, m *metav1.ObjectMeta) metav1.OwnerReference {
+	t := true
+	return metav1.OwnerReference{
+		APIVersion:         GroupVersion,
+		Kind:               kind,
+		Name:               m.Name,
+		UID:                m.UID,
+		Controller:         &t,
+		BlockOwnerDeletion: &t,
+	}
+}
+
+func renderNAD(n *Network, namespace, name string, owner metav1.OwnerReference) (*nadv1.NetworkAttachmentDefinition, error) {
+	cfg, err := json.Marshal(n.NetConf(namespace + "/" + name))
+	if err != nil {
+		return nil, fmt.Errorf("netconf: marshal NetConf of %s: %w", n, err)
+	}
+	return &nadv1.NetworkAttachmentDefinition{
+		TypeMeta: metav1.TypeMeta{APIVersion: NADAPIVersion, Kind: NADKind},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            name,
+			Namespace:       namespace,
+			Labels:          map[string]string{LabelUserDefinedNetwork: ""},
+			Finalizers:      []string{FinalizerProtection},
+			OwnerReferences: []metav1.OwnerReference{owner},
+		},
+		Spec: nadv1.NetworkAttachmentDefinitionSpec{Config: string(cfg)},
+	}, nil
+}
+
+// NetworkFromNAD parses the NetConf of nad into a network. The network's
+// NADs is the NetConf's netAttachDefName; its ID is 0.
+func NetworkFromNAD(nad *nadv1.NetworkAttachmentDefinition) (*Network, error) {
+	if nad == nil {
+		return nil, fmt.Errorf("%w: NetworkAttachmentDefinition is nil", ErrInvalidNetConf)
+	}
+	c, err := ParseNetConf([]byte(nad.Spec.Config))
+	if err != nil {
+		return nil, fmt.Errorf("NetworkAttachmentDefinition %s/%s: %w", nad.Namespace, nad.Name, err)
+	}
+	return c.Network()
+}
+
+// IsControlledBy reports whether nad has a controller owner reference to
+// the object with uid.
+func IsControlledBy(nad *nadv1.NetworkAttachmentDefinition, uid string) bool {
+	if nad == nil || uid == "" {
+		return false
+	}
+	for _, ref := range nad.OwnerReferences {
+		if string(ref.UID) == uid && ref.Controller != nil && *ref.Controller {
+			return true
+		}
+	}
+	return false
+}
