@@ -1,0 +1,376 @@
+package topology
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
+)
+
+// Node is a cluster node as the planners see it.
+type Node struct {
+	// Name is the Kubernetes node name (a DNS subdomain; "join" is refused
+	// because "<prefix>join" is the join switch).
+	Name string
+	// ID is the node ID allocated by ipam (ipam.MinNodeID..ipam.MaxNodeID).
+	ID int
+	// Zone is the node's interconnect zone; "" means a zone of its own named
+	// after the node.
+	Zone string
+	// Chassis is the node's OVN chassis name (system-id). Required for local
+	// nodes of primary networks (gateway router) and for remote nodes
+	// (requested-chassis of their remote ports).
+	Chassis string
+	// Addresses are the node's addresses on its external interface as
+	// interface addresses (172.18.0.3/16), at most one per family. Local
+	// nodes of primary networks need one per family of the network.
+	Addresses []netip.Prefix
+	// NextHops are the default gateways of the external network, at most one
+	// per family. Local nodes of primary networks need one per family.
+	NextHops []netip.Addr
+	// MAC is the MAC of the external interface, used by the gateway router's
+	// external port; "" derives one from the first address (ipam.MACFromIP).
+	MAC string
+}
+
+// zone returns the node's effective zone.
+func (n *Node) zone() string {
+	if n.Zone == "" {
+		return n.Name
+	}
+	return n.Zone
+}
+
+// Cluster holds the cluster-wide settings the planners need. Zero fields
+// take the documented defaults.
+type Cluster struct {
+	// MasqueradeSubnets default to ipam.DefaultMasqueradeSubnets.
+	MasqueradeSubnets []netip.Prefix
+	// DefaultNetworkJoinSubnets are the default network's join subnets,
+	// allowed as destinations by the priority-102 policies (seed 004);
+	// default ipam.DefaultNetworkJoinSubnets.
+	DefaultNetworkJoinSubnets []netip.Prefix
+	// ServiceIPs are the cluster IPs of default-network services that pods of
+	// primary networks reach through the management port (Kubernetes API and
+	// DNS; seed 004 shows 10.96.0.1 and 10.96.0.10).
+	ServiceIPs []netip.Addr
+	// PhysicalNetworkName is the bridge mapping name of the external
+	// network used by the gateway routers' localnet ports; default "physnet".
+	PhysicalNetworkName string
+	// ExternalBridge names the external bridge; the localnet port of
+	// ext_<prefix><node> is "<bridge>_<prefix><node>". Default "breth0".
+	ExternalBridge string
+	// MTU is the cluster MTU used as gateway_mtu when the network has none;
+	// default 1400.
+	MTU int
+}
+
+// Input is what a planner needs to plan one network for one zone.
+type Input struct {
+	// Network is the normalised network, with its ID allocated.
+	Network *netconf.Network
+	// Nodes are all the cluster's nodes (local and remote), in any order.
+	Nodes []Node
+	// Zone is the zone being programmed: nodes of this zone are local (get
+	// their switches, gateway routers and ports), the others are remote
+	// (get remote ports and routes). Interconnect gives every node its own
+	// zone; giving all nodes the same zone plans a single-zone cluster.
+	Zone string
+	// HostSubnets are a Layer3 network's per-node subnets: node name to one
+	// subnet per family of the network, each carved from a network subnet
+	// with its HostPrefix.
+	HostSubnets map[string][]netip.Prefix
+	// TunnelKeys are a Layer2 network's dynamic tunnel keys
+	// (ipam.DynamicTunnelKeyFirst..Last): the switch's, then (primary only)
+	// the transit router's.
+	TunnelKeys []int
+	// Cluster holds the cluster-wide settings.
+	Cluster Cluster
+}
+
+func (c Cluster) withDefaults() Cluster {
+	if len(c.MasqueradeSubnets) == 0 {
+		c.MasqueradeSubnets = ipam.DefaultMasqueradeSubnets()
+	}
+	if len(c.DefaultNetworkJoinSubnets) == 0 {
+		c.DefaultNetworkJoinSubnets = ipam.DefaultNetworkJoinSubnets()
+	}
+	if c.PhysicalNetworkName == "" {
+		c.PhysicalNetworkName = "physnet"
+	}
+	if c.ExternalBridge == "" {
+		c.ExternalBridge = "breth0"
+	}
+	if c.MTU == 0 {
+		c.MTU = 1400
+	}
+	return c
+}
+
+func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// validName reports whether s is a DNS-1123 subdomain (what Kubernetes
+// allows as a node name).
+func validName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		if !alnum && c != '-' && c != '.' {
+			return false
+		}
+		if (i == 0 || i == len(s)-1) && !alnum {
+			return false
+		}
+	}
+	return true
+}
+
+func familyName(is4 bool) string {
+	if is4 {
+		return "IPv4"
+	}
+	return "IPv6"
+}
+
+// pickPrefix returns the first prefix of ps of the family.
+func pickPrefix(ps []netip.Prefix, is4 bool) (netip.Prefix, bool) {
+	for _, p := range ps {
+		if p.Addr().Is4() == is4 {
+			return p, true
+		}
+	}
+	return netip.Prefix{}, false
+}
+
+func pickAddr(as []netip.Addr, is4 bool) (netip.Addr, bool) {
+	for _, a := range as {
+		if a.Is4() == is4 {
+			return a, true
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// validateNetwork checks the network fields every planner needs.
+func validateNetwork(n *netconf.Network) error {
+	if n == nil {
+		return errf("network: %w: nil", ErrInvalid)
+	}
+	if n.Name == "" {
+		return errf("network: name: %w: empty", ErrInvalid)
+	}
+	if n.ID < 1 || n.ID > ipam.MaxNetworkID {
+		return errf("%s: id: %w: %d not in 1..%d", n, ErrInvalid, n.ID, ipam.MaxNetworkID)
+	}
+	if !n.Topology.Valid() {
+		return errf("%s: topology: %w: %q", n, ErrInvalid, n.Topology)
+	}
+	if !n.Role.Valid() {
+		return errf("%s: role: %w: %q", n, ErrInvalid, n.Role)
+	}
+	fam := map[bool]int{}
+	for i, s := range n.Subnets {
+		if !s.CIDR.IsValid() || s.CIDR.Masked() != s.CIDR {
+			return errf("%s: subnets[%d]: %w: %v is not a masked prefix", n, i, ErrInvalid, s.CIDR)
+		}
+		fam[s.CIDR.Addr().Is4()]++
+	}
+	if fam[true] > 1 || fam[false] > 1 {
+		return errf("%s: subnets: %w: more than one subnet of a family", n, ErrUnsupported)
+	}
+	if len(n.Subnets) == 0 && (n.IsPrimary() || n.Topology == netconf.TopologyLayer3) {
+		return errf("%s: subnets: %w: a %s %s network needs subnets", n, ErrInvalid, n.Role, n.Topology)
+	}
+	if n.MTU < 0 || n.MTU > 65535 {
+		return errf("%s: mtu: %w: %d", n, ErrInvalid, n.MTU)
+	}
+	return nil
+}
+
+// validateNodes checks names, IDs and uniqueness of all nodes.
+func validateNodes(n *netconf.Network, nodes []Node) error {
+	names := make(map[string]bool, len(nodes))
+	var ids [ipam.MaxNodeID + 1]int32 // index+1 into nodes of the node with that ID
+	for i := range nodes {
+		nd := &nodes[i]
+		if err := checkNode(n, i, nd); err != nil {
+			return err
+		}
+		if names[nd.Name] {
+			return errf("%s: node %q: name: %w: listed twice", n, nd.Name, ErrConflict)
+		}
+		names[nd.Name] = true
+		if o := ids[nd.ID]; o != 0 {
+			return errf("%s: node %q: id: %w: %d is also node %q's", n, nd.Name, ErrConflict, nd.ID, nodes[o-1].Name)
+		}
+		ids[nd.ID] = int32(i + 1)
+	}
+	return nil
+}
+
+// validateSomeNodes checks the named nodes and that they collide with no
+// other node (PlanNodes: the others were checked by an earlier full plan).
+func validateSomeNodes(n *netconf.Network, in Input, only map[string]bool) error {
+	found := 0
+	for i := range in.Nodes {
+		nd := &in.Nodes[i]
+		if !only[nd.Name] {
+			continue
+		}
+		found++
+		if err := checkNode(n, i, nd); err != nil {
+			return err
+		}
+		hs := in.HostSubnets[nd.Name]
+		for j := range in.Nodes {
+			o := &in.Nodes[j]
+			if j == i {
+				continue
+			}
+			if o.Name == nd.Name {
+				return errf("%s: node %q: name: %w: listed twice", n, nd.Name, ErrConflict)
+			}
+			if o.ID == nd.ID {
+				return errf("%s: node %q: id: %w: %d is also node %q's", n, nd.Name, ErrConflict, nd.ID, o.Name)
+			}
+			if n.Topology == netconf.TopologyLayer3 {
+				for _, h := range in.HostSubnets[o.Name] {
+					if slices.Contains(hs, h) {
+						return errf("%s: node %q: hostSubnets: %w: %v is also node %q's", n, nd.Name, ErrConflict, h, o.Name)
+					}
+				}
+			}
+		}
+	}
+	if found < len(only) {
+		for name := range only {
+			if !slices.ContainsFunc(in.Nodes, func(nd Node) bool { return nd.Name == name }) {
+				return errf("%s: node %q: %w: not among the input's nodes", n, name, ErrInvalid)
+			}
+		}
+	}
+	return nil
+}
+
+// checkNode checks one node's own fields.
+func checkNode(n *netconf.Network, i int, nd *Node) error {
+	if !validName(nd.Name) || nd.Name == "join" {
+		return errf("%s: nodes[%d]: name: %w: %q is not a usable node name", n, i, ErrInvalid, nd.Name)
+	}
+	if nd.ID < ipam.MinNodeID || nd.ID > ipam.MaxNodeID {
+		return errf("%s: node %q: id: %w: %d not in %d..%d", n, nd.Name, ErrInvalid, nd.ID, ipam.MinNodeID, ipam.MaxNodeID)
+	}
+	for j, a := range nd.Addresses {
+		if !a.IsValid() || a.Addr().Is4In6() {
+			return errf("%s: node %q: addresses[%d]: %w: %v", n, nd.Name, j, ErrInvalid, a)
+		}
+	}
+	for j, a := range nd.NextHops {
+		if !a.IsValid() || a.Is4In6() {
+			return errf("%s: node %q: nextHops[%d]: %w: %v", n, nd.Name, j, ErrInvalid, a)
+		}
+	}
+	if nd.MAC != "" {
+		if hw, err := net.ParseMAC(nd.MAC); err != nil || len(hw) != 6 || hw.String() != nd.MAC {
+			return errf("%s: node %q: mac: %w: %q is not a lowercase 6-byte MAC", n, nd.Name, ErrInvalid, nd.MAC)
+		}
+	}
+	return nil
+}
+
+// checkOverlap refuses internal subnets (join, transit) that overlap the
+// network's subnets.
+func checkOverlap(n *netconf.Network, field string, ps []netip.Prefix) error {
+	for _, p := range ps {
+		for _, s := range n.Subnets {
+			if p.Overlaps(s.CIDR) {
+				return errf("%s: %s: %w: %v overlaps the network subnet %v", n, field, ErrConflict, p, s.CIDR)
+			}
+		}
+	}
+	return nil
+}
+
+// checkGatewayNode checks what a local node of a primary network needs.
+func checkGatewayNode(n *netconf.Network, nd *Node, families []bool) error {
+	if nd.Chassis == "" {
+		return errf("%s: node %q: chassis: %w: empty", n, nd.Name, ErrInvalid)
+	}
+	for _, is4 := range families {
+		if _, ok := pickPrefix(nd.Addresses, is4); !ok {
+			return errf("%s: node %q: addresses: %w: no %s address", n, nd.Name, ErrInvalid, familyName(is4))
+		}
+		if _, ok := pickAddr(nd.NextHops, is4); !ok {
+			return errf("%s: node %q: nextHops: %w: no %s next hop", n, nd.Name, ErrInvalid, familyName(is4))
+		}
+	}
+	return nil
+}
+
+func checkRemoteNode(n *netconf.Network, nd *Node) error {
+	if nd.Chassis == "" {
+		return errf("%s: node %q: chassis: %w: empty (needed for remote ports)", n, nd.Name, ErrInvalid)
+	}
+	return nil
+}
+
+// families returns the address families of the network's subnets, IPv4
+// first.
+func families(n *netconf.Network) []bool {
+	var out []bool
+	for _, is4 := range []bool{true, false} {
+		if _, ok := pickPrefix(n.SubnetPrefixes(), is4); ok {
+			out = append(out, is4)
+		}
+	}
+	return out
+}
+
+// subnetOf returns the network subnet of the family.
+func subnetOf(n *netconf.Network, is4 bool) netip.Prefix {
+	p, _ := pickPrefix(n.SubnetPrefixes(), is4)
+	return p
+}
+
+// withDefaultPrefixes returns ps, or def when ps is empty.
+func withDefaultPrefixes(ps, def []netip.Prefix) []netip.Prefix {
+	if len(ps) == 0 {
+		return def
+	}
+	return ps
+}
+
+func checkFamilies(n *netconf.Network, field string, ps []netip.Prefix, fams []bool) error {
+	for _, is4 := range fams {
+		if _, ok := pickPrefix(ps, is4); !ok {
+			return errf("%s: %s: %w: no %s subnet", n, field, ErrInvalid, familyName(is4))
+		}
+	}
+	for i, p := range ps {
+		if !p.IsValid() {
+			return errf("%s: %s[%d]: %w: invalid prefix", n, field, i, ErrInvalid)
+		}
+	}
+	return nil
+}
+
+// checkHostSubnets refuses two nodes with the same host subnet.
+func checkHostSubnets(n *netconf.Network, in Input) error {
+	seen := make(map[netip.Prefix]string, len(in.Nodes)*2)
+	for i := range in.Nodes {
+		name := in.Nodes[i].Name
+		for _, h := range in.HostSubnets[name] {
+			if o, ok := seen[h]; ok {
+				return errf("%s: node %q: hostSubnets: %w: %v is also node %q's", n, name, ErrConflict, h, o)
+			}
+			seen[h] = name
+		}
+	}
+	return nil
+}

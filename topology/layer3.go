@@ -1,0 +1,167 @@
+package topology
+
+import (
+	"net/netip"
+	"slices"
+	"strconv"
+
+	"github.com/udnkit/udnkit/ipam"
+)
+
+// layer3Cluster adds the network-wide objects of a Layer3 network: the
+// cluster router, the transit switch and, for a primary network, the join
+// switch with the cluster router's join port, the no-reroute policies and
+// the load-balancer groups.
+func (p *planner) layer3Cluster() {
+	o, cr, ts := p.own, p.clusterRouter(), p.transitSwitch()
+	p.b.add(
+		Router{Owner: o, Name: cr},
+		Switch{Owner: o, Name: ts, OtherConfig: NewOptions(OptInterconnTS, ts,
+			OptRequestedTnlKey, strconv.Itoa(ipam.Layer3TransitSwitchTunnelKey(p.n.ID)))},
+	)
+	if !p.primary {
+		return
+	}
+	p.lbGroupObjects()
+	join, rtoj := p.joinSwitch(), "rtoj-"+cr
+	var nets []netip.Prefix
+	for _, f := range p.fams {
+		nets = append(nets, f.joinRouter)
+	}
+	p.b.add(
+		Switch{Owner: o, Name: join},
+		RouterPort{Owner: o, Name: rtoj, Router: cr, MAC: mac(nets...), Networks: nets},
+		routerLSP(o, "jtor-"+cr, join, rtoj),
+	)
+	p.noReroutePolicies(o, cr)
+}
+
+// hostSubnets returns the node's host subnets of the network, one per
+// family in family order.
+func (p *planner) hostSubnets(nd *Node) []netip.Prefix {
+	hs := p.in.HostSubnets[nd.Name]
+	out := make([]netip.Prefix, 0, len(p.fams))
+	for _, f := range p.fams {
+		h, ok := pickPrefix(hs, f.is4)
+		switch {
+		case !ok:
+			p.fail(errf("%s: node %q: hostSubnets: %w: no %s host subnet", p.n, nd.Name, ErrInvalid, familyName(f.is4)))
+		case h.Masked() != h || !f.subnet.Contains(h.Addr()) || h.Bits() < f.subnet.Bits():
+			p.fail(errf("%s: node %q: hostSubnets: %w: %v is not inside %v", p.n, nd.Name, ErrInvalid, h, f.subnet))
+		case p.hostPrefix(f.is4) != 0 && h.Bits() != p.hostPrefix(f.is4):
+			p.fail(errf("%s: node %q: hostSubnets: %w: %v is not a /%d", p.n, nd.Name, ErrInvalid, h, p.hostPrefix(f.is4)))
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func (p *planner) hostPrefix(is4 bool) int {
+	for _, s := range p.n.Subnets {
+		if s.CIDR.Addr().Is4() == is4 {
+			return s.HostPrefix
+		}
+	}
+	return 0
+}
+
+// layer3Node adds the objects a Layer3 network has because of node nd.
+func (p *planner) layer3Node(nd *Node, local bool) {
+	o := p.nodeOwner(nd)
+	cr, ts := p.clusterRouter(), p.transitSwitch()
+	hs := p.hostSubnets(nd)
+	if p.err != nil {
+		return
+	}
+	var tsArr, joinArr [2]netip.Prefix // per family; copied when kept
+	tsIPs := tsArr[:len(p.fams)]
+	for i, f := range p.fams {
+		tsIPs[i] = p.ipf(ipam.TransitSwitchIP(f.transit, nd.ID))
+	}
+	tstor := p.p + "tstor-" + nd.Name
+	key := strconv.Itoa(nd.ID)
+	var joinGR []netip.Prefix
+	if p.primary {
+		joinGR = joinArr[:len(p.fams)]
+		for i, f := range p.fams {
+			joinGR[i] = p.ipf(ipam.JoinGatewayRouterIP(f.join, nd.ID))
+		}
+	}
+	if p.err != nil {
+		return
+	}
+
+	if !local {
+		p.b.add(SwitchPort{Owner: o, Name: tstor, Switch: ts, Type: PortRemote,
+			Addresses: []string{addressesOf(tsIPs...)},
+			Options:   NewOptions(OptRequestedTnlKey, key, OptRequestedChassis, nd.Chassis)})
+		for i := range p.fams {
+			p.b.add(StaticRoute{Owner: o, Router: cr, Policy: RouteDstIP, Prefix: hs[i], Nexthop: tsIPs[i].Addr()})
+			if p.primary {
+				p.b.add(StaticRoute{Owner: o, Router: cr, Policy: RouteDstIP, Prefix: host(joinGR[i].Addr()), Nexthop: tsIPs[i].Addr()})
+			}
+		}
+		return
+	}
+
+	tsIPs, joinGR = slices.Clone(tsIPs), slices.Clone(joinGR)
+	rtots := p.p + "rtots-" + nd.Name
+	// Node switch, its router port and the transit switch port.
+	sw, rtos := p.nodeSwitch(nd), "rtos-"+p.nodeSwitch(nd)
+	gws := make([]netip.Prefix, len(hs))
+	for i, h := range hs {
+		gws[i] = p.ipf(ipam.GatewayIP(h))
+	}
+	rp := RouterPort{Owner: o, Name: rtos, Router: cr, MAC: mac(gws...), Networks: gws}
+	sws := Switch{Owner: o, Name: sw}
+	if p.primary {
+		c, s, _ := p.lbGroups()
+		sws.LoadBalancerGroups = []string{c, s}
+		rp.GatewayChassis = []GatewayChassis{{Name: rtos + "-" + nd.Chassis, Chassis: nd.Chassis, Priority: 1}}
+	}
+	p.b.add(sws, rp, routerLSP(o, "stor-"+sw, sw, rtos),
+		RouterPort{Owner: o, Name: rtots, Router: cr, MAC: mac(tsIPs...), Networks: tsIPs},
+		routerLSP(o, tstor, ts, rtots, OptRequestedTnlKey, key))
+	if !p.primary {
+		return
+	}
+
+	// Management port.
+	mps := make([]netip.Prefix, len(hs))
+	for i, h := range hs {
+		mps[i] = p.ipf(ipam.ManagementIP(h))
+	}
+	p.b.add(p.mgmtPortLSP(nd, sw, mps))
+	mpMAC := mac(mps...)
+
+	// Gateway router on the join switch.
+	gr := p.gr(nd)
+	rtoj, join := "rtoj-"+gr, p.joinSwitch()
+	p.b.add(
+		RouterPort{Owner: o, Name: rtoj, Router: gr, MAC: mac(joinGR...), Networks: joinGR, Options: Options{{OptGatewayMTU, p.mtu}}},
+		routerLSP(o, "jtor-"+gr, join, rtoj),
+	)
+	p.gatewayRouter(nd)
+
+	for i := range p.fams {
+		f := &p.fams[i]
+		// Cluster router: egress of the node's pods through its gateway
+		// router, the gateway router's join address, reroutes to the
+		// management port, and the management port SNAT.
+		p.b.add(
+			StaticRoute{Owner: o, Router: cr, Policy: RouteSrcIP, Prefix: hs[i], Nexthop: joinGR[i].Addr()},
+			StaticRoute{Owner: o, Router: cr, Policy: RouteDstIP, Prefix: host(joinGR[i].Addr()), Nexthop: joinGR[i].Addr()},
+		)
+		if a, ok := pickPrefix(nd.Addresses, f.is4); ok {
+			p.b.add(nodeReroutePolicy(o, cr, rtos, sw, f, a.Addr(), mps[i].Addr()))
+		}
+		for _, svc := range f.svcIPs {
+			p.b.add(nodeReroutePolicy(o, cr, rtos, sw, f, svc, mps[i].Addr()))
+		}
+		n := snat(o, cr, f.subnet, f.mpMasq)
+		n.GatewayPort, n.Match = rtos, "eth.dst == "+mpMAC
+		p.b.add(n)
+		// Gateway router: the pod network through the cluster router.
+		p.b.add(StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.subnet, Nexthop: f.joinRouter.Addr(), OutputPort: rtoj})
+	}
+}

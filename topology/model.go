@@ -1,0 +1,619 @@
+// stable: the OVN adapter maps these types. Add fields and kinds; never rename or remove.
+
+package topology
+
+import (
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
+)
+
+// Kind is the kind of an OVN Northbound object. The order of the constants is
+// the order in which Diff creates objects (a row before the rows that
+// reference it); deletes run in the reverse order.
+type Kind uint8
+
+// Kinds of objects in a State, in creation order.
+const (
+	KindAddressSet        Kind = iota + 1 // Address_Set
+	KindLoadBalancer                      // Load_Balancer
+	KindLoadBalancerGroup                 // Load_Balancer_Group (references load balancers)
+	KindSwitch                            // Logical_Switch (references LB groups)
+	KindRouter                            // Logical_Router (references LB groups)
+	KindSwitchPort                        // Logical_Switch_Port (member of a switch)
+	KindRouterPort                        // Logical_Router_Port (member of a router)
+	KindPortGroup                         // Port_Group (references switch ports)
+	KindStaticRoute                       // Logical_Router_Static_Route (member of a router)
+	KindPolicy                            // Logical_Router_Policy (member of a router)
+	KindNAT                               // NAT (member of a router)
+	KindACL                               // ACL (member of a port group or a switch)
+	kindEnd
+)
+
+var kindNames = [...]string{"", "address_set", "load_balancer", "load_balancer_group", "switch", "router",
+	"switch_port", "router_port", "port_group", "static_route", "policy", "nat", "acl"}
+
+// String returns the kind's short name ("switch_port").
+func (k Kind) String() string {
+	if k == 0 || k >= kindEnd {
+		return "kind(" + strconv.Itoa(int(k)) + ")"
+	}
+	return kindNames[k]
+}
+
+// Table returns the OVN Northbound table that holds objects of kind k.
+func (k Kind) Table() string {
+	switch k {
+	case KindAddressSet:
+		return "Address_Set"
+	case KindLoadBalancer:
+		return "Load_Balancer"
+	case KindLoadBalancerGroup:
+		return "Load_Balancer_Group"
+	case KindSwitch:
+		return "Logical_Switch"
+	case KindRouter:
+		return "Logical_Router"
+	case KindSwitchPort:
+		return "Logical_Switch_Port"
+	case KindRouterPort:
+		return "Logical_Router_Port"
+	case KindPortGroup:
+		return "Port_Group"
+	case KindStaticRoute:
+		return "Logical_Router_Static_Route"
+	case KindPolicy:
+		return "Logical_Router_Policy"
+	case KindNAT:
+		return "NAT"
+	case KindACL:
+		return "ACL"
+	}
+	return ""
+}
+
+// Kinds returns every kind in creation order.
+func Kinds() []Kind {
+	out := make([]Kind, 0, kindEnd-1)
+	for k := KindAddressSet; k < kindEnd; k++ {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Owner identifies who owns an object. The OVN adapter writes it as the
+// external_ids k8s.ovn.org/network (Network), k8s.ovn.org/topology
+// (Topology.NetConfValue()), k8s.ovn.org/role (Role.NetConfValue()) and
+// k8s.ovn.org/node (Node, omitted when empty).
+//
+// Node is set on every object that exists because of one node (its switch,
+// gateway router, ports, the routes towards it); it is empty for the
+// network-wide objects (cluster router, transit switch, LB groups).
+type Owner struct {
+	Network  string
+	Topology netconf.Topology
+	Role     netconf.Role
+	Node     string
+}
+
+// String returns "network/topology/role/node".
+func (o Owner) String() string {
+	return o.Network + "/" + string(o.Topology) + "/" + string(o.Role) + "/" + o.Node
+}
+
+// Option is one key/value pair of an OVN map column (options, other_config).
+type Option struct {
+	Key, Value string
+}
+
+// Options is an OVN string map column as a slice sorted by Key with unique
+// keys. Build one with NewOptions; the zero value is the empty map.
+type Options []Option
+
+// NewOptions returns the options given as key, value pairs, sorted by key.
+// A later duplicate key replaces an earlier one. It panics on an odd number
+// of arguments (a programming error).
+func NewOptions(kv ...string) Options {
+	if len(kv)%2 != 0 {
+		panic("topology.NewOptions: odd number of arguments")
+	}
+	o := make(Options, 0, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		o = append(o, Option{kv[i], kv[i+1]})
+	}
+	if len(o) < 2 {
+		return o
+	}
+	slices.SortStableFunc(o, func(a, b Option) int { return strings.Compare(a.Key, b.Key) })
+	out := o[:0]
+	for i, e := range o { // keep the last of equal keys
+		if i+1 < len(o) && o[i+1].Key == e.Key {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// OptionsFromMap returns m as Options.
+func OptionsFromMap(m map[string]string) Options {
+	o := make(Options, 0, len(m))
+	for k, v := range m {
+		o = append(o, Option{k, v})
+	}
+	slices.SortFunc(o, func(a, b Option) int { return strings.Compare(a.Key, b.Key) })
+	return o
+}
+
+// Get returns the value of key.
+func (o Options) Get(key string) (string, bool) {
+	i, ok := slices.BinarySearchFunc(o, key, func(e Option, k string) int { return strings.Compare(e.Key, k) })
+	if !ok {
+		return "", false
+	}
+	return o[i].Value, true
+}
+
+// With returns o with key set to value. It does not modify o.
+func (o Options) With(key, value string) Options {
+	i, ok := slices.BinarySearchFunc(o, key, func(e Option, k string) int { return strings.Compare(e.Key, k) })
+	out := make(Options, len(o), len(o)+1)
+	copy(out, o)
+	if ok {
+		out[i].Value = value
+		return out
+	}
+	return slices.Insert(out, i, Option{key, value})
+}
+
+// Map returns o as a map (for the adapter's libovsdb rows).
+func (o Options) Map() map[string]string {
+	m := make(map[string]string, len(o))
+	for _, e := range o {
+		m[e.Key] = e.Value
+	}
+	return m
+}
+
+// Equal reports whether o and p hold the same pairs.
+func (o Options) Equal(p Options) bool { return slices.Equal(o, p) }
+
+// String returns "{k1=v1, k2=v2}".
+func (o Options) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, e := range o {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(e.Key)
+		b.WriteByte('=')
+		b.WriteString(e.Value)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// Well-known option and other_config keys, spelled as OVN spells them.
+const (
+	OptRequestedTnlKey  = "requested-tnl-key"
+	OptRequestedChassis = "requested-chassis"
+	OptRouterPort       = "router-port"
+	OptGatewayMTU       = "gateway_mtu"
+	OptNetworkName      = "network_name"
+	OptInterconnTS      = "interconn-ts"
+	OptChassis          = "chassis"
+	OptPktMark          = "pkt_mark"
+	OptStateless        = "stateless"
+)
+
+// PortType is a Logical_Switch_Port type.
+type PortType string
+
+// Switch port types used by the planners.
+const (
+	PortNormal   PortType = ""
+	PortRouter   PortType = "router"
+	PortRemote   PortType = "remote"
+	PortLocalnet PortType = "localnet"
+	PortPatch    PortType = "patch"
+)
+
+// String returns the OVN spelling, "normal" for the empty type.
+func (t PortType) String() string {
+	if t == "" {
+		return "normal"
+	}
+	return string(t)
+}
+
+// RoutePolicy is a static route's policy column.
+type RoutePolicy string
+
+// Static route policies.
+const (
+	RouteDstIP RoutePolicy = "dst-ip"
+	RouteSrcIP RoutePolicy = "src-ip"
+)
+
+// String returns the OVN spelling.
+func (p RoutePolicy) String() string { return string(p) }
+
+// PolicyAction is a Logical_Router_Policy action.
+type PolicyAction string
+
+// Router policy actions.
+const (
+	PolicyAllow   PolicyAction = "allow"
+	PolicyDrop    PolicyAction = "drop"
+	PolicyReroute PolicyAction = "reroute"
+)
+
+// String returns the OVN spelling.
+func (a PolicyAction) String() string { return string(a) }
+
+// NATType is a NAT type.
+type NATType string
+
+// NAT types.
+const (
+	NATSNAT        NATType = "snat"
+	NATDNAT        NATType = "dnat"
+	NATDNATAndSNAT NATType = "dnat_and_snat"
+)
+
+// String returns the OVN spelling.
+func (t NATType) String() string { return string(t) }
+
+// ACLDirection is an ACL direction.
+type ACLDirection string
+
+// ACL directions.
+const (
+	ACLFromLport ACLDirection = "from-lport"
+	ACLToLport   ACLDirection = "to-lport"
+)
+
+// String returns the OVN spelling.
+func (d ACLDirection) String() string { return string(d) }
+
+// ACLAction is an ACL action.
+type ACLAction string
+
+// ACL actions.
+const (
+	ACLAllow          ACLAction = "allow"
+	ACLAllowRelated   ACLAction = "allow-related"
+	ACLAllowStateless ACLAction = "allow-stateless"
+	ACLDrop           ACLAction = "drop"
+	ACLReject         ACLAction = "reject"
+	ACLPass           ACLAction = "pass"
+)
+
+// String returns the OVN spelling.
+func (a ACLAction) String() string { return string(a) }
+
+// Object is one OVN Northbound row of the model: a value of one of the types
+// AddressSet, LoadBalancer, LoadBalancerGroup, Switch,
+// Router, SwitchPort, RouterPort, PortGroup, StaticRoute, Policy, NAT, ACL.
+// The set is closed (the interface has unexported methods).
+type Object interface {
+	// Kind returns the object's kind.
+	Kind() Kind
+	// Key returns the object's natural key, unique among objects of its kind.
+	Key() string
+	// OwnedBy returns the object's owner.
+	OwnedBy() Owner
+
+	clone() Object
+	normalize() Object
+	isNormal() bool
+	// columns returns the OVN columns in which o differs from the receiver,
+	// or nil when equal. o has the receiver's kind.
+	columns(o Object) []string
+	render(b *strings.Builder)
+}
+
+// AddressSet is an Address_Set.
+type AddressSet struct {
+	Owner     Owner
+	Name      string
+	Addresses []netip.Prefix // single addresses as /32 or /128
+}
+
+// LBVIP is one entry of a load balancer's vips map.
+type LBVIP struct {
+	VIP      netip.AddrPort
+	Backends []netip.AddrPort
+}
+
+// LoadBalancer is a Load_Balancer.
+type LoadBalancer struct {
+	Owner    Owner
+	Name     string
+	Protocol string // "tcp", "udp" or "sctp"
+	VIPs     []LBVIP
+	Options  Options
+}
+
+// LoadBalancerGroup is a Load_Balancer_Group; its members are load balancers
+// by name.
+type LoadBalancerGroup struct {
+	Owner         Owner
+	Name          string
+	LoadBalancers []string
+}
+
+// Switch is a Logical_Switch.
+type Switch struct {
+	Owner              Owner
+	Name               string
+	OtherConfig        Options
+	LoadBalancerGroups []string // names
+}
+
+// Router is a Logical_Router.
+type Router struct {
+	Owner              Owner
+	Name               string
+	Options            Options
+	LoadBalancerGroups []string // names
+}
+
+// SwitchPort is a Logical_Switch_Port, member of Switch.
+type SwitchPort struct {
+	Owner        Owner
+	Name         string
+	Switch       string
+	Type         PortType
+	Addresses    []string // OVN spelling: "router", "unknown", "0a:58:0a:80:01:02 10.128.1.2"
+	PortSecurity []string
+	Options      Options // router-port, requested-tnl-key, requested-chassis, network_name
+	// TagRequest is the VLAN of a localnet port (tag_request column); 0 for none.
+	TagRequest int
+}
+
+// GatewayChassis is one Gateway_Chassis row of a router port.
+type GatewayChassis struct {
+	Name     string // conventionally "<port>-<chassis>"
+	Chassis  string // chassis_name
+	Priority int
+}
+
+// RouterPort is a Logical_Router_Port, member of Router.
+type RouterPort struct {
+	Owner          Owner
+	Name           string
+	Router         string
+	MAC            string         // "0a:58:64:41:00:02"
+	Networks       []netip.Prefix // interface addresses, e.g. 100.65.0.2/16
+	Peer           string         // peer router port name, or ""
+	Options        Options        // requested-tnl-key, requested-chassis, gateway_mtu
+	GatewayChassis []GatewayChassis
+}
+
+// StaticRoute is a Logical_Router_Static_Route, member of Router.
+type StaticRoute struct {
+	Owner      Owner
+	Router     string
+	RouteTable string // "" is the main table
+	Policy     RoutePolicy
+	Prefix     netip.Prefix // ip_prefix; host routes are /32 or /128
+	Nexthop    netip.Addr
+	OutputPort string
+	Options    Options
+}
+
+// Policy is a Logical_Router_Policy, member of Router.
+type Policy struct {
+	Owner    Owner
+	Router   string
+	Priority int
+	Match    string
+	Action   PolicyAction
+	Nexthops []netip.Addr
+	Options  Options // pkt_mark
+}
+
+// NAT is a NAT row, member of Router.
+type NAT struct {
+	Owner       Owner
+	Router      string
+	Type        NATType
+	LogicalIP   netip.Prefix // a single address is /32 or /128
+	ExternalIP  netip.Addr
+	LogicalPort string
+	GatewayPort string
+	Match       string
+	Options     Options
+}
+
+// ACL is an ACL, member of PortGroup or (when PortGroup is empty) Switch.
+type ACL struct {
+	Owner     Owner
+	PortGroup string
+	Switch    string
+	Name      string
+	Tier      int
+	Direction ACLDirection
+	Priority  int
+	Match     string
+	Action    ACLAction
+	Options   Options
+}
+
+// PortGroup is a Port_Group; its members are switch ports by name.
+type PortGroup struct {
+	Owner Owner
+	Name  string
+	Ports []string
+}
+
+// Kind implementations.
+
+// Kind returns KindAddressSet.
+func (AddressSet) Kind() Kind { return KindAddressSet }
+
+// Kind returns KindLoadBalancer.
+func (LoadBalancer) Kind() Kind { return KindLoadBalancer }
+
+// Kind returns KindLoadBalancerGroup.
+func (LoadBalancerGroup) Kind() Kind { return KindLoadBalancerGroup }
+
+// Kind returns KindSwitch.
+func (Switch) Kind() Kind { return KindSwitch }
+
+// Kind returns KindRouter.
+func (Router) Kind() Kind { return KindRouter }
+
+// Kind returns KindSwitchPort.
+func (SwitchPort) Kind() Kind { return KindSwitchPort }
+
+// Kind returns KindRouterPort.
+func (RouterPort) Kind() Kind { return KindRouterPort }
+
+// Kind returns KindPortGroup.
+func (PortGroup) Kind() Kind { return KindPortGroup }
+
+// Kind returns KindStaticRoute.
+func (StaticRoute) Kind() Kind { return KindStaticRoute }
+
+// Kind returns KindPolicy.
+func (Policy) Kind() Kind { return KindPolicy }
+
+// Kind returns KindNAT.
+func (NAT) Kind() Kind { return KindNAT }
+
+// Kind returns KindACL.
+func (ACL) Kind() Kind { return KindACL }
+
+// OwnedBy returns the owner.
+func (o AddressSet) OwnedBy() Owner { return o.Owner }
+
+// OwnedBy returns the owner.
+func (o LoadBalancer) OwnedBy() Owner { return o.Owner }
+
+// OwnedBy returns the owner.
+func (o LoadBalancerGroup) OwnedBy() Owner { return o.Owner }
+
+// OwnedBy returns the owner.
+func (o Switch) OwnedBy() Owner { return o.Owner }
+
+// OwnedBy returns the owner.
+func (o Router) OwnedBy() Owner { return o.Owner }
+
+// OwnedBy returns the owner.
+func (o SwitchPort) OwnedBy() Owner { return o.Owner }
+
+// OwnedBy returns the owner.
+func (o RouterPort) OwnedBy() Owner { return o.Owner }
+
+// OwnedBy returns the owner.
+func (o PortGroup) OwnedBy() Owner { return o.Owner }
+
+// OwnedBy returns the owner.
+func (o StaticRoute) OwnedBy() Owner { return o.Owner }
+
+// OwnedBy returns the owner.
+func (o Policy) OwnedBy() Owner { return o.Owner }
+
+// OwnedBy returns the owner.
+func (o NAT) OwnedBy() Owner { return o.Owner }
+
+// OwnedBy returns the owner.
+func (o ACL) OwnedBy() Owner { return o.Owner }
+
+// Key returns the name.
+func (o AddressSet) Key() string { return o.Name }
+
+// Key returns the name.
+func (o LoadBalancer) Key() string { return o.Name }
+
+// Key returns the name.
+func (o LoadBalancerGroup) Key() string { return o.Name }
+
+// Key returns the name.
+func (o Switch) Key() string { return o.Name }
+
+// Key returns the name.
+func (o Router) Key() string { return o.Name }
+
+// Key returns the name.
+func (o SwitchPort) Key() string { return o.Name }
+
+// Key returns the name.
+func (o RouterPort) Key() string { return o.Name }
+
+// Key returns the name.
+func (o PortGroup) Key() string { return o.Name }
+
+// Key returns "router|route_table|policy|prefix|nexthop".
+func (o StaticRoute) Key() string {
+	var scratch [96]byte
+	pfx, nh := scratch[:0], scratch[:0]
+	if o.Prefix.IsValid() {
+		pfx = o.Prefix.AppendTo(scratch[:0])
+	} else {
+		pfx = append(pfx, "invalid Prefix"...)
+	}
+	var b strings.Builder
+	b.Grow(len(o.Router) + len(o.RouteTable) + len(o.Policy) + len(pfx) + 4 + 46)
+	b.WriteString(o.Router)
+	b.WriteByte('|')
+	b.WriteString(o.RouteTable)
+	b.WriteByte('|')
+	b.WriteString(string(o.Policy))
+	b.WriteByte('|')
+	b.Write(pfx)
+	b.WriteByte('|')
+	if o.Nexthop.IsValid() {
+		nh = o.Nexthop.AppendTo(scratch[len(pfx):len(pfx)])
+		b.Write(nh)
+	}
+	return b.String()
+}
+
+// Key returns "router|priority|match".
+func (o Policy) Key() string {
+	return joinKey(o.Router, strconv.Itoa(o.Priority), o.Match)
+}
+
+// Key returns "router|type|logical_ip|external_ip|logical_port|gateway_port".
+func (o NAT) Key() string {
+	return joinKey(o.Router, string(o.Type), o.LogicalIP.String(), addrString(o.ExternalIP), o.LogicalPort, o.GatewayPort)
+}
+
+// Key returns "pg:<port group>|tier|direction|priority|match", or
+// "ls:<switch>|..." for a switch ACL.
+func (o ACL) Key() string {
+	owner := "pg:" + o.PortGroup
+	if o.PortGroup == "" {
+		owner = "ls:" + o.Switch
+	}
+	return joinKey(owner, strconv.Itoa(o.Tier), string(o.Direction), strconv.Itoa(o.Priority), o.Match)
+}
+
+func joinKey(parts ...string) string { return strings.Join(parts, "|") }
+
+func addrString(a netip.Addr) string {
+	if !a.IsValid() {
+		return ""
+	}
+	return a.String()
+}
+
+// LinkLocal returns the IPv6 link-local address OVN derives from the port's
+// MAC (EUI-64), the address it advertises as the IPv6 default gateway; the
+// zero Addr when MAC does not parse.
+func (o RouterPort) LinkLocal() netip.Addr {
+	hw, err := net.ParseMAC(o.MAC)
+	if err != nil || len(hw) != 6 {
+		return netip.Addr{}
+	}
+	return ipam.LinkLocalFromMAC(hw)
+}

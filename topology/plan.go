@@ -1,0 +1,571 @@
+package topology
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
+)
+
+// Priorities of the router policies the planners write.
+const (
+	// PriorityNodeReroute: traffic from the pod network to a node IP (or a
+	// default-network service IP) is rerouted to the management port.
+	PriorityNodeReroute = 1004
+	// PriorityNoReroute: pod-to-pod, pod-to-join and marked traffic is
+	// allowed before any reroute policy (egress IP, egress service).
+	PriorityNoReroute = 102
+	// NoRerouteMark is the packet mark allowed at PriorityNoReroute.
+	NoRerouteMark = 42
+)
+
+// Fixed tunnel keys.
+const (
+	// TransitRouterSwitchPortTunnelKey is the requested-tnl-key of a Layer2
+	// transit router's trtos- port.
+	TransitRouterSwitchPortTunnelKey = 1
+)
+
+type mode uint8
+
+const (
+	modeLayer3       mode = iota + 1
+	modeLayer2            // primary Layer2 on a transit router, or secondary Layer2
+	modeLegacyLayer2      // primary Layer2 with gateway routers on the switch
+	modeUpgrade           // transit router with the legacy pieces the rolling upgrade keeps
+	modeLocalnet
+)
+
+// family holds the per-address-family values of one network.
+type family struct {
+	is4     bool
+	subnet  netip.Prefix // network subnet
+	join    netip.Prefix
+	transit netip.Prefix
+	defJoin netip.Prefix // default network's join subnet (may be invalid)
+	masq    ipam.Masquerade
+	grMasq  netip.Addr // gateway router masquerade IP of the network
+	mpMasq  netip.Addr // management port masquerade IP of the network
+	// Layer2 (whole subnet) gateway and management addresses.
+	gw, mgmt netip.Prefix
+	// Layer3 cluster router's join port address.
+	joinRouter netip.Prefix
+	ipv        string // "ip4" or "ip6"
+	anyRoute   netip.Prefix
+	svcIPs     []netip.Addr
+}
+
+type planner struct {
+	in      Input
+	n       *netconf.Network
+	c       Cluster
+	mode    mode
+	legacy  map[string]bool // modeUpgrade: remote nodes still on the legacy topology
+	p       string
+	names   wideNames
+	fams    []family
+	own     Owner
+	mtu     string
+	locals  []*Node // sorted by ID
+	err     error
+	b       Builder
+	primary bool
+}
+
+func (p *planner) fail(err error) {
+	if p.err == nil && err != nil {
+		p.err = err
+	}
+}
+
+func (p *planner) ipf(v netip.Prefix, err error) netip.Prefix {
+	if err != nil {
+		p.fail(fmt.Errorf("%s: %w", p.n, err))
+	}
+	return v
+}
+
+func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
+	n := in.Network
+	if err := validateNetwork(n); err != nil {
+		return nil, err
+	}
+	p := &planner{in: in, n: n, c: in.Cluster.withDefaults(), mode: m, p: n.Prefix(), primary: n.IsPrimary()}
+	p.names = newWideNames(p.p)
+	topo := n.Topology
+	switch m {
+	case modeLayer3:
+		if topo != netconf.TopologyLayer3 {
+			return nil, errf("%s: topology: %w: the Layer3 planner got %s", n, ErrInvalid, topo)
+		}
+	case modeLayer2, modeLegacyLayer2, modeUpgrade:
+		if topo != netconf.TopologyLayer2 {
+			return nil, errf("%s: topology: %w: the Layer2 planner got %s", n, ErrInvalid, topo)
+		}
+		if m != modeLayer2 && !p.primary {
+			return nil, errf("%s: role: %w: the legacy Layer2 topology is for primary networks", n, ErrUnsupported)
+		}
+		want := 1
+		if p.primary {
+			want = 2
+		}
+		if len(in.TunnelKeys) != want {
+			return nil, errf("%s: tunnelKeys: %w: need %d, got %d", n, ErrInvalid, want, len(in.TunnelKeys))
+		}
+		for i, k := range in.TunnelKeys {
+			if k < ipam.DynamicTunnelKeyFirst || k > ipam.DynamicTunnelKeyLast {
+				return nil, errf("%s: tunnelKeys[%d]: %w: %d not in %d..%d", n, i, ErrInvalid, k, ipam.DynamicTunnelKeyFirst, ipam.DynamicTunnelKeyLast)
+			}
+			if i > 0 && k == in.TunnelKeys[0] {
+				return nil, errf("%s: tunnelKeys[%d]: %w: %d used twice", n, i, ErrConflict, k)
+			}
+		}
+	case modeLocalnet:
+		if topo != netconf.TopologyLocalnet {
+			return nil, errf("%s: topology: %w: the Localnet planner got %s", n, ErrInvalid, topo)
+		}
+		if p.primary {
+			return nil, errf("%s: role: %w: Localnet networks are secondary", n, ErrUnsupported)
+		}
+		if n.VLANID < 0 || n.VLANID > 4094 {
+			return nil, errf("%s: vlanID: %w: %d not in 0..4094", n, ErrInvalid, n.VLANID)
+		}
+	}
+	if in.Zone == "" {
+		return nil, errf("%s: zone: %w: empty", n, ErrInvalid)
+	}
+	if only != nil {
+		if err := validateSomeNodes(n, in, only); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := validateNodes(n, in.Nodes); err != nil {
+			return nil, err
+		}
+		if m == modeLayer3 {
+			if err := checkHostSubnets(n, in); err != nil {
+				return nil, err
+			}
+		}
+	}
+	p.own = Owner{Network: n.Name, Topology: topo, Role: n.Role}
+	mtu := n.MTU
+	if mtu == 0 {
+		mtu = p.c.MTU
+	}
+	p.mtu = strconv.Itoa(mtu)
+
+	fams := families(n)
+	join := withDefaultPrefixes(n.JoinSubnets, ipam.DefaultJoinSubnets())
+	transit := withDefaultPrefixes(n.TransitSubnets, ipam.DefaultTransitSubnets())
+	if p.primary {
+		if err := checkFamilies(n, "joinSubnets", join, fams); err != nil {
+			return nil, err
+		}
+		if err := checkFamilies(n, "masqueradeSubnets", p.c.MasqueradeSubnets, fams); err != nil {
+			return nil, err
+		}
+	}
+	if p.primary {
+		if err := checkOverlap(n, "joinSubnets", join); err != nil {
+			return nil, err
+		}
+	}
+	if m != modeLocalnet {
+		if err := checkFamilies(n, "transitSubnets", transit, fams); err != nil {
+			return nil, err
+		}
+		if err := checkOverlap(n, "transitSubnets", transit); err != nil {
+			return nil, err
+		}
+	}
+	for _, is4 := range fams {
+		f := family{is4: is4, subnet: subnetOf(n, is4), ipv: "ip6", anyRoute: netip.MustParsePrefix("::/0")}
+		if is4 {
+			f.ipv, f.anyRoute = "ip4", netip.MustParsePrefix("0.0.0.0/0")
+		}
+		f.transit, _ = pickPrefix(transit, is4)
+		for _, a := range p.c.ServiceIPs {
+			if a.Is4() == is4 {
+				f.svcIPs = append(f.svcIPs, a)
+			}
+		}
+		if p.primary {
+			f.join, _ = pickPrefix(join, is4)
+			f.defJoin, _ = pickPrefix(p.c.DefaultNetworkJoinSubnets, is4)
+			ms, _ := pickPrefix(p.c.MasqueradeSubnets, is4)
+			var err error
+			if f.masq, err = ipam.MasqueradeIPs(ms); err != nil {
+				return nil, errf("%s: masqueradeSubnets: %w", n, err)
+			}
+			if f.grMasq, f.mpMasq, err = ipam.NetworkMasqueradeIPs(ms, n.ID); err != nil {
+				return nil, errf("%s: masqueradeSubnets: %w", n, err)
+			}
+			if f.joinRouter, err = ipam.JoinRouterIP(f.join); err != nil {
+				return nil, errf("%s: joinSubnets: %w", n, err)
+			}
+		}
+		if topo == netconf.TopologyLayer2 && p.primary {
+			var err error
+			if f.gw, err = ipam.GatewayIP(f.subnet); err != nil {
+				return nil, errf("%s: subnets: %w", n, err)
+			}
+			if f.mgmt, err = ipam.ManagementIP(f.subnet); err != nil {
+				return nil, errf("%s: subnets: %w", n, err)
+			}
+		}
+		p.fams = append(p.fams, f)
+	}
+
+	for i := range in.Nodes {
+		nd := &in.Nodes[i]
+		if p.isLocal(nd) {
+			p.locals = append(p.locals, nd)
+		}
+	}
+	for i := 1; i < len(p.locals); i++ { // insertion sort by ID; few local nodes
+		for j := i; j > 0 && p.locals[j].ID < p.locals[j-1].ID; j-- {
+			p.locals[j], p.locals[j-1] = p.locals[j-1], p.locals[j]
+		}
+	}
+	if (m == modeLegacyLayer2 || m == modeUpgrade) && len(p.locals) > 1 {
+		return nil, errf("%s: zone %q: %w: the legacy Layer2 topology and its upgrade support one local node per zone, got %d",
+			n, in.Zone, ErrUnsupported, len(p.locals))
+	}
+	p.b.Own(n.Name)
+	p.b.trusted = true
+	p.b.grow(len(in.Nodes) + 1)
+	return p, nil
+}
+
+func (p *planner) isLocal(nd *Node) bool { return nd.zone() == p.in.Zone }
+
+func (p *planner) nodeOwner(nd *Node) Owner {
+	o := p.own
+	o.Node = nd.Name
+	return o
+}
+
+// Names.
+
+// names of the network-wide objects, computed once per plan.
+type wideNames struct {
+	clusterRouter, joinSwitch, transitSwitch, layer2Switch, transitRouter string
+	lbCluster, lbSwitch, lbRouter                                         string
+}
+
+func newWideNames(p string) wideNames {
+	return wideNames{clusterRouter: p + "ovn_cluster_router", joinSwitch: p + "join", transitSwitch: p + "transit_switch",
+		layer2Switch: p + "ovn_layer2_switch", transitRouter: p + "transit_router",
+		lbCluster: p + "clusterLBGroup", lbSwitch: p + "clusterSwitchLBGroup", lbRouter: p + "clusterRouterLBGroup"}
+}
+
+func (p *planner) clusterRouter() string      { return p.names.clusterRouter }
+func (p *planner) joinSwitch() string         { return p.names.joinSwitch }
+func (p *planner) transitSwitch() string      { return p.names.transitSwitch }
+func (p *planner) layer2Switch() string       { return p.names.layer2Switch }
+func (p *planner) transitRouter() string      { return p.names.transitRouter }
+func (p *planner) nodeSwitch(nd *Node) string { return p.p + nd.Name }
+func (p *planner) gr(nd *Node) string         { return "GR_" + p.p + nd.Name }
+func (p *planner) extSwitch(nd *Node) string  { return "ext_" + p.p + nd.Name }
+func (p *planner) mgmtPort(nd *Node) string   { return "k8s-" + p.p + nd.Name }
+func (p *planner) lbGroups() (cluster, sw, rtr string) {
+	return p.names.lbCluster, p.names.lbSwitch, p.names.lbRouter
+}
+
+// mac returns the MAC derived from the first IPv4 address of addrs (else
+// the first address): ipam.MACFromIP, formatted without intermediate
+// allocations.
+func mac(addrs ...netip.Prefix) string {
+	for _, a := range addrs {
+		if a.Addr().Is4() {
+			return string(appendMAC(nil, a.Addr()))
+		}
+	}
+	if len(addrs) > 0 {
+		return string(appendMAC(nil, addrs[0].Addr()))
+	}
+	return ""
+}
+
+// appendMAC appends ipam.MACFromIP(ip) in its String form: 0a:58 and the
+// address's last four bytes.
+func appendMAC(b []byte, ip netip.Addr) []byte {
+	const hex = "0123456789abcdef"
+	s := ip.As16()
+	b = append(b, "0a:58"...)
+	for _, x := range s[12:] {
+		b = append(b, ':', hex[x>>4], hex[x&15])
+	}
+	return b
+}
+
+func host(a netip.Addr) netip.Prefix { return netip.PrefixFrom(a, a.BitLen()) }
+
+func routerLSP(o Owner, name, sw, routerPort string, extra ...string) SwitchPort {
+	return SwitchPort{Owner: o, Name: name, Switch: sw, Type: PortRouter, Addresses: []string{"router"},
+		Options: NewOptions(append([]string{OptRouterPort, routerPort}, extra...)...)}
+}
+
+// addressesOf renders an LSP address entry "MAC ip ip", the MAC derived
+// from the first IPv4 address (see mac).
+func addressesOf(ips ...netip.Prefix) string {
+	b := make([]byte, 0, 17+len(ips)*40)
+	first := 0
+	for i, ip := range ips {
+		if ip.Addr().Is4() {
+			first = i
+			break
+		}
+	}
+	if len(ips) > 0 {
+		b = appendMAC(b, ips[first].Addr())
+	}
+	for _, ip := range ips {
+		b = append(b, ' ')
+		b = ip.Addr().AppendTo(b)
+	}
+	return string(b)
+}
+
+func snat(o Owner, router string, logical netip.Prefix, external netip.Addr) NAT {
+	return NAT{Owner: o, Router: router, Type: NATSNAT, LogicalIP: logical, ExternalIP: external,
+		Options: Options{{OptStateless, "false"}}}
+}
+
+// Plan plans in.Network according to its topology and role: PlanLayer3,
+// PlanLayer2 (transit router for primary networks) or PlanLocalnet.
+func Plan(in Input) (State, error) {
+	if in.Network == nil {
+		return State{}, errf("network: %w: nil", ErrInvalid)
+	}
+	switch in.Network.Topology {
+	case netconf.TopologyLayer3:
+		return PlanLayer3(in)
+	case netconf.TopologyLayer2:
+		return PlanLayer2(in)
+	case netconf.TopologyLocalnet:
+		return PlanLocalnet(in)
+	}
+	return State{}, errf("%s: topology: %w: %q", in.Network, ErrInvalid, in.Network.Topology)
+}
+
+// PlanLayer3 plans a Layer3 network for in.Zone. A primary network gets per
+// local node a switch with its management port, a gateway router joined to
+// the cluster router by the join switch, an external switch, the transit
+// switch ports, routes, policies and NATs; remote nodes get remote transit
+// switch ports and routes. A secondary network is east-west only.
+func PlanLayer3(in Input) (State, error) { return run(in, modeLayer3, nil, nil) }
+
+// PlanLayer2 plans a Layer2 network for in.Zone: a primary network on a
+// transit router (seed 004), a secondary one as a lone switch.
+func PlanLayer2(in Input) (State, error) { return run(in, modeLayer2, nil, nil) }
+
+// PlanLegacyLayer2 plans a primary Layer2 network in the legacy topology:
+// each node's gateway router is attached to the switch. A zone may hold at
+// most one local node (the gateway router ports share a name).
+func PlanLegacyLayer2(in Input) (State, error) { return run(in, modeLegacyLayer2, nil, nil) }
+
+// PlanLayer2Upgrade plans a zone that has moved to the transit-router
+// topology while the remote nodes listed in legacyNodes still run the legacy
+// one (seed 004 "Rolling upgrade"). On top of PlanLayer2 it keeps:
+//   - on the switch, the remote stor-GR_ ports of the legacy nodes (instead of
+//     their transit-router peer ports, which they do not have yet);
+//   - on the switch, the local node's router-type stor-GR_ port, its
+//     router-port rtos-<switch> moved from the gateway router to the transit
+//     router with the gateway router's join address and MAC, so traffic from
+//     legacy nodes addressed to the old gateway still arrives.
+//
+// The gateway router keeps its SNAT to the network's masquerade IP
+// throughout. After the upgrade, Diff(observed, PlanLayer2(in)) removes the
+// kept pieces.
+func PlanLayer2Upgrade(in Input, legacyNodes []string) (State, error) {
+	legacy := make(map[string]bool, len(legacyNodes))
+	for _, n := range legacyNodes {
+		legacy[n] = true
+	}
+	return run(in, modeUpgrade, legacy, nil)
+}
+
+// PlanLocalnet plans a Localnet secondary network: a switch with a localnet
+// port whose network_name is the physical network name (the network name
+// when empty) and whose tag_request is the VLAN.
+func PlanLocalnet(in Input) (State, error) { return run(in, modeLocalnet, nil, nil) }
+
+// PlanNodes plans only the objects owned by the named nodes and, when one of
+// them is local to in.Zone, the network-wide objects (the only ones that
+// depend on the set of local nodes), for incremental reconciliation. The
+// result is an incremental State that speaks only for those nodes: for a
+// node joining the cluster, part := PlanNodes(in, node), the changes are
+// Diff(observed, part), and the new desired state is previous.Overlay(part). It validates the network, the named nodes, and that they
+// collide with no other node; the other nodes are taken as checked by the
+// full plan that preceded.
+func PlanNodes(in Input, nodes ...string) (State, error) {
+	only := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		only[n] = true
+	}
+	if in.Network == nil {
+		return State{}, errf("network: %w: nil", ErrInvalid)
+	}
+	if len(nodes) == 0 {
+		return State{}, errf("%s: nodes: %w: PlanNodes needs at least one node", in.Network, ErrInvalid)
+	}
+	m := map[netconf.Topology]mode{netconf.TopologyLayer3: modeLayer3, netconf.TopologyLayer2: modeLayer2,
+		netconf.TopologyLocalnet: modeLocalnet}[in.Network.Topology]
+	if m == 0 {
+		return State{}, errf("%s: topology: %w: %q", in.Network, ErrInvalid, in.Network.Topology)
+	}
+	return run(in, m, nil, only)
+}
+
+func run(in Input, m mode, legacy, only map[string]bool) (State, error) {
+	p, err := newPlanner(in, m, only)
+	if err != nil {
+		return State{}, err
+	}
+	p.legacy = legacy
+	for i := range in.Nodes {
+		if legacy[in.Nodes[i].Name] && p.isLocal(&in.Nodes[i]) {
+			return State{}, errf("%s: node %q: %w: a local node cannot be on the legacy topology during the upgrade of its zone",
+				p.n, in.Nodes[i].Name, ErrInvalid)
+		}
+	}
+	// The network-wide objects depend on the nodes only through the set of
+	// local nodes: an incremental plan for remote nodes leaves them out.
+	wide := only == nil
+	for _, nd := range p.locals {
+		wide = wide || only[nd.Name]
+	}
+	switch {
+	case !wide:
+	case m == modeLayer3:
+		p.layer3Cluster()
+	case m == modeLocalnet:
+		p.localnet()
+	default:
+		p.layer2Cluster()
+	}
+	if m != modeLocalnet && !(m == modeLayer2 && !p.primary) {
+		for i := range in.Nodes {
+			nd := &in.Nodes[i]
+			if only != nil && !only[nd.Name] {
+				continue
+			}
+			local := p.isLocal(nd)
+			if local && p.primary {
+				p.fail(checkGatewayNode(p.n, nd, p.famList()))
+			} else if !local {
+				p.fail(checkRemoteNode(p.n, nd))
+			}
+			if p.err != nil {
+				break
+			}
+			if m == modeLayer3 {
+				p.layer3Node(nd, local)
+			} else {
+				p.layer2Node(nd, local)
+			}
+		}
+	}
+	if p.err != nil {
+		return State{}, p.err
+	}
+	s, err := p.b.State()
+	if err != nil || only == nil {
+		return s, err
+	}
+	s.partial = true
+	for n := range only {
+		s.nodes = append(s.nodes, n)
+	}
+	if wide {
+		s.nodes = append(s.nodes, "")
+	}
+	slices.Sort(s.nodes)
+	return s, nil
+}
+
+func (p *planner) famList() []bool {
+	out := make([]bool, len(p.fams))
+	for i, f := range p.fams {
+		out[i] = f.is4
+	}
+	return out
+}
+
+// lbGroupObjects adds the three (empty) load-balancer groups the service
+// layer fills.
+func (p *planner) lbGroupObjects() {
+	c, s, r := p.lbGroups()
+	p.b.add(LoadBalancerGroup{Owner: p.own, Name: c}, LoadBalancerGroup{Owner: p.own, Name: s}, LoadBalancerGroup{Owner: p.own, Name: r})
+}
+
+// noReroutePolicies adds the priority-102 allow policies on router.
+func (p *planner) noReroutePolicies(o Owner, router string) {
+	for _, f := range p.fams {
+		s := f.ipv + ".src == " + f.subnet.String()
+		p.b.add(Policy{Owner: o, Router: router, Priority: PriorityNoReroute, Action: PolicyAllow,
+			Match: s + " && " + f.ipv + ".dst == " + f.subnet.String()})
+		if f.defJoin.IsValid() {
+			p.b.add(Policy{Owner: o, Router: router, Priority: PriorityNoReroute, Action: PolicyAllow,
+				Match: s + " && " + f.ipv + ".dst == " + f.defJoin.String()})
+		}
+	}
+	p.b.add(Policy{Owner: o, Router: router, Priority: PriorityNoReroute, Action: PolicyAllow,
+		Match: "pkt.mark == " + strconv.Itoa(NoRerouteMark)})
+}
+
+// nodeReroutePolicy returns the priority-1004 policy sending traffic from
+// inport to dst to the management port.
+func nodeReroutePolicy(o Owner, router, inport, comment string, f *family, dst netip.Addr, mgmt netip.Addr) Policy {
+	return Policy{Owner: o, Router: router, Priority: PriorityNodeReroute, Action: PolicyReroute,
+		Match:    "inport == " + strconv.Quote(inport) + " && " + f.ipv + ".dst == " + dst.String() + " /* " + comment + " */",
+		Nexthops: []netip.Addr{mgmt}}
+}
+
+// gatewayRouter adds a node's gateway router and its external switch with
+// the localnet port, and the routes towards the outside.
+func (p *planner) gatewayRouter(nd *Node) {
+	o := p.nodeOwner(nd)
+	gr, ext := p.gr(nd), p.extSwitch(nd)
+	c, _, r := p.lbGroups()
+	p.b.add(Router{Owner: o, Name: gr, LoadBalancerGroups: []string{c, r}, Options: NewOptions(
+		OptChassis, nd.Chassis, "lb_force_snat_ip", "router_ip",
+		"always_learn_from_arp_request", "false", "dynamic_neigh_routers", "true")})
+	rtoe, etor := "rtoe-"+gr, "etor-"+gr
+	var nets []netip.Prefix
+	for _, f := range p.fams {
+		a, _ := pickPrefix(nd.Addresses, f.is4)
+		nets = append(nets, a)
+	}
+	m := nd.MAC
+	if m == "" {
+		m = mac(nets...)
+	}
+	p.b.add(
+		Switch{Owner: o, Name: ext},
+		RouterPort{Owner: o, Name: rtoe, Router: gr, MAC: m, Networks: nets},
+		routerLSP(o, etor, ext, rtoe),
+		SwitchPort{Owner: o, Name: p.c.ExternalBridge + "_" + p.p + nd.Name, Switch: ext, Type: PortLocalnet,
+			Addresses: []string{"unknown"}, Options: Options{{OptNetworkName, p.c.PhysicalNetworkName}}},
+	)
+	for i := range p.fams {
+		f := &p.fams[i]
+		nh, _ := pickAddr(nd.NextHops, f.is4)
+		p.b.add(
+			StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.masq.Subnet, Nexthop: f.masq.DummyNextHop, OutputPort: rtoe},
+			StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.anyRoute, Nexthop: nh, OutputPort: rtoe},
+			snat(o, gr, f.subnet, f.grMasq),
+		)
+	}
+}
+
+// mgmtPortLSP returns a node's management port on sw.
+func (p *planner) mgmtPortLSP(nd *Node, sw string, ips []netip.Prefix) SwitchPort {
+	a := addressesOf(ips...)
+	return SwitchPort{Owner: p.nodeOwner(nd), Name: p.mgmtPort(nd), Switch: sw, Addresses: []string{a}, PortSecurity: []string{a}}
+}

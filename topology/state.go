@@ -1,0 +1,439 @@
+package topology
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"iter"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/udnkit/udnkit/netconf"
+)
+
+// partKey names one partition of a State: the objects of one network that
+// exist because of one node (node "" holds the network-wide objects).
+type partKey struct{ network, node string }
+
+func compareParts(a, b partKey) int {
+	if c := strings.Compare(a.network, b.network); c != 0 {
+		return c
+	}
+	return strings.Compare(a.node, b.node)
+}
+
+type entry struct {
+	kind Kind
+	key  string
+	obj  Object
+}
+
+func compareEntries(a, b entry) int {
+	if a.kind != b.kind {
+		return cmp.Compare(a.kind, b.kind)
+	}
+	return strings.Compare(a.key, b.key)
+}
+
+// part is an immutable, sorted partition. States share parts: a part is
+// never modified once it belongs to a State.
+type part struct {
+	entries []entry
+}
+
+func (p *part) find(kind Kind, key string) (int, bool) {
+	return slices.BinarySearchFunc(p.entries, entry{kind: kind, key: key}, compareEntries)
+}
+
+// State is a desired or observed set of OVN Northbound objects, partitioned
+// by owner (network, node). It also records the networks it speaks for (its
+// scope, see Diff), which may have no objects at all.
+//
+// A State is immutable: every method returns a new State and the objects it
+// yields are copies. Build one with a Builder or a planner. The zero value is
+// the empty State. States are safe for concurrent use.
+type State struct {
+	parts    map[partKey]*part
+	networks []string // sorted, unique
+	// partial marks an incremental plan (PlanNodes) that speaks only for
+	// the nodes listed in nodes ("" = the network-wide objects).
+	partial bool
+	nodes   []string
+	n       int
+}
+
+// Len returns the number of objects.
+func (s State) Len() int { return s.n }
+
+// Networks returns the networks the State speaks for, sorted.
+func (s State) Networks() []string { return slices.Clone(s.networks) }
+
+// Nodes returns, for an incremental plan (PlanNodes), the nodes it speaks
+// for, sorted ("" stands for the network-wide objects), and true; for a full
+// state nil and false.
+func (s State) Nodes() ([]string, bool) {
+	return slices.Clone(s.nodes), s.partial
+}
+
+// sortedParts returns the partition keys in order.
+func (s State) sortedParts() []partKey {
+	keys := slices.Collect(maps.Keys(s.parts))
+	slices.SortFunc(keys, compareParts)
+	return keys
+}
+
+func (s State) allEntries() []entry {
+	all := make([]entry, 0, s.n)
+	for _, p := range s.parts {
+		all = append(all, p.entries...)
+	}
+	slices.SortFunc(all, compareEntries)
+	return all
+}
+
+// Objects yields copies of every object, ordered by kind (creation order)
+// then key.
+func (s State) Objects() iter.Seq[Object] {
+	return func(yield func(Object) bool) {
+		for _, e := range s.allEntries() {
+			if !yield(e.obj.clone()) {
+				return
+			}
+		}
+	}
+}
+
+// ObjectsOf returns copies of the objects of one kind, ordered by key.
+func (s State) ObjectsOf(kind Kind) []Object {
+	var out []Object
+	for o := range s.Objects() {
+		if o.Kind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Get returns a copy of the object of kind with key.
+func (s State) Get(kind Kind, key string) (Object, bool) {
+	for _, p := range s.parts {
+		if i, ok := p.find(kind, key); ok {
+			return p.entries[i].obj.clone(), true
+		}
+	}
+	return nil, false
+}
+
+// Equal reports whether s and o hold the same objects (with the same
+// owners). The networks a State speaks for are its scope, not its content,
+// and are not compared.
+func (s State) Equal(o State) bool {
+	if s.n != o.n || len(s.parts) != len(o.parts) {
+		return false
+	}
+	for k, p := range s.parts {
+		q, ok := o.parts[k]
+		if !ok || !partsEqual(p, q) {
+			return false
+		}
+	}
+	return true
+}
+
+func partsEqual(p, q *part) bool {
+	if p == q {
+		return true
+	}
+	if len(p.entries) != len(q.entries) {
+		return false
+	}
+	for i := range p.entries {
+		a, b := p.entries[i], q.entries[i]
+		if a.kind != b.kind || a.key != b.key || len(a.obj.columns(b.obj)) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Clone returns a deep copy of s. (States are immutable, so a copy is only
+// needed to hand objects to code that may keep them.)
+func (s State) Clone() State {
+	c := State{parts: make(map[partKey]*part, len(s.parts)), networks: slices.Clone(s.networks), n: s.n,
+		partial: s.partial, nodes: slices.Clone(s.nodes)}
+	for k, p := range s.parts {
+		q := &part{entries: make([]entry, len(p.entries))}
+		for i, e := range p.entries {
+			q.entries[i] = entry{e.kind, e.key, e.obj.clone()}
+		}
+		c.parts[k] = q
+	}
+	return c
+}
+
+// String renders s as text: a "networks" line, then one line per object
+// ordered by kind and key. The text is stable (golden files).
+func (s State) String() string {
+	var b strings.Builder
+	s.render(&b)
+	return b.String()
+}
+
+// WriteTo writes String to w.
+func (s State) WriteTo(w io.Writer) (int64, error) {
+	n, err := io.WriteString(w, s.String())
+	return int64(n), err
+}
+
+func (s State) render(b *strings.Builder) {
+	b.WriteString("networks: ")
+	b.WriteString(strings.Join(s.networks, ", "))
+	b.WriteByte('\n')
+	if s.partial {
+		b.WriteString("nodes: ")
+		b.WriteString(strings.Join(s.nodes, ", "))
+		b.WriteByte('\n')
+	}
+	for _, e := range s.allEntries() {
+		e.obj.render(b)
+		b.WriteByte('\n')
+	}
+}
+
+// Merge returns the union of s and others. Networks may appear in several
+// states (their partitions are united) but a partition (network, node) must
+// come from one state only, unless the same partition is shared unchanged;
+// two networks must not have the same object-name prefix. Errors wrap
+// ErrConflict.
+func (s State) Merge(others ...State) (State, error) {
+	out := State{parts: maps.Clone(s.parts), networks: slices.Clone(s.networks), n: s.n,
+		partial: s.partial, nodes: slices.Clone(s.nodes)}
+	if out.parts == nil {
+		out.parts = map[partKey]*part{}
+	}
+	for _, o := range others {
+		switch {
+		case len(o.networks) == 0 && len(o.parts) == 0:
+			continue
+		case len(out.networks) == 0 && len(out.parts) == 0:
+			out.partial = o.partial
+		case out.partial != o.partial:
+			return State{}, fmt.Errorf("merge: %w: a full state and an incremental (PlanNodes) one", ErrConflict)
+		}
+		out.nodes = append(out.nodes, o.nodes...)
+		for k, p := range o.parts {
+			if q, ok := out.parts[k]; ok {
+				if q == p {
+					continue
+				}
+				return State{}, fmt.Errorf("merge: network %q node %q: %w: planned twice", k.network, k.node, ErrConflict)
+			}
+			out.parts[k] = p
+			out.n += len(p.entries)
+		}
+		out.networks = append(out.networks, o.networks...)
+	}
+	slices.Sort(out.networks)
+	out.networks = slices.Compact(out.networks)
+	slices.Sort(out.nodes)
+	out.nodes = slices.Compact(out.nodes)
+	if err := checkPrefixes(out.networks); err != nil {
+		return State{}, err
+	}
+	return out, nil
+}
+
+// Without returns s without the objects of the given networks (they are no
+// longer in its scope either).
+func (s State) Without(networks ...string) State {
+	drop := map[string]bool{}
+	for _, n := range networks {
+		drop[n] = true
+	}
+	out := State{parts: make(map[partKey]*part, len(s.parts)), partial: s.partial, nodes: s.nodes}
+	for k, p := range s.parts {
+		if !drop[k.network] {
+			out.parts[k] = p
+			out.n += len(p.entries)
+		}
+	}
+	for _, n := range s.networks {
+		if !drop[n] {
+			out.networks = append(out.networks, n)
+		}
+	}
+	return out
+}
+
+// Removal returns an empty State that speaks for networks: Diff(observed,
+// Removal(n)) deletes every object of network n.
+func Removal(networks ...string) State {
+	var b Builder
+	for _, n := range networks {
+		b.Own(n)
+	}
+	s, _ := b.State()
+	return s
+}
+
+func checkPrefixes(networks []string) error {
+	if len(networks) < 2 {
+		return nil
+	}
+	seen := make(map[string]string, len(networks))
+	for _, n := range networks {
+		p := networkPrefix(n)
+		if o, ok := seen[p]; ok {
+			return fmt.Errorf("networks %q and %q: %w: both use the object-name prefix %q", o, n, ErrConflict, p)
+		}
+		seen[p] = n
+	}
+	return nil
+}
+
+// Builder collects objects into a State. The zero value is ready to use. A
+// Builder is not safe for concurrent use.
+type Builder struct {
+	index    map[partKey]int // into parts
+	keys     []partKey
+	parts    [][]entry
+	last     int // index of the partition added to last, -1 for none
+	networks []string
+	err      error
+	// trusted: the objects come from a planner whose names are unique by
+	// construction; State checks duplicates per partition only.
+	trusted bool
+}
+
+// grow prepares b for about n partitions.
+func (b *Builder) grow(n int) {
+	if b.index == nil {
+		b.index, b.last = make(map[partKey]int, n), -1
+		b.keys, b.parts = make([]partKey, 0, n), make([][]entry, 0, n)
+	}
+}
+
+// Own adds network to the scope of the State being built even if it ends up
+// with no objects.
+func (b *Builder) Own(network string) {
+	b.networks = append(b.networks, network)
+}
+
+// Add adds objects. Set-valued columns are normalised (sorted); the objects
+// are copied. Each object's network is added to the scope. An object
+// without an owner network is an error, reported by State.
+func (b *Builder) Add(objs ...Object) {
+	for _, o := range objs {
+		if o == nil {
+			continue
+		}
+		if o.OwnedBy().Network == "" && b.err == nil {
+			b.err = fmt.Errorf("%s %q: owner network: %w: empty", o.Kind(), o.Key(), ErrInvalid)
+		}
+		b.add(o.clone())
+	}
+}
+
+// add adds objects the caller hands over (no copy).
+func (b *Builder) add(objs ...Object) {
+	for _, o := range objs {
+		own := o.OwnedBy()
+		k := partKey{own.Network, own.Node}
+		i := b.last
+		if b.index == nil {
+			b.index, i = map[partKey]int{}, -1
+		}
+		if i < 0 || b.keys[i] != k {
+			var ok bool
+			if i, ok = b.index[k]; !ok {
+				i = len(b.parts)
+				b.index[k] = i
+				b.keys = append(b.keys, k)
+				b.parts = append(b.parts, make([]entry, 0, 8))
+			}
+			b.last = i
+		}
+		b.parts[i] = append(b.parts[i], entry{o.Kind(), o.Key(), normalized(o)})
+	}
+}
+
+// State returns the State built so far. Keys must be unique per kind;
+// errors wrap ErrConflict or ErrInvalid and name the object.
+func (b *Builder) State() (State, error) {
+	if b.err != nil {
+		return State{}, b.err
+	}
+	s := State{parts: make(map[partKey]*part, len(b.parts))}
+	nets := slices.Clone(b.networks)
+	type kindKey struct {
+		kind Kind
+		key  string
+	}
+	var seen map[kindKey]int
+	if len(b.parts) > 1 && !b.trusted {
+		total := 0
+		for _, es := range b.parts {
+			total += len(es)
+		}
+		seen = make(map[kindKey]int, total)
+	}
+	for i, es := range b.parts {
+		k := b.keys[i]
+		if !b.trusted {
+			es = slices.Clone(es) // the Builder may be used again
+		}
+		slices.SortFunc(es, compareEntries)
+		for i := 1; i < len(es); i++ {
+			if es[i].kind == es[i-1].kind && es[i].key == es[i-1].key {
+				return State{}, fmt.Errorf("%s %q: %w: defined twice", es[i].kind, es[i].key, ErrConflict)
+			}
+		}
+		if seen != nil {
+			for _, e := range es {
+				kk := kindKey{e.kind, e.key}
+				if o, ok := seen[kk]; ok {
+					ok := b.keys[o]
+					return State{}, fmt.Errorf("%s %q: %w: owned by network %q node %q and network %q node %q",
+						e.kind, e.key, ErrConflict, ok.network, ok.node, k.network, k.node)
+				}
+				seen[kk] = i
+			}
+		}
+		s.parts[k] = &part{entries: es}
+		s.n += len(es)
+		nets = append(nets, k.network)
+	}
+	slices.Sort(nets)
+	s.networks = slices.Compact(nets)
+	if err := checkPrefixes(s.networks); err != nil {
+		return State{}, err
+	}
+	return s, nil
+}
+
+func networkPrefix(name string) string { return netconf.NetworkPrefix(name) }
+
+// Overlay returns s with the partitions of others laid over it: for every
+// (network, node) that one of others has objects for, its objects replace
+// s's (later states win). The result speaks for the networks of all. It is
+// how incremental plans (PlanNodes) are combined with a full one.
+func (s State) Overlay(others ...State) State {
+	out := State{parts: maps.Clone(s.parts), n: s.n, networks: slices.Clone(s.networks), partial: s.partial, nodes: s.nodes}
+	if out.parts == nil {
+		out.parts = map[partKey]*part{}
+	}
+	for _, o := range others {
+		for k, p := range o.parts {
+			if q, ok := out.parts[k]; ok {
+				out.n -= len(q.entries)
+			}
+			out.parts[k] = p
+			out.n += len(p.entries)
+		}
+		out.networks = append(out.networks, o.networks...)
+	}
+	slices.Sort(out.networks)
+	out.networks = slices.Compact(out.networks)
+	return out
+}
