@@ -1,0 +1,365 @@
+package nbctl
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/topology"
+)
+
+// ErrUnsupported: a change the renderer cannot express.
+var ErrUnsupported = errors.New("nbctl: unsupported change")
+
+// Config tunes the script. The zero value renders "ovn-nbctl" commands
+// that use the default database (or OVN_NB_DB).
+type Config struct {
+	// Command is the ovn-nbctl command line; default "ovn-nbctl".
+	Command string
+}
+
+// Script returns the script for changes.
+func Script(changes topology.Changes, cfg Config) (string, error) {
+	var b strings.Builder
+	if err := Render(&b, changes, cfg); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// Render writes the script for changes to w.
+func Render(w io.Writer, changes topology.Changes, cfg Config) error {
+	cmd := cfg.Command
+	if cmd == "" {
+		cmd = "ovn-nbctl"
+	}
+	r := &renderer{cmd: cmd}
+	r.line("#!/bin/sh")
+	r.line("# udnkit: %d changes (%d create, %d update, %d delete)", len(changes), count(changes, topology.OpCreate),
+		count(changes, topology.OpUpdate), count(changes, topology.OpDelete))
+	r.line("set -e")
+	for _, ch := range changes {
+		r.ids = 0
+		r.line("")
+		r.line("# %s", ch.String())
+		var err error
+		switch ch.Op {
+		case topology.OpCreate:
+			err = r.create(ch.Object)
+		case topology.OpUpdate:
+			err = r.update(ch)
+		case topology.OpDelete:
+			obj := ch.Object
+			if obj == nil {
+				obj = ch.Old
+			}
+			err = r.delete(obj)
+		default:
+			err = fmt.Errorf("%w: operation %v", ErrUnsupported, ch.Op)
+		}
+		if err != nil {
+			return fmt.Errorf("nbctl: %s: %w", ch.String(), err)
+		}
+	}
+	_, err := io.WriteString(w, r.b.String())
+	return err
+}
+
+func count(cs topology.Changes, op topology.Op) int {
+	n := 0
+	for _, c := range cs {
+		if c.Op == op {
+			n++
+		}
+	}
+	return n
+}
+
+type renderer struct {
+	cmd string
+	b   strings.Builder
+	ids int
+}
+
+func (r *renderer) line(format string, a ...any) {
+	fmt.Fprintf(&r.b, format, a...)
+	r.b.WriteByte('\n')
+}
+
+func (r *renderer) id() string {
+	r.ids++
+	return "@r" + strconv.Itoa(r.ids)
+}
+
+// atom spells a string in OVSDB syntax: a JSON string (ovn-nbctl unescapes
+// strings as JSON does, \uXXXX included).
+func atom(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// value spells a column value in OVSDB syntax.
+func value(v any) string {
+	switch x := v.(type) {
+	case string:
+		return atom(x)
+	case int:
+		return strconv.Itoa(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case []string:
+		q := make([]string, len(x))
+		for i, s := range x {
+			q[i] = atom(s)
+		}
+		return "[" + strings.Join(q, ",") + "]"
+	case map[string]string:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		q := make([]string, len(keys))
+		for i, k := range keys {
+			q[i] = atom(k) + "=" + atom(x[k])
+		}
+		return "{" + strings.Join(q, ",") + "}"
+	}
+	panic(fmt.Sprintf("nbctl: value of type %T", v))
+}
+
+// sh quotes a word for the shell.
+func sh(s string) string {
+	if s != "" && strings.IndexFunc(s, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("@%+=:,./_-", c))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func join(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = sh(w)
+	}
+	return strings.Join(q, " ")
+}
+
+// columns renders col=value words in column order.
+func columns(cols map[string]any) []string {
+	names := make([]string, 0, len(cols))
+	for c := range cols {
+		names = append(names, c)
+	}
+	slices.Sort(names)
+	out := make([]string, 0, len(names))
+	for _, c := range names {
+		out = append(out, c+"="+value(cols[c]))
+	}
+	return out
+}
+
+// refs renders "get" commands binding the referenced rows and returns the
+// reference column words.
+func (r *renderer) refs(row ovnnb.Row, words *[]string) []string {
+	var cols []string
+	for _, ref := range row.Refs {
+		ids := make([]string, len(ref.Names))
+		for i, n := range ref.Names {
+			ids[i] = r.id()
+			*words = append(*words, "--", "--id="+ids[i], "get", ref.Table, n)
+		}
+		if ref.Column == "gateway_port" {
+			cols = append(cols, ref.Column+"="+ids[0])
+		} else {
+			cols = append(cols, ref.Column+"=["+strings.Join(ids, ",")+"]")
+		}
+	}
+	if len(row.GatewayChassis) > 0 {
+		ids := make([]string, len(row.GatewayChassis))
+		for i, g := range row.GatewayChassis {
+			ids[i] = r.id()
+			*words = append(*words, "--", "--id="+ids[i], "create", "Gateway_Chassis")
+			*words = append(*words, columns(g)...)
+		}
+		cols = append(cols, "gateway_chassis=["+strings.Join(ids, ",")+"]")
+	}
+	return cols
+}
+
+func (r *renderer) create(obj topology.Object) error {
+	row, err := ovnnb.RowOf(obj)
+	if err != nil {
+		return err
+	}
+	var words []string
+	refCols := r.refs(row, &words)
+	self := r.id()
+	words = append(words, "--", "--id="+self, "create", row.Table)
+	words = append(words, columns(row.Columns)...)
+	words = append(words, refCols...)
+	if row.Parent != nil {
+		words = append(words, "--", "add", row.Parent.Table, row.Parent.Names[0], row.Parent.Column, self)
+	}
+	r.line("%s %s >/dev/null", r.cmd, join(words))
+	return nil
+}
+
+// named kinds have a name: the record can be named on the command line.
+func named(k topology.Kind) bool {
+	switch k {
+	case topology.KindStaticRoute, topology.KindPolicy, topology.KindNAT, topology.KindACL:
+		return false
+	}
+	return true
+}
+
+var pseudo = map[string]bool{topology.ColumnSwitch: true, topology.ColumnRouter: true}
+
+func (r *renderer) update(ch topology.Change) error {
+	if !named(ch.Kind) {
+		old := ch.Old
+		if old == nil {
+			return fmt.Errorf("%w: update of an unnamed row without its old object", ErrUnsupported)
+		}
+		if err := r.delete(old); err != nil {
+			return err
+		}
+		return r.create(ch.Object)
+	}
+	row, err := ovnnb.RowOf(ch.Object)
+	if err != nil {
+		return err
+	}
+	cols := ch.Columns
+	if len(cols) == 0 {
+		return fmt.Errorf("%w: update without columns", ErrUnsupported)
+	}
+	var words, set, clear []string
+	refCols := map[string]string{}
+	var pre []string
+	for _, rc := range r.refs(row, &pre) {
+		c, v, _ := strings.Cut(rc, "=")
+		refCols[c] = v
+	}
+	move := false
+	for _, c := range cols {
+		switch {
+		case pseudo[c]:
+			move = true
+		case c == "external_ids" && ch.Kind == topology.KindLoadBalancerGroup:
+		case refCols[c] != "":
+			set = append(set, c+"="+refCols[c])
+		case row.Columns[c] != nil:
+			set = append(set, c+"="+value(row.Columns[c]))
+		default:
+			clear = append(clear, c)
+		}
+	}
+	self := ch.Key
+	words = append(words, pre...)
+	if len(set) > 0 {
+		words = append(words, "--", "set", row.Table, self)
+		words = append(words, set...)
+	}
+	for _, c := range clear {
+		words = append(words, "--", "clear", row.Table, self, c)
+	}
+	if move && row.Parent != nil {
+		old, err := ovnnb.RowOf(ch.Old)
+		if err != nil {
+			return err
+		}
+		id := r.id()
+		words = append(words, "--", "--id="+id, "get", row.Table, self)
+		if old.Parent != nil {
+			words = append(words, "--", "remove", old.Parent.Table, old.Parent.Names[0], old.Parent.Column, id)
+		}
+		words = append(words, "--", "add", row.Parent.Table, row.Parent.Names[0], row.Parent.Column, id)
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	r.line("%s %s", r.cmd, join(words))
+	return nil
+}
+
+// findWords returns "find" conditions that select an unnamed row by its
+// key columns.
+func findWords(obj topology.Object) ([]string, error) {
+	row, err := ovnnb.RowOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	switch obj.Kind() {
+	case topology.KindStaticRoute:
+		keys = []string{"ip_prefix", "nexthop", "route_table", "policy"}
+	case topology.KindPolicy:
+		keys = []string{"priority", "match"}
+	case topology.KindNAT:
+		keys = []string{"type", "logical_ip", "external_ip", "logical_port", "match"}
+	case topology.KindACL:
+		keys = []string{"tier", "direction", "priority", "match"}
+	}
+	w := []string{"--bare", "--columns=_uuid", "find", row.Table}
+	for _, k := range keys {
+		if v, ok := row.Columns[k]; ok {
+			w = append(w, k+"="+value(v))
+		} else {
+			switch k {
+			case "policy", "logical_port":
+				w = append(w, k+"=[]")
+			case "tier", "priority":
+				w = append(w, k+"=0")
+			default:
+				w = append(w, k+`=""`)
+			}
+		}
+	}
+	ids, _ := row.Columns["external_ids"].(map[string]string)
+	keys = keys[:0]
+	for k := range ids {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		w = append(w, "external_ids:"+atom(k)+"="+atom(ids[k]))
+	}
+	return w, nil
+}
+
+func (r *renderer) delete(obj topology.Object) error {
+	if obj == nil {
+		return fmt.Errorf("%w: delete without an object", ErrUnsupported)
+	}
+	row, err := ovnnb.RowOf(obj)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !named(obj.Kind()):
+		fw, err := findWords(obj)
+		if err != nil {
+			return err
+		}
+		p := row.Parent
+		r.line("%s remove %s %s %s $(%s %s)", r.cmd, p.Table, sh(p.Names[0]), p.Column, r.cmd, join(fw))
+	case row.Parent != nil:
+		id := r.id()
+		r.line("%s %s", r.cmd, join([]string{"--", "--id=" + id, "get", row.Table, obj.Key(),
+			"--", "remove", row.Parent.Table, row.Parent.Names[0], row.Parent.Column, id}))
+	default:
+		r.line("%s destroy %s %s", r.cmd, row.Table, sh(obj.Key()))
+	}
+	return nil
+}

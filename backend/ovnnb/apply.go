@@ -1,0 +1,813 @@
+package ovnnb
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/ovn-kubernetes/libovsdb/model"
+	"github.com/ovn-kubernetes/libovsdb/ovsdb"
+
+	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/topology"
+)
+
+// ChangeError is the error of one change: the change is named by its
+// operation, kind and key. Err wraps ErrInvalidChange (nothing was written)
+// or ErrTransaction (the server refused the transaction holding it).
+type ChangeError struct {
+	Op   topology.Op
+	Kind topology.Kind
+	Key  string
+	Err  error
+}
+
+func (e *ChangeError) Error() string {
+	return fmt.Sprintf("ovnnb: %s %s: %v", e.Op, describe(e.Kind, e.Key), e.Err)
+}
+
+func (e *ChangeError) Unwrap() error { return e.Err }
+
+// Result counts what an Apply wrote.
+type Result struct {
+	// Transactions sent (0 for an empty change set).
+	Transactions int
+	// Operations sent: inserts, updates, mutations and deletes.
+	Operations int
+	// Rows inserted, updated or deleted.
+	Rows int
+}
+
+// Apply writes changes (from topology.Diff against a State this Client
+// observed) in one transaction, or in transactions of at most
+// Config.MaxOpsPerTransaction operations. Every change is checked against
+// the database before anything is sent: a malformed change set writes
+// nothing and returns a *ChangeError wrapping ErrInvalidChange. An empty
+// change set sends nothing.
+//
+// New rows get named UUIDs; members (ports, routes, policies, NAT, ACLs)
+// are added to and removed from their parent's reference set by mutation,
+// so references the SDK does not own survive. Only rows the SDK owns are
+// updated or deleted.
+func (c *Client) Apply(ctx context.Context, changes topology.Changes) (Result, error) {
+	if len(changes) == 0 {
+		return Result{}, ctx.Err()
+	}
+	snap, err := c.read(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	p, err := c.plan(snap, changes)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.run(ctx, p)
+}
+
+// Operations returns the OVSDB operations Apply would send for changes, in
+// one list, without sending them (a dry run at the protocol level).
+func (c *Client) Operations(ctx context.Context, changes topology.Changes) ([]ovsdb.Operation, error) {
+	snap, err := c.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.plan(snap, changes)
+	if err != nil {
+		return nil, err
+	}
+	var ops []ovsdb.Operation
+	for _, u := range p {
+		for _, o := range u.ops {
+			ops = append(ops, o.op)
+		}
+	}
+	return ops, nil
+}
+
+// Sync observes the networks desired speaks for, diffs and applies: it
+// makes the database hold desired and returns the changes it applied. A
+// second Sync of the same State sends nothing.
+func (c *Client) Sync(ctx context.Context, desired topology.State) (topology.Changes, Result, error) {
+	snap, err := c.read(ctx)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	observed, err := snap.state(desired.Networks())
+	if err != nil {
+		return nil, Result{}, err
+	}
+	changes := topology.Diff(observed, desired)
+	if len(changes) == 0 {
+		return nil, Result{}, nil
+	}
+	p, err := c.plan(snap, changes)
+	if err != nil {
+		return changes, Result{}, err
+	}
+	r, err := c.run(ctx, p)
+	return changes, r, err
+}
+
+// taggedOp is one operation with the change it belongs to.
+type taggedOp struct {
+	op   ovsdb.Operation
+	ch   int // index into the change set
+	rows int // rows it writes (0 for mutations)
+	of   topology.Change
+}
+
+// unit is a group of operations that must share a transaction: a new
+// parent with its new members, members added to or removed from an
+// existing parent, one update, one delete.
+type unit struct {
+	phase   int // 0 create, 1 update, 2 delete
+	rank    topology.Kind
+	seq     int
+	ch      int // change that opened the unit
+	pre     []taggedOp
+	head    model.Model // created parent, inserted after its members
+	headOp  string      // its named UUID
+	refs    map[string][]string
+	parent  string // existing parent UUID receiving or losing members
+	ptable  string
+	add     map[string][]string
+	del     map[string][]string
+	post    []taggedOp
+	ops     []taggedOp // assembled
+	touched []int
+}
+
+type planner struct {
+	c       *Client
+	s       *snapshot
+	changes topology.Changes
+	n       int
+	created map[objKey]string // → named UUID
+	deleted map[string]bool   // UUIDs deleted by the change set
+	units   map[[3]string]*unit
+	order   []*unit
+}
+
+func (p *planner) named() string {
+	p.n++
+	return "row" + strconv.Itoa(p.n)
+}
+
+func (p *planner) fail(i int, err error) error {
+	ch := p.changes[i]
+	return &ChangeError{Op: ch.Op, Kind: ch.Kind, Key: ch.Key, Err: err}
+}
+
+func invalid(format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidChange}, a...)...)
+}
+
+func (p *planner) unit(phase int, k topology.Kind, key string, ch int) *unit {
+	id := [3]string{strconv.Itoa(phase), k.String(), key}
+	if u, ok := p.units[id]; ok {
+		return u
+	}
+	u := &unit{phase: phase, rank: k, seq: len(p.order), ch: ch, refs: map[string][]string{},
+		add: map[string][]string{}, del: map[string][]string{}}
+	p.units[id] = u
+	p.order = append(p.order, u)
+	return u
+}
+
+// named kinds have a name column; names are their keys.
+func namedKind(k topology.Kind) bool {
+	switch k {
+	case topology.KindStaticRoute, topology.KindPolicy, topology.KindNAT, topology.KindACL:
+		return false
+	}
+	return true
+}
+
+// resolve returns the UUID (real or named) of the row of kind called name:
+// created by the change set, owned, or (for plain references) foreign.
+func (p *planner) resolve(k topology.Kind, name string, ownedOnly bool) (string, bool) {
+	if u, ok := p.created[objKey{k, name}]; ok {
+		return u, true
+	}
+	if o, ok := p.s.owned[objKey{k, name}]; ok && !p.deleted[o.uuid] {
+		return o.uuid, true
+	}
+	if ownedOnly {
+		return "", false
+	}
+	if us := p.s.byName[k][name]; len(us) == 1 && !p.deleted[us[0]] {
+		return us[0], true
+	}
+	return "", false
+}
+
+func (c *Client) plan(s *snapshot, changes topology.Changes) ([]*unit, error) {
+	p := &planner{c: c, s: s, changes: changes, created: map[objKey]string{}, deleted: map[string]bool{},
+		units: map[[3]string]*unit{}}
+	// Pass 1: check every change against the snapshot.
+	for i, ch := range changes {
+		obj := ch.Object
+		if obj == nil {
+			obj = ch.Old
+		}
+		if obj == nil {
+			return nil, p.fail(i, invalid("no object"))
+		}
+		if obj.Kind() != ch.Kind || obj.Key() != ch.Key {
+			return nil, p.fail(i, invalid("object is %s", describe(obj.Kind(), obj.Key())))
+		}
+		if obj.OwnedBy().Network == "" {
+			return nil, p.fail(i, invalid("owner network is empty"))
+		}
+		k := objKey{ch.Kind, ch.Key}
+		switch ch.Op {
+		case topology.OpCreate:
+			if _, ok := s.owned[k]; ok {
+				return nil, p.fail(i, invalid("already exists"))
+			}
+			if _, ok := p.created[k]; ok {
+				return nil, p.fail(i, invalid("created twice"))
+			}
+			if namedKind(ch.Kind) && len(s.byName[ch.Kind][ch.Key]) > 0 {
+				return nil, p.fail(i, invalid("a row not owned by udnkit has this name"))
+			}
+			p.created[k] = p.named()
+		case topology.OpUpdate, topology.OpDelete:
+			o, ok := s.owned[k]
+			if !ok {
+				return nil, p.fail(i, invalid("not found among the rows udnkit owns"))
+			}
+			if ch.Op == topology.OpDelete {
+				if p.deleted[o.uuid] {
+					return nil, p.fail(i, invalid("deleted twice"))
+				}
+				p.deleted[o.uuid] = true
+			}
+		default:
+			return nil, p.fail(i, invalid("unknown operation %v", ch.Op))
+		}
+	}
+	// Pass 2: operations.
+	for i, ch := range changes {
+		var err error
+		switch ch.Op {
+		case topology.OpCreate:
+			err = p.create(i, ch)
+		case topology.OpUpdate:
+			err = p.update(i, ch)
+		case topology.OpDelete:
+			err = p.delete(i, ch)
+		}
+		if err != nil {
+			return nil, p.fail(i, err)
+		}
+	}
+	units := p.order
+	slices.SortStableFunc(units, func(a, b *unit) int {
+		if c := cmp.Compare(a.phase, b.phase); c != 0 {
+			return c
+		}
+		if a.phase == 2 {
+			return cmp.Compare(a.seq, b.seq)
+		}
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	for _, u := range units {
+		if err := p.assemble(u); err != nil {
+			return nil, p.fail(u.ch, err)
+		}
+	}
+	return units, nil
+}
+
+// row builds the OVSDB row of m: every non-default column, or exactly the
+// given columns.
+func (c *Client) row(m model.Model, columns []string) (ovsdb.Row, error) {
+	info, err := c.dbModel.NewModelInfo(m)
+	if err != nil {
+		return nil, err
+	}
+	ts := info.Metadata.TableSchema
+	out := ovsdb.Row{}
+	add := func(col string) error {
+		cs := ts.Column(col)
+		if cs == nil {
+			return fmt.Errorf("%w: table %s has no column %s", ErrSchema, info.Metadata.TableName, col)
+		}
+		v, err := info.FieldByColumn(col)
+		if err != nil {
+			return err
+		}
+		if columns == nil && ovsdb.IsDefaultValue(cs, v) {
+			return nil
+		}
+		ov, err := ovsdb.NativeToOvs(cs, v)
+		if err != nil {
+			return fmt.Errorf("column %s: %w", col, err)
+		}
+		out[col] = ov
+		return nil
+	}
+	if columns != nil {
+		for _, col := range columns {
+			if err := add(col); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	for col := range ts.Columns {
+		if err := add(col); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// fill builds the model of obj with its by-name references resolved and
+// its Gateway_Chassis rows (returned as insert operations).
+func (p *planner) fill(i int, obj topology.Object) (model.Model, []taggedOp, error) {
+	m, err := toRow(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range nameRefs(obj) {
+		var us []string
+		for _, n := range r.names {
+			u, ok := p.resolve(r.kind, n, false)
+			if !ok {
+				return nil, nil, invalid("%s: %s not found", r.column, describe(r.kind, n))
+			}
+			us = append(us, u)
+		}
+		switch x := m.(type) {
+		case *nbdb.LoadBalancerGroup:
+			x.LoadBalancer = us
+		case *nbdb.LogicalSwitch:
+			x.LoadBalancerGroup = us
+		case *nbdb.LogicalRouter:
+			x.LoadBalancerGroup = us
+		case *nbdb.PortGroup:
+			x.Ports = us
+		case *nbdb.NAT:
+			if len(us) == 1 {
+				x.GatewayPort = &us[0]
+			}
+		}
+	}
+	var pre []taggedOp
+	if rp, ok := obj.(topology.RouterPort); ok {
+		lrp := m.(*nbdb.LogicalRouterPort)
+		for _, g := range rp.GatewayChassis {
+			gm := &nbdb.GatewayChassis{Name: g.Name, ChassisName: g.Chassis, Priority: g.Priority}
+			row, err := p.c.fastRow(gm, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			n := p.named()
+			pre = append(pre, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: nbdb.GatewayChassisTable, UUIDName: n, Row: row}, ch: i, rows: 1})
+			lrp.GatewayChassis = append(lrp.GatewayChassis, n)
+		}
+	}
+	return m, pre, nil
+}
+
+func (p *planner) create(i int, ch topology.Change) error {
+	obj := ch.Object
+	named := p.created[objKey{ch.Kind, ch.Key}]
+	m, pre, err := p.fill(i, obj)
+	if err != nil {
+		return err
+	}
+	pk, pname, member := parentOf(obj)
+	if !member {
+		u := p.unit(0, ch.Kind, ch.Key, i)
+		u.head, u.headOp = m, named
+		u.pre = append(u.pre, pre...)
+		u.touched = append(u.touched, i)
+		return nil
+	}
+	if pname == "" {
+		return invalid("no parent %s", pk.kind)
+	}
+	row, err := p.c.fastRow(m, nil)
+	if err != nil {
+		return err
+	}
+	ins := taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: ch.Kind.Table(), UUIDName: named, Row: row}, ch: i, rows: 1}
+	u := p.unit(0, pk.kind, pname, i)
+	u.pre = append(u.pre, pre...)
+	u.pre = append(u.pre, ins)
+	if _, ok := p.created[objKey{pk.kind, pname}]; ok {
+		u.refs[pk.column] = append(u.refs[pk.column], named)
+		return nil
+	}
+	o, ok := p.s.owned[objKey{pk.kind, pname}]
+	if !ok || p.deleted[o.uuid] {
+		return invalid("parent %s not found among the rows udnkit owns", describe(pk.kind, pname))
+	}
+	u.parent, u.ptable = o.uuid, pk.kind.Table()
+	u.add[pk.column] = append(u.add[pk.column], named)
+	return nil
+}
+
+// structural columns of each kind that Apply never writes in an update:
+// members are managed by mutation.
+var memberColumns = map[string]bool{"ports": true, "acls": true, "static_routes": true, "policies": true, "nat": true}
+
+// updatable lists the columns an update may write for a kind when the
+// change does not say.
+func updatable(k topology.Kind) []string {
+	switch k {
+	case topology.KindAddressSet:
+		return []string{"addresses", "external_ids"}
+	case topology.KindLoadBalancer:
+		return []string{"protocol", "vips", "options", "external_ids"}
+	case topology.KindLoadBalancerGroup:
+		return []string{"load_balancer"}
+	case topology.KindSwitch:
+		return []string{"other_config", "load_balancer_group", "external_ids"}
+	case topology.KindRouter:
+		return []string{"options", "load_balancer_group", "external_ids"}
+	case topology.KindSwitchPort:
+		return []string{"type", "addresses", "port_security", "options", "tag_request", "external_ids"}
+	case topology.KindRouterPort:
+		return []string{"mac", "networks", "peer", "options", "gateway_chassis", "external_ids"}
+	case topology.KindPortGroup:
+		return []string{"ports", "external_ids"}
+	case topology.KindStaticRoute:
+		return []string{"output_port", "options", "external_ids"}
+	case topology.KindPolicy:
+		return []string{"action", "nexthops", "options", "external_ids"}
+	case topology.KindNAT:
+		return []string{"match", "options", "external_ids"}
+	case topology.KindACL:
+		return []string{"name", "action", "options", "external_ids"}
+	}
+	return nil
+}
+
+func (p *planner) update(i int, ch topology.Change) error {
+	obs := p.s.owned[objKey{ch.Kind, ch.Key}]
+	m, pre, err := p.fill(i, ch.Object)
+	if err != nil {
+		return err
+	}
+	cols := ch.Columns
+	if len(cols) == 0 {
+		cols = updatable(ch.Kind)
+	}
+	u := p.unit(1, ch.Kind, ch.Key, i)
+	u.touched = append(u.touched, i)
+	var write []string
+	move := false
+	for _, c := range cols {
+		switch {
+		case c == topology.ColumnSwitch || c == topology.ColumnRouter:
+			move = true
+		case memberColumns[c] && !(ch.Kind == topology.KindPortGroup && c == "ports"):
+			return invalid("column %s is managed through members", c)
+		case ch.Kind == topology.KindLoadBalancerGroup && c == "external_ids":
+			// Load_Balancer_Group has no external_ids.
+		default:
+			write = append(write, c)
+		}
+	}
+	if ch.Kind == topology.KindACL {
+		if o, ok := ch.Old.(topology.ACL); ok {
+			n := ch.Object.(topology.ACL)
+			move = move || o.PortGroup != n.PortGroup || o.Switch != n.Switch
+		}
+	}
+	if !move {
+		if pk, pname, member := parentOf(ch.Object); member {
+			if cur, ok := p.s.rows[pk.kind.Table()][obs.parent]; !ok || func() bool { n, _ := rowName(cur); return n != pname }() {
+				move = true
+			}
+		}
+	}
+	u.pre = append(u.pre, pre...)
+	if len(write) > 0 {
+		row, err := p.c.fastRow(m, write)
+		if err != nil {
+			return err
+		}
+		u.post = append(u.post, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationUpdate, Table: ch.Kind.Table(), Row: row,
+			Where: []ovsdb.Condition{uuidIs(obs.uuid)}}, ch: i, rows: 1})
+	}
+	if move {
+		pk, pname, _ := parentOf(ch.Object)
+		if obs.parent != "" && !p.deleted[obs.parent] {
+			oldTable := p.s.tableOf(obs.parent)
+			col := pk.column
+			u.post = append(u.post, mutate(oldTable, obs.parent, col, ovsdb.MutateOperationDelete, []string{obs.uuid}, i))
+		}
+		if _, ok := p.created[objKey{pk.kind, pname}]; ok {
+			cu := p.unit(0, pk.kind, pname, i)
+			cu.refs[pk.column] = append(cu.refs[pk.column], obs.uuid)
+		} else {
+			np, ok := p.s.owned[objKey{pk.kind, pname}]
+			if !ok || p.deleted[np.uuid] {
+				return invalid("new parent %s not found among the rows udnkit owns", describe(pk.kind, pname))
+			}
+			u.post = append(u.post, mutate(pk.kind.Table(), np.uuid, pk.column, ovsdb.MutateOperationInsert, []string{obs.uuid}, i))
+		}
+	}
+	return nil
+}
+
+func (s *snapshot) tableOf(uuid string) string {
+	for t, rows := range s.rows {
+		if _, ok := rows[uuid]; ok {
+			return t
+		}
+	}
+	return ""
+}
+
+func (p *planner) delete(i int, ch topology.Change) error {
+	obs := p.s.owned[objKey{ch.Kind, ch.Key}]
+	del := taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationDelete, Table: ch.Kind.Table(), Where: []ovsdb.Condition{uuidIs(obs.uuid)}}, ch: i, rows: 1}
+	pk, _, member := parentOf(obs.obj)
+	if !member {
+		if row, ok := p.s.rows[ch.Kind.Table()][obs.uuid]; ok {
+			for col, us := range members(row) {
+				for _, m := range us {
+					if !p.s.mine[m] {
+						return invalid("%s holds a row udnkit does not own (%s %s); deleting it would delete that row: remove it first",
+							col, p.s.tableOf(m), p.s.label(m))
+					}
+				}
+			}
+		}
+		u := p.unit(2, ch.Kind, ch.Key, i)
+		u.post = append(u.post, del)
+		u.touched = append(u.touched, i)
+		return nil
+	}
+	if p.deleted[obs.parent] {
+		// The member goes with its parent: OVSDB collects unreferenced
+		// members, and deleting it first could break a batch.
+		return nil
+	}
+	table := p.s.tableOf(obs.parent)
+	name := p.s.name[obs.parent]
+	u := p.unit(2, kindOfTable(table), name, i)
+	u.parent, u.ptable = obs.parent, table
+	u.del[pk.column] = append(u.del[pk.column], obs.uuid)
+	u.post = append(u.post, del)
+	u.touched = append(u.touched, i)
+	return nil
+}
+
+// label names a row by its name, or its UUID.
+func (s *snapshot) label(u string) string {
+	if n, ok := s.name[u]; ok {
+		return strconv.Quote(n)
+	}
+	return u
+}
+
+func uuidIs(u string) ovsdb.Condition {
+	return ovsdb.NewCondition("_uuid", ovsdb.ConditionEqual, ovsdb.UUID{GoUUID: u})
+}
+
+func uuidSet(us []string) ovsdb.OvsSet {
+	s := ovsdb.OvsSet{GoSet: make([]any, len(us))}
+	for i, u := range us {
+		s.GoSet[i] = ovsdb.UUID{GoUUID: u}
+	}
+	return s
+}
+
+func mutate(table, uuid, column string, m ovsdb.Mutator, us []string, ch int) taggedOp {
+	return taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationMutate, Table: table, Where: []ovsdb.Condition{uuidIs(uuid)},
+		Mutations: []ovsdb.Mutation{*ovsdb.NewMutation(column, m, uuidSet(us))}}, ch: ch}
+}
+
+func sortedCols(m map[string][]string) []string {
+	cols := make([]string, 0, len(m))
+	for c := range m {
+		cols = append(cols, c)
+	}
+	slices.Sort(cols)
+	return cols
+}
+
+// assemble orders a unit's operations: rows first, then the parent that
+// references them (inserted or mutated), then updates and deletes.
+func (p *planner) assemble(u *unit) error {
+	ops := slices.Clone(u.pre)
+	if u.head != nil {
+		if err := setMembers(u.head, u.refs); err != nil {
+			return err
+		}
+		row, err := p.c.fastRow(u.head, nil)
+		if err != nil {
+			return err
+		}
+		info, _ := p.c.dbModel.NewModelInfo(u.head)
+		ops = append(ops, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: info.Metadata.TableName, UUIDName: u.headOp, Row: row}, ch: u.ch, rows: 1})
+	}
+	if u.parent != "" {
+		for _, col := range sortedCols(u.del) {
+			ops = append(ops, mutate(u.ptable, u.parent, col, ovsdb.MutateOperationDelete, u.del[col], u.ch))
+		}
+		for _, col := range sortedCols(u.add) {
+			ops = append(ops, mutate(u.ptable, u.parent, col, ovsdb.MutateOperationInsert, u.add[col], u.ch))
+		}
+	}
+	u.ops = append(ops, u.post...)
+	for i := range u.ops {
+		c := p.changes[u.ops[i].ch]
+		u.ops[i].of = topology.Change{Op: c.Op, Kind: c.Kind, Key: c.Key}
+	}
+	return nil
+}
+
+// setMembers writes the member columns of a new parent row.
+func setMembers(m model.Model, refs map[string][]string) error {
+	for col, us := range refs {
+		switch x := m.(type) {
+		case *nbdb.LogicalSwitch:
+			switch col {
+			case "ports":
+				x.Ports = us
+			case "acls":
+				x.ACLs = us
+			}
+		case *nbdb.LogicalRouter:
+			switch col {
+			case "ports":
+				x.Ports = us
+			case "static_routes":
+				x.StaticRoutes = us
+			case "policies":
+				x.Policies = us
+			case "nat":
+				x.Nat = us
+			}
+		case *nbdb.PortGroup:
+			if col == "acls" {
+				x.ACLs = us
+			}
+		default:
+			return invalid("%T has no member column %s", m, col)
+		}
+	}
+	return nil
+}
+
+// run sends the units in transactions.
+func (c *Client) run(ctx context.Context, units []*unit) (Result, error) {
+	var res Result
+	max := c.cfg.MaxOpsPerTransaction
+	real := map[string]string{}
+	for start := 0; start < len(units); {
+		end := start
+		n := 0
+		for end < len(units) && (n == 0 || max <= 0 || n+len(units[end].ops) <= max) {
+			n += len(units[end].ops)
+			end++
+		}
+		var batch []taggedOp
+		for _, u := range units[start:end] {
+			batch = append(batch, u.ops...)
+		}
+		start = end
+		if len(batch) == 0 {
+			continue
+		}
+		ops := make([]ovsdb.Operation, len(batch))
+		for i, t := range batch {
+			ops[i] = t.op
+			if len(real) > 0 {
+				substOp(&ops[i], real)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		results, err := c.ovs.Transact(ctx, ops...)
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, fmt.Errorf("%w: %w", ErrTransaction, ctx.Err())
+			}
+			return res, fmt.Errorf("%w: %v", ErrTransaction, err)
+		}
+		if err := c.check(results, ops, batch); err != nil {
+			return res, err
+		}
+		res.Transactions++
+		res.Operations += len(ops)
+		for i, t := range batch {
+			res.Rows += t.rows
+			if ops[i].Op == ovsdb.OperationInsert && ops[i].UUIDName != "" {
+				real[ops[i].UUIDName] = results[i].UUID.GoUUID
+			}
+		}
+	}
+	return res, nil
+}
+
+func (c *Client) check(results []ovsdb.OperationResult, ops []ovsdb.Operation, batch []taggedOp) error {
+	_, err := ovsdb.CheckOperationResults(results, ops)
+	if err == nil {
+		return nil
+	}
+	for i, r := range results {
+		if r.Error == "" {
+			continue
+		}
+		detail := r.Error
+		if r.Details != "" {
+			detail += ": " + r.Details
+		}
+		if i < len(batch) {
+			of := batch[i].of
+			return &ChangeError{Op: of.Op, Kind: of.Kind, Key: of.Key,
+				Err: fmt.Errorf("%w: %s on %s: %s", ErrTransaction, ops[i].Op, ops[i].Table, detail)}
+		}
+		return fmt.Errorf("%w: commit: %s", ErrTransaction, detail)
+	}
+	return fmt.Errorf("%w: %v", ErrTransaction, err)
+}
+
+// substRaw replaces ["named-uuid","NAME"] in encoded values.
+func substRaw(raw json.RawMessage, real map[string]string) json.RawMessage {
+	const tag = `["named-uuid","`
+	if !bytes.Contains(raw, []byte(tag)) {
+		return raw
+	}
+	var out []byte
+	rest := []byte(raw)
+	for {
+		i := bytes.Index(rest, []byte(tag))
+		if i < 0 {
+			return append(out, rest...)
+		}
+		out = append(out, rest[:i]...)
+		rest = rest[i+len(tag):]
+		j := bytes.IndexByte(rest, '"')
+		name := string(rest[:j])
+		if r, ok := real[name]; ok {
+			out = append(out, `["uuid","`...)
+			out = append(out, r...)
+		} else {
+			out = append(out, tag...)
+			out = append(out, name...)
+		}
+		rest = rest[j:]
+	}
+}
+
+// substOp replaces named UUIDs committed by an earlier batch with the real
+// ones.
+func substOp(op *ovsdb.Operation, real map[string]string) {
+	if op.Row != nil {
+		row := ovsdb.Row{}
+		for k, v := range op.Row {
+			row[k] = subst(v, real)
+		}
+		op.Row = row
+	}
+	if op.Mutations != nil {
+		ms := slices.Clone(op.Mutations)
+		for i := range ms {
+			ms[i].Value = subst(ms[i].Value, real)
+		}
+		op.Mutations = ms
+	}
+	if op.Where != nil {
+		ws := slices.Clone(op.Where)
+		for i := range ws {
+			ws[i].Value = subst(ws[i].Value, real)
+		}
+		op.Where = ws
+	}
+}
+
+func subst(v any, real map[string]string) any {
+	switch x := v.(type) {
+	case json.RawMessage:
+		return substRaw(x, real)
+	case ovsdb.UUID:
+		if r, ok := real[x.GoUUID]; ok {
+			return ovsdb.UUID{GoUUID: r}
+		}
+	case ovsdb.OvsSet:
+		s := ovsdb.OvsSet{GoSet: make([]any, len(x.GoSet))}
+		for i, e := range x.GoSet {
+			s.GoSet[i] = subst(e, real)
+		}
+		return s
+	}
+	return v
+}

@@ -1,0 +1,170 @@
+package ovnnb_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ovn-kubernetes/libovsdb/ovsdb"
+
+	"github.com/udnkit/udnkit/backend/nbctl"
+	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/internal/ovntest"
+	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/topology"
+)
+
+// bigPlan is the benchmark plan: networks primary networks (alternately
+// Layer3 and Layer2, pod subnets 10.<n>.0.0/16) on nodes nodes of one zone.
+func bigPlan(tb testing.TB, nodes, networks int) topology.State {
+	tb.Helper()
+	ns := ovntest.Nodes(nodes, "zone1")
+	var states []topology.State
+	for i := 1; i <= networks; i++ {
+		var n *netconf.Network
+		if i%2 == 1 {
+			n = ovntest.Layer3Network()
+		} else {
+			n = ovntest.Layer2Network()
+		}
+		n.Name = fmt.Sprintf("ns%d_net%d", i, i)
+		n.ID = i
+		n.Subnets[0].CIDR = netipPrefix(fmt.Sprintf("10.%d.0.0/16", 100+i))
+		in := ovntest.PlanInput(n, ns, "zone1")
+		if n.Topology == netconf.TopologyLayer3 {
+			for j, node := range ns {
+				in.HostSubnets[node.Name] = []netipP{netipPrefix(fmt.Sprintf("10.%d.%d.0/24", 100+i, j))}
+			}
+		}
+		s, err := topology.Plan(in)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		states = append(states, s)
+	}
+	all, err := states[0].Merge(states[1:]...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return all
+}
+
+// BenchmarkNB100x20 writes a 100-node x 20-network plan into fresh real NB
+// databases three ways, interleaved in every iteration so that the machine's
+// load hits them alike:
+//   - adapter: ovnnb.Client.Apply, one transaction;
+//   - raw: the very operations the adapter sends, as one JSON-RPC transact
+//     written straight to the NB socket, timed from the first byte sent to
+//     the reply (the floor; ovsdb-client transact cannot carry it because
+//     Linux caps one argument at 128 KiB and this transaction is tens of MB);
+//   - nbctl: the nbctl script, one ovn-nbctl process per object as shell
+//     integrations do, for the plan's first 400 objects (process start-up
+//     dominates, so the rate does not depend on the plan's size).
+//
+// It reports rows per second for each and the adapter's ratios.
+func BenchmarkNB100x20(b *testing.B) {
+	b.ReportAllocs()
+	plan := bigPlan(b, 100, 20)
+	changes := topology.Diff(topology.State{}, plan)
+	script, err := nbctl.Script(changes[:400], nbctl.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var adapterRows, rawRows, nbctlRows int
+	var adapterT, rawT, nbctlT time.Duration
+	for i := 0; i < b.N; i++ {
+		// adapter
+		env := ovntest.Start(b)
+		c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		res, err := c.Apply(ctx, changes)
+		adapterT += time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		adapterRows += res.Rows
+		c.Close()
+		_ = env.Stop()
+
+		// raw
+		env = ovntest.Start(b)
+		c, err = ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ops, err := c.Operations(ctx, changes)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+		msg, err := json.Marshal(map[string]any{"id": 1, "method": "transact", "params": append([]any{"OVN_Northbound"}, anyOps(ops)...)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		conn, err := net.Dial("unix", strings.TrimPrefix(env.NBUnix, "unix:"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		start = time.Now()
+		if _, err := conn.Write(msg); err != nil {
+			b.Fatal(err)
+		}
+		var reply struct {
+			Result []ovsdb.OperationResult `json:"result"`
+			Error  any                     `json:"error"`
+		}
+		if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&reply); err != nil {
+			b.Fatal(err)
+		}
+		rawT += time.Since(start)
+		if _, err := ovsdb.CheckOperationResults(reply.Result, ops); err != nil || reply.Error != nil {
+			b.Fatal(err, reply.Error)
+		}
+		for _, op := range ops {
+			if op.Op != ovsdb.OperationMutate {
+				rawRows++
+			}
+		}
+		conn.Close()
+		_ = env.Stop()
+
+		// nbctl, one process per object
+		env = ovntest.Start(b)
+		start = time.Now()
+		if out, err := env.Shell(ctx, script); err != nil {
+			b.Fatal(err, out)
+		}
+		nbctlT += time.Since(start)
+		nbctlRows += 400
+		_ = env.Stop()
+	}
+	a, r, n := float64(adapterRows)/adapterT.Seconds(), float64(rawRows)/rawT.Seconds(), float64(nbctlRows)/nbctlT.Seconds()
+	b.ReportMetric(float64(len(changes)), "objects")
+	b.ReportMetric(a, "adapter-rows/s")
+	b.ReportMetric(r, "raw-rows/s")
+	b.ReportMetric(n, "nbctl-rows/s")
+	b.ReportMetric(a/r, "adapter/raw")
+	b.ReportMetric(a/n, "adapter/nbctl")
+}
+
+func anyOps(ops []ovsdb.Operation) []any {
+	out := make([]any, len(ops))
+	for i, o := range ops {
+		out[i] = o
+	}
+	return out
+}
+
+type netipP = netip.Prefix
+
+func netipPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }

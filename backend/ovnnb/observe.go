@@ -1,0 +1,288 @@
+package ovnnb
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ovn-kubernetes/libovsdb/model"
+	"github.com/ovn-kubernetes/libovsdb/ovsdb"
+
+	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/topology"
+)
+
+type objKey struct {
+	kind topology.Kind
+	key  string
+}
+
+// observed is one owned row.
+type observed struct {
+	uuid   string
+	obj    topology.Object
+	parent string // UUID of the parent row for members
+}
+
+// snapshot is a consistent read of the tables the adapter writes.
+type snapshot struct {
+	rows  map[string]map[string]model.Model // table → UUID → row
+	owned map[objKey]observed
+	// byName maps kind → name → UUIDs of every row (owned or not) with
+	// that name, for the kinds keyed by name.
+	byName map[topology.Kind]map[string][]string
+	name   map[string]string // UUID → name, for named rows
+	gcs    map[string]*nbdb.GatewayChassis
+	// mine holds the UUIDs of the owned rows.
+	mine map[string]bool
+}
+
+// snapshotTables are read by one select transaction.
+var snapshotTables = []string{
+	nbdb.AddressSetTable, nbdb.LoadBalancerTable, nbdb.LoadBalancerGroupTable,
+	nbdb.LogicalSwitchTable, nbdb.LogicalRouterTable, nbdb.LogicalSwitchPortTable,
+	nbdb.LogicalRouterPortTable, nbdb.PortGroupTable, nbdb.LogicalRouterStaticRouteTable,
+	nbdb.LogicalRouterPolicyTable, nbdb.NATTable, nbdb.ACLTable, nbdb.GatewayChassisTable,
+}
+
+// read selects every row of the adapter's tables in one transaction.
+func (c *Client) read(ctx context.Context) (*snapshot, error) {
+	ops := make([]ovsdb.Operation, len(snapshotTables))
+	for i, t := range snapshotTables {
+		ops[i] = ovsdb.Operation{Op: ovsdb.OperationSelect, Table: t, Where: []ovsdb.Condition{}}
+	}
+	res, err := c.ovs.Transact(ctx, ops...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading the Northbound tables: %w", ErrTransaction, err)
+	}
+	if _, err := ovsdb.CheckOperationResults(res, ops); err != nil {
+		return nil, fmt.Errorf("%w: reading the Northbound tables: %v", ErrTransaction, err)
+	}
+	s := &snapshot{rows: map[string]map[string]model.Model{}, owned: map[objKey]observed{},
+		byName: map[topology.Kind]map[string][]string{}, name: map[string]string{}, gcs: map[string]*nbdb.GatewayChassis{}, mine: map[string]bool{}}
+	for i, t := range snapshotTables {
+		rows := make(map[string]model.Model, len(res[i].Rows))
+		for j := range res[i].Rows {
+			row := &res[i].Rows[j]
+			u, ok := (*row)["_uuid"].(ovsdb.UUID)
+			if !ok {
+				return nil, fmt.Errorf("%w: %s row without _uuid", ErrTransaction, t)
+			}
+			m, err := model.CreateModel(c.dbModel, t, row, u.GoUUID)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s row %s: %v", ErrSchema, t, u.GoUUID, err)
+			}
+			rows[u.GoUUID] = m
+		}
+		s.rows[t] = rows
+	}
+	if err := s.index(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func rowName(m model.Model) (string, bool) {
+	switch r := m.(type) {
+	case *nbdb.AddressSet:
+		return r.Name, true
+	case *nbdb.LoadBalancer:
+		return r.Name, true
+	case *nbdb.LoadBalancerGroup:
+		return r.Name, true
+	case *nbdb.LogicalSwitch:
+		return r.Name, true
+	case *nbdb.LogicalRouter:
+		return r.Name, true
+	case *nbdb.LogicalSwitchPort:
+		return r.Name, true
+	case *nbdb.LogicalRouterPort:
+		return r.Name, true
+	case *nbdb.PortGroup:
+		return r.Name, true
+	}
+	return "", false
+}
+
+func rowIDs(m model.Model) map[string]string {
+	switch r := m.(type) {
+	case *nbdb.AddressSet:
+		return r.ExternalIDs
+	case *nbdb.LoadBalancer:
+		return r.ExternalIDs
+	case *nbdb.LogicalSwitch:
+		return r.ExternalIDs
+	case *nbdb.LogicalRouter:
+		return r.ExternalIDs
+	case *nbdb.LogicalSwitchPort:
+		return r.ExternalIDs
+	case *nbdb.LogicalRouterPort:
+		return r.ExternalIDs
+	case *nbdb.PortGroup:
+		return r.ExternalIDs
+	case *nbdb.LogicalRouterStaticRoute:
+		return r.ExternalIDs
+	case *nbdb.LogicalRouterPolicy:
+		return r.ExternalIDs
+	case *nbdb.NAT:
+		return r.ExternalIDs
+	case *nbdb.ACL:
+		return r.ExternalIDs
+	}
+	return nil
+}
+
+// members lists, for a parent row, its member UUIDs per column.
+func members(m model.Model) map[string][]string {
+	switch r := m.(type) {
+	case *nbdb.LogicalSwitch:
+		return map[string][]string{"ports": r.Ports, "acls": r.ACLs}
+	case *nbdb.LogicalRouter:
+		return map[string][]string{"ports": r.Ports, "static_routes": r.StaticRoutes, "policies": r.Policies, "nat": r.Nat}
+	case *nbdb.PortGroup:
+		return map[string][]string{"acls": r.ACLs}
+	}
+	return nil
+}
+
+// index builds the name maps and converts the owned rows to objects.
+func (s *snapshot) index() error {
+	for _, k := range topology.Kinds() {
+		for u, m := range s.rows[k.Table()] {
+			if n, ok := rowName(m); ok {
+				s.name[u] = n
+				if s.byName[k] == nil {
+					s.byName[k] = map[string][]string{}
+				}
+				s.byName[k][n] = append(s.byName[k][n], u)
+			}
+		}
+	}
+	for u, m := range s.rows[nbdb.GatewayChassisTable] {
+		s.gcs[u] = m.(*nbdb.GatewayChassis)
+	}
+	parent := map[string]string{} // member UUID → parent UUID
+	for _, t := range []string{nbdb.LogicalSwitchTable, nbdb.LogicalRouterTable, nbdb.PortGroupTable} {
+		for u, m := range s.rows[t] {
+			if _, ok := ownerOf(rowIDs(m)); !ok {
+				continue
+			}
+			for _, ms := range members(m) {
+				for _, c := range ms {
+					parent[c] = u
+				}
+			}
+		}
+	}
+	// Load_Balancer_Group has no external_ids: a group is owned when its
+	// name carries the object-name prefix of a network that owns rows.
+	prefixes := map[string]topology.Owner{}
+	for _, k := range []topology.Kind{topology.KindSwitch, topology.KindRouter} {
+		for _, m := range s.rows[k.Table()] {
+			if o, ok := ownerOf(rowIDs(m)); ok {
+				o.Node = ""
+				prefixes[netconf.NetworkPrefix(o.Network)] = o
+			}
+		}
+	}
+	names := func(u string) string {
+		if n, ok := s.name[u]; ok {
+			return n
+		}
+		return u
+	}
+	for _, k := range topology.Kinds() {
+		for u, m := range s.rows[k.Table()] {
+			var owner topology.Owner
+			var ok bool
+			if k == topology.KindLoadBalancerGroup {
+				owner, ok = lbgOwner(s.name[u], prefixes)
+			} else {
+				owner, ok = ownerOf(rowIDs(m))
+			}
+			if !ok {
+				continue
+			}
+			p := parent[u]
+			obj, err := fromRow(m, owner, names, s.name[p], s.gcs)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrSchema, err)
+			}
+			if acl, isACL := obj.(topology.ACL); isACL && p != "" {
+				if _, inPG := s.rows[nbdb.PortGroupTable][p]; inPG {
+					acl.PortGroup = s.name[p]
+				} else {
+					acl.Switch = s.name[p]
+				}
+				obj = acl
+			}
+			if _, member, isMember := parentOf(obj); isMember && member == "" {
+				// A member of no owned parent is not the SDK's to manage.
+				continue
+			}
+			key := objKey{k, obj.Key()}
+			if prev, dup := s.owned[key]; dup {
+				return fmt.Errorf("%w: %s exists twice (rows %s and %s)", ErrInvalidChange, describe(k, key.key), prev.uuid, u)
+			}
+			s.owned[key] = observed{uuid: u, obj: obj, parent: p}
+			s.mine[u] = true
+		}
+	}
+	return nil
+}
+
+func lbgOwner(name string, prefixes map[string]topology.Owner) (topology.Owner, bool) {
+	best := ""
+	for p := range prefixes {
+		if strings.HasPrefix(name, p) && len(p) > len(best) {
+			best = p
+		}
+	}
+	if best == "" {
+		return topology.Owner{}, false
+	}
+	return prefixes[best], true
+}
+
+// Observe returns the objects the SDK owns in the database (rows whose
+// external_ids carry k8s.ovn.org/network), restricted to the given networks
+// when any are given. The State speaks for those networks (or for every
+// network found). Rows the SDK does not own are never part of it.
+func (c *Client) Observe(ctx context.Context, networks ...string) (topology.State, error) {
+	s, err := c.read(ctx)
+	if err != nil {
+		return topology.State{}, err
+	}
+	return s.state(networks)
+}
+
+func (s *snapshot) state(networks []string) (topology.State, error) {
+	var b topology.Builder
+	for _, n := range networks {
+		b.Own(n)
+	}
+	keys := make([]objKey, 0, len(s.owned))
+	for k := range s.owned {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b objKey) int {
+		if a.kind != b.kind {
+			return int(a.kind) - int(b.kind)
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	for _, k := range keys {
+		o := s.owned[k].obj
+		if len(networks) > 0 && !slices.Contains(networks, o.OwnedBy().Network) {
+			continue
+		}
+		b.Add(o)
+	}
+	st, err := b.State()
+	if err != nil {
+		return topology.State{}, fmt.Errorf("ovnnb: observed rows do not form a state: %w", err)
+	}
+	return st, nil
+}

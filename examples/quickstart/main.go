@@ -1,0 +1,224 @@
+// Command quickstart plans two primary user-defined networks, one Layer3
+// and one Layer2, for a three-node cluster, applies them to an OVN
+// Northbound database and prints what was created.
+//
+//	go run ./examples/quickstart                          # embedded in-memory NB
+//	go run ./examples/quickstart -nb tcp:127.0.0.1:6641   # a real NB
+//	go run ./examples/quickstart -script                  # print the ovn-nbctl script instead
+//
+// The two networks' pod subnets overlap on purpose: OVN keeps them apart.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/udnkit/udnkit/backend/nbctl"
+	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/topology"
+)
+
+const udns = `
+kind: UserDefinedNetwork
+metadata: {name: blue, namespace: tenant-a}
+spec: {topology: Layer3, role: Primary, subnets: ["10.128.0.0/16/24"]}
+---
+kind: UserDefinedNetwork
+metadata: {name: red, namespace: tenant-b}
+spec: {topology: Layer2, role: Primary, subnets: ["10.128.0.0/16"]}
+`
+
+func main() {
+	nb := flag.String("nb", "", "Northbound endpoints, comma separated (unix:PATH, tcp:HOST:PORT); empty starts an embedded in-memory NB")
+	script := flag.Bool("script", false, "print the ovn-nbctl script of the changes instead of applying them")
+	flag.Parse()
+	if err := run(context.Background(), os.Stdout, *nb, *script); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+// nodes are the cluster's three nodes, all in one zone.
+func nodes() []topology.Node {
+	var out []topology.Node
+	for i, name := range []string{"node-a", "node-b", "node-c"} {
+		id := ipam.MinNodeID + i
+		out = append(out, topology.Node{Name: name, ID: id, Zone: "zone-1", Chassis: "chassis-" + name,
+			Addresses: []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{172, 18, 0, byte(id)}), 16)},
+			NextHops:  []netip.Addr{netip.MustParseAddr("172.18.0.1")}})
+	}
+	return out
+}
+
+// plan turns the UDNs into the desired OVN state.
+func plan() (topology.State, error) {
+	netIDs := ipam.NewNetworkIDAllocator()
+	var states []topology.State
+	for _, doc := range strings.Split(udns, "---") {
+		udn, err := netconf.DecodeUDN([]byte(doc))
+		if err != nil {
+			return topology.State{}, err
+		}
+		n, err := netconf.NetworkFromUDN(udn)
+		if err != nil {
+			return topology.State{}, err
+		}
+		if n.ID, err = netIDs.Allocate(n.Name); err != nil {
+			return topology.State{}, err
+		}
+		in := topology.Input{Network: n, Nodes: nodes(), Zone: "zone-1"}
+		switch n.Topology {
+		case netconf.TopologyLayer3:
+			var ranges []ipam.HostSubnetRange
+			for _, s := range n.Subnets {
+				ranges = append(ranges, ipam.HostSubnetRange{CIDR: s.CIDR, HostPrefix: s.HostPrefix})
+			}
+			subnets, err := ipam.NewHostSubnetAllocator(n.Name, ranges)
+			if err != nil {
+				return topology.State{}, err
+			}
+			in.HostSubnets = map[string][]netip.Prefix{}
+			for _, node := range in.Nodes {
+				if in.HostSubnets[node.Name], err = subnets.Allocate(node.Name); err != nil {
+					return topology.State{}, err
+				}
+			}
+		case netconf.TopologyLayer2:
+			first := ipam.DynamicTunnelKeyFirst + 2*n.ID
+			in.TunnelKeys = []int{first, first + 1}
+		}
+		s, err := topology.Plan(in)
+		if err != nil {
+			return topology.State{}, err
+		}
+		states = append(states, s)
+	}
+	return states[0].Merge(states[1:]...)
+}
+
+func run(ctx context.Context, w io.Writer, endpoints string, script bool) error {
+	desired, err := plan()
+	if err != nil {
+		return err
+	}
+	if script {
+		return nbctl.Render(w, topology.Diff(topology.State{}, desired), nbctl.Config{})
+	}
+	cfg := ovnnb.Config{Endpoints: strings.Split(endpoints, ",")}
+	where := endpoints
+	if endpoints == "" {
+		e, err := ovnnb.StartEmbedded()
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		cfg = e.Config()
+		where = "embedded in-memory Northbound database"
+	}
+	c, err := ovnnb.Dial(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	fmt.Fprintf(w, "Northbound: %s (schema %s)\n\n", where, c.SchemaVersion())
+
+	start := time.Now()
+	changes, res, err := c.Sync(ctx, desired)
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	creates, updates, deletes := changes.Count()
+	fmt.Fprintf(w, "applied %d changes (%d create, %d update, %d delete) as %d operations in %d transaction(s), %s\n\n",
+		len(changes), creates, updates, deletes, res.Operations, res.Transactions, took.Round(time.Millisecond))
+
+	observed, err := c.Observe(ctx)
+	if err != nil {
+		return err
+	}
+	summarize(w, observed)
+
+	changes, res, err = c.Sync(ctx, desired)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\napplying the same plan again: %d changes, %d operations\n", len(changes), res.Operations)
+	return nil
+}
+
+// summarize prints, per network, its routers and switches with their ports
+// and the number of other objects.
+func summarize(w io.Writer, s topology.State) {
+	for _, network := range s.Networks() {
+		n := s.Without(otherThan(s.Networks(), network)...)
+		fmt.Fprintf(w, "network %s: %d objects\n", network, n.Len())
+		ports := map[string][]string{}
+		for o := range n.Objects() {
+			switch p := o.(type) {
+			case topology.SwitchPort:
+				ports[p.Switch] = append(ports[p.Switch], p.Name+portNote(p))
+			case topology.RouterPort:
+				nets := make([]string, len(p.Networks))
+				for i, x := range p.Networks {
+					nets[i] = x.String()
+				}
+				ports[p.Router] = append(ports[p.Router], p.Name+" "+strings.Join(nets, ","))
+			}
+		}
+		counts := map[topology.Kind]int{}
+		for o := range n.Objects() {
+			counts[o.Kind()]++
+			switch x := o.(type) {
+			case topology.Router:
+				fmt.Fprintf(w, "  router %s\n", x.Name)
+				for _, p := range ports[x.Name] {
+					fmt.Fprintf(w, "      port %s\n", p)
+				}
+			case topology.Switch:
+				fmt.Fprintf(w, "  switch %s\n", x.Name)
+				for _, p := range ports[x.Name] {
+					fmt.Fprintf(w, "      port %s\n", p)
+				}
+			}
+		}
+		var other []string
+		for _, k := range topology.Kinds() {
+			switch k {
+			case topology.KindSwitch, topology.KindRouter, topology.KindSwitchPort, topology.KindRouterPort:
+				continue
+			}
+			if counts[k] > 0 {
+				other = append(other, fmt.Sprintf("%d %s", counts[k], k))
+			}
+		}
+		fmt.Fprintf(w, "  and %s\n", strings.Join(other, ", "))
+	}
+}
+
+func portNote(p topology.SwitchPort) string {
+	switch {
+	case p.Type != topology.PortNormal:
+		return " (" + p.Type.String() + ")"
+	case len(p.Addresses) > 0:
+		return " " + p.Addresses[0]
+	}
+	return ""
+}
+
+func otherThan(all []string, keep string) []string {
+	var out []string
+	for _, n := range all {
+		if n != keep {
+			out = append(out, n)
+		}
+	}
+	return out
+}
