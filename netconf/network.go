@@ -106,7 +106,16 @@ func (n *Network) Prefix() string { return NetworkPrefix(n.Name) }
 
 // NetworkPrefix returns the OVN object-name prefix of the network called name.
 func NetworkPrefix(name string) string {
-	return strings.NewReplacer("-", ".", "/", ".").Replace(name) + "_"
+	b := make([]byte, len(name)+1)
+	for i := range len(name) {
+		c := name[i]
+		if c == '-' || c == '/' {
+			c = '.'
+		}
+		b[i] = c
+	}
+	b[len(name)] = '_'
+	return string(b)
 }
 
 // IsPrimary reports whether the network is a pod's primary network.

@@ -45,7 +45,8 @@ type Change struct {
 	Kind Kind
 	Key  string
 	// Object is the desired object for OpCreate and OpUpdate, the observed
-	// one for OpDelete.
+	// one for OpDelete. Object and Old belong to the States diffed: treat
+	// them as read-only (objects of a State may share column slices).
 	Object Object
 	// Old is the observed object for OpUpdate and OpDelete, nil for OpCreate.
 	Old Object

@@ -1,6 +1,8 @@
 package topology
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"net/netip"
@@ -324,24 +326,19 @@ func checkRemoteNode(n *netconf.Network, nd *Node) error {
 // first.
 func families(n *netconf.Network) []bool {
 	var out []bool
+	subnets := n.SubnetPrefixes()
 	for _, is4 := range []bool{true, false} {
-		if _, ok := pickPrefix(n.SubnetPrefixes(), is4); ok {
+		if _, ok := pickPrefix(subnets, is4); ok {
 			out = append(out, is4)
 		}
 	}
 	return out
 }
 
-// subnetOf returns the network subnet of the family.
-func subnetOf(n *netconf.Network, is4 bool) netip.Prefix {
-	p, _ := pickPrefix(n.SubnetPrefixes(), is4)
-	return p
-}
-
-// withDefaultPrefixes returns ps, or def when ps is empty.
-func withDefaultPrefixes(ps, def []netip.Prefix) []netip.Prefix {
+// withDefaultPrefixes returns ps, or def() when ps is empty.
+func withDefaultPrefixes(ps []netip.Prefix, def func() []netip.Prefix) []netip.Prefix {
 	if len(ps) == 0 {
-		return def
+		return def()
 	}
 	return ps
 }
@@ -360,17 +357,60 @@ func checkFamilies(n *netconf.Network, field string, ps []netip.Prefix, fams []b
 	return nil
 }
 
-// checkHostSubnets refuses two nodes with the same host subnet.
+// checkHostSubnets refuses two nodes with the same host subnet. It reports
+// the first repeated subnet in input order, naming the node it repeats.
+// (It sorts pointer-free records rather than filling a map of every host
+// subnet, which costs several times more for each plan.)
 func checkHostSubnets(n *netconf.Network, in Input) error {
-	seen := make(map[netip.Prefix]string, len(in.Nodes)*2)
-	for i := range in.Nodes {
-		name := in.Nodes[i].Name
-		for _, h := range in.HostSubnets[name] {
-			if o, ok := seen[h]; ok {
-				return errf("%s: node %q: hostSubnets: %w: %v is also node %q's", n, name, ErrConflict, h, o)
+	type ref struct {
+		hi, lo    uint64 // the address; with fam and bits, equal iff the prefixes are
+		fam, bits int16  // Addr.BitLen, Prefix.Bits
+		pos       int32  // in input order
+		node, j   int32  // in.HostSubnets[in.Nodes[node].Name][j]
+	}
+	// IPv4 first: host subnets are usually listed in address order per
+	// family, so the sort finds the records (almost) sorted.
+	refs := make([]ref, 0, 2*len(in.Nodes))
+	for _, v4 := range []bool{true, false} {
+		pos := int32(0)
+		for i := range in.Nodes {
+			for j, h := range in.HostSubnets[in.Nodes[i].Name] {
+				if a := h.Addr(); a.Is4() == v4 {
+					b := a.As16()
+					refs = append(refs, ref{hi: binary.BigEndian.Uint64(b[:8]), lo: binary.BigEndian.Uint64(b[8:]),
+						fam: int16(a.BitLen()), bits: int16(h.Bits()), pos: pos, node: int32(i), j: int32(j)})
+				}
+				pos++
 			}
-			seen[h] = name
 		}
+	}
+	same := func(a, b *ref) bool { return a.hi == b.hi && a.lo == b.lo && a.fam == b.fam && a.bits == b.bits }
+	slices.SortFunc(refs, func(a, b ref) int {
+		switch {
+		case a.fam != b.fam:
+			return cmp.Compare(a.fam, b.fam)
+		case a.hi != b.hi:
+			return cmp.Compare(a.hi, b.hi)
+		case a.lo != b.lo:
+			return cmp.Compare(a.lo, b.lo)
+		case a.bits != b.bits:
+			return cmp.Compare(a.bits, b.bits)
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+	var dup, first *ref // the earliest repetition, and the subnet's first use
+	for i := 1; i < len(refs); i++ {
+		if !same(&refs[i], &refs[i-1]) || i >= 2 && same(&refs[i], &refs[i-2]) {
+			continue // not the second use of a subnet
+		}
+		if dup == nil || refs[i].pos < dup.pos {
+			dup, first = &refs[i], &refs[i-1]
+		}
+	}
+	if dup != nil {
+		name := in.Nodes[dup.node].Name
+		h := in.HostSubnets[name][dup.j]
+		return errf("%s: node %q: hostSubnets: %w: %v is also node %q's", n, name, ErrConflict, h, in.Nodes[first.node].Name)
 	}
 	return nil
 }

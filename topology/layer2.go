@@ -8,6 +8,30 @@ import (
 	"github.com/udnkit/udnkit/ipam"
 )
 
+// layer2Names holds values of a primary Layer2 network that the objects of
+// all its nodes share, computed once per plan.
+type layer2Names struct {
+	trtos      string         // the transit router's port to the switch
+	legacyPort string         // the legacy gateway router's port on the switch
+	mgmtAddrs  []string       // the management port's address entry
+	mpMatch    string         // the management port SNAT's match
+	gws        []netip.Prefix // the .1 gateway interface addresses
+}
+
+// initLayer2 sets p.l2.
+func (p *planner) initLayer2() {
+	sw := p.layer2Switch()
+	var mpsArr [2]netip.Prefix
+	mps := mpsArr[:len(p.fams)]
+	p.l2.gws = p.pfxs.make(len(p.fams))
+	for i, f := range p.fams {
+		p.l2.gws[i], mps[i] = f.gw, f.mgmt
+	}
+	p.l2.trtos, p.l2.legacyPort = p.cat("trtos-", sw), p.cat("rtos-", sw)
+	p.l2.mgmtAddrs = p.strs.of(p.addresses(mps...))
+	p.l2.mpMatch = p.cat("eth.dst == ", p.mac(mps...))
+}
+
 // layer2Cluster adds the network-wide objects of a Layer2 network: the
 // switch and, for a primary network on a transit router, the transit
 // router, its port to the switch with the .1 gateway, the routes to the
@@ -21,8 +45,7 @@ func (p *planner) layer2Cluster() {
 		p.b.add(s)
 		return
 	}
-	c, ss, _ := p.lbGroups()
-	s.LoadBalancerGroups = []string{c, ss}
+	s.LoadBalancerGroups = p.lbSwitch
 	p.b.add(s)
 	p.lbGroupObjects()
 	if p.mode == modeLegacyLayer2 {
@@ -46,7 +69,7 @@ func (p *planner) layer2Cluster() {
 	p.b.add(
 		Router{Owner: o, Name: tr, Options: Options{{OptRequestedTnlKey, strconv.Itoa(p.in.TunnelKeys[1])}}},
 		rp,
-		routerLSP(o, "stotr-"+sw, sw, trtos),
+		p.routerLSP(o, "stotr-"+sw, sw, trtos),
 	)
 	p.noReroutePolicies(o, tr)
 	mpMAC := mac(mps...)
@@ -55,7 +78,7 @@ func (p *planner) layer2Cluster() {
 		for _, svc := range f.svcIPs {
 			p.b.add(StaticRoute{Owner: o, Router: tr, Policy: RouteDstIP, Prefix: host(svc), Nexthop: f.mgmt.Addr()})
 		}
-		n := snat(o, tr, f.subnet, f.mpMasq)
+		n := p.snat(o, tr, f.subnet, f.mpMasq)
 		n.LogicalPort, n.Match = trtos, "eth.dst == "+mpMAC
 		p.b.add(n)
 	}
@@ -66,83 +89,82 @@ func (p *planner) layer2Cluster() {
 func (p *planner) layer2Node(nd *Node, local bool) {
 	o := p.nodeOwner(nd)
 	sw, tr := p.layer2Switch(), p.transitRouter()
-	key := strconv.Itoa(nd.ID)
-	var joinArr, trArr, grArr [2]netip.Prefix // per family; copied when kept
+	key := p.itoa(nd.ID)
+	var joinArr, trArr, grArr [2]netip.Prefix // per family; objects keep copies
 	joinGR := joinArr[:len(p.fams)]
 	for i, f := range p.fams {
 		joinGR[i] = p.ipf(ipam.JoinGatewayRouterIP(f.join, nd.ID))
 	}
-	legacyPort := "rtos-" + sw              // the legacy gateway router's port on the switch
-	legacyLSP := "stor-GR_" + p.p + nd.Name // the switch's port to it
 	if p.err != nil {
 		return
 	}
 	legacy := p.mode == modeLegacyLayer2 || p.mode == modeUpgrade && p.legacy[nd.Name]
+	legacyPort := p.l2.legacyPort // the legacy gateway router's port on the switch
 
 	if !local {
 		if legacy {
-			p.b.add(SwitchPort{Owner: o, Name: legacyLSP, Switch: sw, Type: PortRemote,
-				Addresses: []string{addressesOf(joinGR...)},
-				Options:   NewOptions(OptRequestedTnlKey, key, OptRequestedChassis, nd.Chassis)})
+			p.b.add(SwitchPort{Owner: o, Name: p.legacyLSP(nd), Switch: sw, Type: PortRemote,
+				Addresses: p.strs.of(p.addresses(joinGR...)),
+				Options:   p.opts.of(Option{OptRequestedChassis, nd.Chassis}, Option{OptRequestedTnlKey, key})}) // sorted by key
 			return
 		}
 		trIPs, grIPs := trArr[:len(p.fams)], grArr[:len(p.fams)]
 		if p.peerIPs(nd, trIPs, grIPs); p.err != nil {
 			return
 		}
-		p.b.add(RouterPort{Owner: o, Name: "trtor-GR_" + p.p + nd.Name, Router: tr, MAC: mac(trIPs...), Networks: slices.Clone(trIPs),
-			Options: NewOptions(OptRequestedTnlKey, key, OptRequestedChassis, nd.Chassis)})
+		p.b.add(RouterPort{Owner: o, Name: p.cat("trtor-GR_", p.p, nd.Name), Router: tr, MAC: p.mac(trIPs...), Networks: p.pfxs.of(trIPs...),
+			Options: p.opts.of(Option{OptRequestedChassis, nd.Chassis}, Option{OptRequestedTnlKey, key})}) // sorted by key
 		for i := range p.fams {
 			p.b.add(StaticRoute{Owner: o, Router: tr, Policy: RouteDstIP, Prefix: host(joinGR[i].Addr()), Nexthop: grIPs[i].Addr()})
 		}
 		return
 	}
 
-	joinGR = slices.Clone(joinGR)
 	gr := p.gr(nd)
-	mps := make([]netip.Prefix, len(p.fams))
-	for i, f := range p.fams {
-		mps[i] = f.mgmt
-	}
-	p.b.add(p.mgmtPortLSP(nd, sw, mps))
-	p.gatewayRouter(nd)
+	p.b.add(p.mgmtPortLSP(nd, sw, p.l2.mgmtAddrs))
+	p.gatewayRouter(nd, gr)
 
 	if p.mode == modeLegacyLayer2 {
 		// The gateway router sits on the switch and answers for the .1
 		// gateway itself.
-		nets := append(append([]netip.Prefix{}, joinGR...), p.gateways()...)
+		nets := p.pfxs.make(2 * len(p.fams))
+		copy(nets, joinGR)
+		copy(nets[len(joinGR):], p.l2.gws)
+		slices.SortFunc(nets, comparePrefix) // as the Builder would
 		p.b.add(
-			RouterPort{Owner: o, Name: legacyPort, Router: gr, MAC: mac(joinGR...), Networks: nets, Options: Options{{OptGatewayMTU, p.mtu}}},
-			routerLSP(o, legacyLSP, sw, legacyPort, OptRequestedTnlKey, key),
+			RouterPort{Owner: o, Name: legacyPort, Router: gr, MAC: p.mac(joinGR...), Networks: nets, Options: p.mtuOpts},
+			p.routerLSPWithKey(o, p.legacyLSP(nd), sw, legacyPort, key),
 		)
-		p.b.add(p.nodeReroutePolicies(nd, o, gr, legacyPort)...)
+		p.nodeReroutePolicies(nd, o, gr, legacyPort)
 		p.noReroutePolicies(o, gr)
-		mpMAC := mac(mps...)
 		for i := range p.fams {
 			f := &p.fams[i]
 			for _, svc := range f.svcIPs {
 				p.b.add(StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: host(svc), Nexthop: f.mgmt.Addr()})
 			}
-			n := snat(o, gr, f.subnet, f.mpMasq)
-			n.LogicalPort, n.Match = legacyPort, "eth.dst == "+mpMAC
+			n := p.snat(o, gr, f.subnet, f.mpMasq)
+			n.LogicalPort, n.Match = legacyPort, p.l2.mpMatch
 			p.b.add(n)
 		}
 		return
 	}
 
 	// Transit router topology: the gateway router peers with the transit
-	// router directly.
-	trIPs, grIPs := make([]netip.Prefix, len(p.fams)), make([]netip.Prefix, len(p.fams))
+	// router directly. grNets holds the join then the peer addresses.
+	grNets := p.pfxs.make(2 * len(p.fams))
+	copy(grNets, joinGR)
+	trIPs, grIPs := p.pfxs.make(len(p.fams)), grNets[len(p.fams):]
 	if p.peerIPs(nd, trIPs, grIPs); p.err != nil {
 		return
 	}
-	trtor, rtotr, trtos := "trtor-"+gr, "rtotr-"+gr, "trtos-"+sw
-	grNets := append(append([]netip.Prefix{}, joinGR...), grIPs...)
+	grIPs = grArr[:copy(grArr[:], grIPs)]
+	slices.SortFunc(grNets, comparePrefix) // as the Builder would
+	trtor, rtotr := p.cat("trtor-", gr), p.cat("rtotr-", gr)
 	p.b.add(
-		RouterPort{Owner: o, Name: rtotr, Router: gr, MAC: mac(joinGR...), Networks: grNets, Peer: trtor,
-			Options: Options{{OptGatewayMTU, p.mtu}}},
-		RouterPort{Owner: o, Name: trtor, Router: tr, MAC: mac(trIPs...), Networks: trIPs, Peer: rtotr,
-			Options: Options{{OptRequestedTnlKey, key}}},
+		RouterPort{Owner: o, Name: rtotr, Router: gr, MAC: p.mac(joinGR...), Networks: grNets, Peer: trtor,
+			Options: p.mtuOpts},
+		RouterPort{Owner: o, Name: trtor, Router: tr, MAC: p.mac(trIPs...), Networks: trIPs, Peer: rtotr,
+			Options: p.opts.of(Option{OptRequestedTnlKey, key})},
 	)
 	for i := range p.fams {
 		f := &p.fams[i]
@@ -155,27 +177,22 @@ func (p *planner) layer2Node(nd *Node, local bool) {
 			StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.subnet, Nexthop: trIPs[i].Addr(), OutputPort: rtotr},
 		)
 	}
-	p.b.add(p.nodeReroutePolicies(nd, o, tr, trtos)...)
+	p.nodeReroutePolicies(nd, o, tr, p.l2.trtos)
 
 	if p.mode == modeUpgrade {
 		// Kept during the rolling upgrade: the switch's router port towards
 		// the old gateway port, now on the transit router with the gateway
 		// router's join address and MAC.
 		p.b.add(
-			RouterPort{Owner: o, Name: legacyPort, Router: tr, MAC: mac(joinGR...), Networks: joinGR},
-			routerLSP(o, legacyLSP, sw, legacyPort, OptRequestedTnlKey, key),
+			RouterPort{Owner: o, Name: legacyPort, Router: tr, MAC: p.mac(joinGR...), Networks: p.pfxs.of(joinGR...)},
+			p.routerLSPWithKey(o, p.legacyLSP(nd), sw, legacyPort, key),
 		)
 	}
 }
 
-// gateways returns the .1 gateway interface addresses of a Layer2 network.
-func (p *planner) gateways() []netip.Prefix {
-	out := make([]netip.Prefix, len(p.fams))
-	for i, f := range p.fams {
-		out[i] = f.gw
-	}
-	return out
-}
+// legacyLSP returns the name of the switch's port to the node's legacy
+// gateway router.
+func (p *planner) legacyLSP(nd *Node) string { return p.cat("stor-GR_", p.p, nd.Name) }
 
 // peerIPs sets the node's transit-router and gateway-router peer addresses,
 // per family, into tr and gr.
@@ -189,17 +206,15 @@ func (p *planner) peerIPs(nd *Node, tr, gr []netip.Prefix) {
 	}
 }
 
-// nodeReroutePolicies returns the priority-1004 policies that send traffic
+// nodeReroutePolicies adds the priority-1004 policies that send traffic
 // from the switch to the node's IPs to the management port.
-func (p *planner) nodeReroutePolicies(nd *Node, o Owner, router, inport string) []Object {
-	var out []Object
+func (p *planner) nodeReroutePolicies(nd *Node, o Owner, router, inport string) {
 	for i := range p.fams {
 		f := &p.fams[i]
 		if a, ok := pickPrefix(nd.Addresses, f.is4); ok {
-			out = append(out, nodeReroutePolicy(o, router, inport, p.layer2Switch(), f, a.Addr(), f.mgmt.Addr()))
+			p.addNodeReroutePolicy(o, router, inport, p.layer2Switch(), f, a.Addr(), f.mgmtHop)
 		}
 	}
-	return out
 }
 
 // localnet adds a Localnet network's switch and localnet port.

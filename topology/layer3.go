@@ -2,7 +2,6 @@ package topology
 
 import (
 	"net/netip"
-	"slices"
 	"strconv"
 
 	"github.com/udnkit/udnkit/ipam"
@@ -31,17 +30,16 @@ func (p *planner) layer3Cluster() {
 	p.b.add(
 		Switch{Owner: o, Name: join},
 		RouterPort{Owner: o, Name: rtoj, Router: cr, MAC: mac(nets...), Networks: nets},
-		routerLSP(o, "jtor-"+cr, join, rtoj),
+		p.routerLSP(o, "jtor-"+cr, join, rtoj),
 	)
 	p.noReroutePolicies(o, cr)
 }
 
-// hostSubnets returns the node's host subnets of the network, one per
-// family in family order.
-func (p *planner) hostSubnets(nd *Node) []netip.Prefix {
+// hostSubnets sets the node's host subnets of the network, one per family
+// in family order, into out.
+func (p *planner) hostSubnets(nd *Node, out []netip.Prefix) {
 	hs := p.in.HostSubnets[nd.Name]
-	out := make([]netip.Prefix, 0, len(p.fams))
-	for _, f := range p.fams {
+	for i, f := range p.fams {
 		h, ok := pickPrefix(hs, f.is4)
 		switch {
 		case !ok:
@@ -51,9 +49,8 @@ func (p *planner) hostSubnets(nd *Node) []netip.Prefix {
 		case p.hostPrefix(f.is4) != 0 && h.Bits() != p.hostPrefix(f.is4):
 			p.fail(errf("%s: node %q: hostSubnets: %w: %v is not a /%d", p.n, nd.Name, ErrInvalid, h, p.hostPrefix(f.is4)))
 		}
-		out = append(out, h)
+		out[i] = h
 	}
-	return out
 }
 
 func (p *planner) hostPrefix(is4 bool) int {
@@ -69,17 +66,17 @@ func (p *planner) hostPrefix(is4 bool) int {
 func (p *planner) layer3Node(nd *Node, local bool) {
 	o := p.nodeOwner(nd)
 	cr, ts := p.clusterRouter(), p.transitSwitch()
-	hs := p.hostSubnets(nd)
-	if p.err != nil {
+	var hsArr, tsArr, joinArr [2]netip.Prefix // per family; objects keep copies
+	hs := hsArr[:len(p.fams)]
+	if p.hostSubnets(nd, hs); p.err != nil {
 		return
 	}
-	var tsArr, joinArr [2]netip.Prefix // per family; copied when kept
 	tsIPs := tsArr[:len(p.fams)]
 	for i, f := range p.fams {
 		tsIPs[i] = p.ipf(ipam.TransitSwitchIP(f.transit, nd.ID))
 	}
-	tstor := p.p + "tstor-" + nd.Name
-	key := strconv.Itoa(nd.ID)
+	tstor := p.cat(p.p, "tstor-", nd.Name)
+	key := p.itoa(nd.ID)
 	var joinGR []netip.Prefix
 	if p.primary {
 		joinGR = joinArr[:len(p.fams)]
@@ -93,8 +90,8 @@ func (p *planner) layer3Node(nd *Node, local bool) {
 
 	if !local {
 		p.b.add(SwitchPort{Owner: o, Name: tstor, Switch: ts, Type: PortRemote,
-			Addresses: []string{addressesOf(tsIPs...)},
-			Options:   NewOptions(OptRequestedTnlKey, key, OptRequestedChassis, nd.Chassis)})
+			Addresses: p.strs.of(p.addresses(tsIPs...)),
+			Options:   p.opts.of(Option{OptRequestedChassis, nd.Chassis}, Option{OptRequestedTnlKey, key})}) // sorted by key
 		for i := range p.fams {
 			p.b.add(StaticRoute{Owner: o, Router: cr, Policy: RouteDstIP, Prefix: hs[i], Nexthop: tsIPs[i].Addr()})
 			if p.primary {
@@ -104,44 +101,46 @@ func (p *planner) layer3Node(nd *Node, local bool) {
 		return
 	}
 
-	tsIPs, joinGR = slices.Clone(tsIPs), slices.Clone(joinGR)
-	rtots := p.p + "rtots-" + nd.Name
+	// Kept by the objects: copies (the arrays above stay on the stack).
+	tsNets, joinNets := p.pfxs.of(tsIPs...), p.pfxs.of(joinGR...)
+	rtots := p.cat(p.p, "rtots-", nd.Name)
 	// Node switch, its router port and the transit switch port.
-	sw, rtos := p.nodeSwitch(nd), "rtos-"+p.nodeSwitch(nd)
-	gws := make([]netip.Prefix, len(hs))
+	sw := p.nodeSwitch(nd)
+	rtos := p.cat("rtos-", sw)
+	gws := p.pfxs.make(len(hs))
 	for i, h := range hs {
 		gws[i] = p.ipf(ipam.GatewayIP(h))
 	}
-	rp := RouterPort{Owner: o, Name: rtos, Router: cr, MAC: mac(gws...), Networks: gws}
+	rp := RouterPort{Owner: o, Name: rtos, Router: cr, MAC: p.mac(gws...), Networks: gws}
 	sws := Switch{Owner: o, Name: sw}
 	if p.primary {
-		c, s, _ := p.lbGroups()
-		sws.LoadBalancerGroups = []string{c, s}
-		rp.GatewayChassis = []GatewayChassis{{Name: rtos + "-" + nd.Chassis, Chassis: nd.Chassis, Priority: 1}}
+		sws.LoadBalancerGroups = p.lbSwitch
+		rp.GatewayChassis = p.gcs.of(GatewayChassis{Name: p.cat(rtos, "-", nd.Chassis), Chassis: nd.Chassis, Priority: 1})
 	}
-	p.b.add(sws, rp, routerLSP(o, "stor-"+sw, sw, rtos),
-		RouterPort{Owner: o, Name: rtots, Router: cr, MAC: mac(tsIPs...), Networks: tsIPs},
-		routerLSP(o, tstor, ts, rtots, OptRequestedTnlKey, key))
+	p.b.add(sws, rp, p.routerLSP(o, p.cat("stor-", sw), sw, rtos),
+		RouterPort{Owner: o, Name: rtots, Router: cr, MAC: p.mac(tsIPs...), Networks: tsNets},
+		p.routerLSPWithKey(o, tstor, ts, rtots, key))
 	if !p.primary {
 		return
 	}
 
 	// Management port.
-	mps := make([]netip.Prefix, len(hs))
+	var mpsArr [2]netip.Prefix
+	mps := mpsArr[:len(hs)]
 	for i, h := range hs {
 		mps[i] = p.ipf(ipam.ManagementIP(h))
 	}
-	p.b.add(p.mgmtPortLSP(nd, sw, mps))
-	mpMAC := mac(mps...)
+	p.b.add(p.mgmtPortLSP(nd, sw, p.strs.of(p.addresses(mps...))))
+	mpMatch := p.cat("eth.dst == ", p.mac(mps...))
 
 	// Gateway router on the join switch.
 	gr := p.gr(nd)
-	rtoj, join := "rtoj-"+gr, p.joinSwitch()
+	rtoj, join := p.cat("rtoj-", gr), p.joinSwitch()
 	p.b.add(
-		RouterPort{Owner: o, Name: rtoj, Router: gr, MAC: mac(joinGR...), Networks: joinGR, Options: Options{{OptGatewayMTU, p.mtu}}},
-		routerLSP(o, "jtor-"+gr, join, rtoj),
+		RouterPort{Owner: o, Name: rtoj, Router: gr, MAC: p.mac(joinGR...), Networks: joinNets, Options: p.mtuOpts},
+		p.routerLSP(o, p.cat("jtor-", gr), join, rtoj),
 	)
-	p.gatewayRouter(nd)
+	p.gatewayRouter(nd, gr)
 
 	for i := range p.fams {
 		f := &p.fams[i]
@@ -152,14 +151,15 @@ func (p *planner) layer3Node(nd *Node, local bool) {
 			StaticRoute{Owner: o, Router: cr, Policy: RouteSrcIP, Prefix: hs[i], Nexthop: joinGR[i].Addr()},
 			StaticRoute{Owner: o, Router: cr, Policy: RouteDstIP, Prefix: host(joinGR[i].Addr()), Nexthop: joinGR[i].Addr()},
 		)
+		hops := p.addrs.of(mps[i].Addr())
 		if a, ok := pickPrefix(nd.Addresses, f.is4); ok {
-			p.b.add(nodeReroutePolicy(o, cr, rtos, sw, f, a.Addr(), mps[i].Addr()))
+			p.addNodeReroutePolicy(o, cr, rtos, sw, f, a.Addr(), hops)
 		}
 		for _, svc := range f.svcIPs {
-			p.b.add(nodeReroutePolicy(o, cr, rtos, sw, f, svc, mps[i].Addr()))
+			p.addNodeReroutePolicy(o, cr, rtos, sw, f, svc, hops)
 		}
-		n := snat(o, cr, f.subnet, f.mpMasq)
-		n.GatewayPort, n.Match = rtos, "eth.dst == "+mpMAC
+		n := p.snat(o, cr, f.subnet, f.mpMasq)
+		n.GatewayPort, n.Match = rtos, mpMatch
 		p.b.add(n)
 		// Gateway router: the pod network through the cluster router.
 		p.b.add(StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.subnet, Nexthop: f.joinRouter.Addr(), OutputPort: rtoj})

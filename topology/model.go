@@ -554,51 +554,71 @@ func (o PortGroup) Key() string { return o.Name }
 
 // Key returns "router|route_table|policy|prefix|nexthop".
 func (o StaticRoute) Key() string {
-	var scratch [96]byte
-	pfx, nh := scratch[:0], scratch[:0]
-	if o.Prefix.IsValid() {
-		pfx = o.Prefix.AppendTo(scratch[:0])
-	} else {
-		pfx = append(pfx, "invalid Prefix"...)
-	}
-	var b strings.Builder
-	b.Grow(len(o.Router) + len(o.RouteTable) + len(o.Policy) + len(pfx) + 4 + 46)
-	b.WriteString(o.Router)
-	b.WriteByte('|')
-	b.WriteString(o.RouteTable)
-	b.WriteByte('|')
-	b.WriteString(string(o.Policy))
-	b.WriteByte('|')
-	b.Write(pfx)
-	b.WriteByte('|')
-	if o.Nexthop.IsValid() {
-		nh = o.Nexthop.AppendTo(scratch[len(pfx):len(pfx)])
-		b.Write(nh)
-	}
-	return b.String()
+	var scratch [128]byte
+	return string(o.appendKey(scratch[:0]))
+}
+
+func (o StaticRoute) appendKey(b []byte) []byte {
+	b = append(append(b, o.Router...), '|')
+	b = append(append(b, o.RouteTable...), '|')
+	b = append(append(b, o.Policy...), '|')
+	b = append(appendPrefix(b, o.Prefix), '|')
+	return o.Nexthop.AppendTo(b) // nothing for the zero Addr
 }
 
 // Key returns "router|priority|match".
 func (o Policy) Key() string {
-	return joinKey(o.Router, strconv.Itoa(o.Priority), o.Match)
+	var scratch [128]byte
+	return string(o.appendKey(scratch[:0]))
+}
+
+func (o Policy) appendKey(b []byte) []byte {
+	b = append(append(b, o.Router...), '|')
+	b = append(strconv.AppendInt(b, int64(o.Priority), 10), '|')
+	return append(b, o.Match...)
 }
 
 // Key returns "router|type|logical_ip|external_ip|logical_port|gateway_port".
 func (o NAT) Key() string {
-	return joinKey(o.Router, string(o.Type), o.LogicalIP.String(), addrString(o.ExternalIP), o.LogicalPort, o.GatewayPort)
+	var scratch [128]byte
+	return string(o.appendKey(scratch[:0]))
+}
+
+func (o NAT) appendKey(b []byte) []byte {
+	b = append(append(b, o.Router...), '|')
+	b = append(append(b, o.Type...), '|')
+	b = append(appendPrefix(b, o.LogicalIP), '|')
+	b = append(o.ExternalIP.AppendTo(b), '|')
+	b = append(append(b, o.LogicalPort...), '|')
+	return append(b, o.GatewayPort...)
 }
 
 // Key returns "pg:<port group>|tier|direction|priority|match", or
 // "ls:<switch>|..." for a switch ACL.
 func (o ACL) Key() string {
-	owner := "pg:" + o.PortGroup
-	if o.PortGroup == "" {
-		owner = "ls:" + o.Switch
-	}
-	return joinKey(owner, strconv.Itoa(o.Tier), string(o.Direction), strconv.Itoa(o.Priority), o.Match)
+	var scratch [128]byte
+	return string(o.appendKey(scratch[:0]))
 }
 
-func joinKey(parts ...string) string { return strings.Join(parts, "|") }
+func (o ACL) appendKey(b []byte) []byte {
+	if o.PortGroup == "" {
+		b = append(append(b, "ls:"...), o.Switch...)
+	} else {
+		b = append(append(b, "pg:"...), o.PortGroup...)
+	}
+	b = append(strconv.AppendInt(append(b, '|'), int64(o.Tier), 10), '|')
+	b = append(append(b, o.Direction...), '|')
+	b = append(strconv.AppendInt(b, int64(o.Priority), 10), '|')
+	return append(b, o.Match...)
+}
+
+// appendPrefix appends p.String() to b.
+func appendPrefix(b []byte, p netip.Prefix) []byte {
+	if !p.IsValid() {
+		return append(b, "invalid Prefix"...)
+	}
+	return p.AppendTo(b)
+}
 
 func addrString(a netip.Addr) string {
 	if !a.IsValid() {

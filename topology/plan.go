@@ -56,6 +56,7 @@ type family struct {
 	ipv        string // "ip4" or "ip6"
 	anyRoute   netip.Prefix
 	svcIPs     []netip.Addr
+	mgmtHop    []netip.Addr // Layer2: {mgmt address}, shared by the reroute policies
 }
 
 type planner struct {
@@ -73,6 +74,47 @@ type planner struct {
 	err     error
 	b       Builder
 	primary bool
+	famList []bool // is4 per family
+
+	// Column values every object of the plan may share: the objects of a
+	// State are immutable, so one slice serves them all.
+	routerAddrs, unknownAddrs []string
+	mtuOpts, statelessOpts    Options
+	lbSwitch, lbRouter        []string // LB groups of a node switch, a gateway router
+	extOpts                   Options  // network_name of the external switch's localnet port
+	l2                        layer2Names
+
+	// The plan's small slices, see slab.
+	opts  slab[Option]
+	strs  slab[string]
+	pfxs  slab[netip.Prefix]
+	addrs slab[netip.Addr]
+	gcs   slab[GatewayChassis]
+}
+
+// cat returns the concatenation of parts, built in the plan's string arena.
+func (p *planner) cat(parts ...string) string { return p.b.strs.cat(parts...) }
+
+// itoa returns strconv.Itoa(i), built in the plan's string arena.
+func (p *planner) itoa(i int) string {
+	var scratch [20]byte
+	return p.b.strs.bytes(strconv.AppendInt(scratch[:0], int64(i), 10))
+}
+
+// mac returns mac(addrs...), built in the plan's string arena.
+func (p *planner) mac(addrs ...netip.Prefix) string {
+	a, ok := macSource(addrs)
+	if !ok {
+		return ""
+	}
+	var scratch [17]byte
+	return p.b.strs.bytes(appendMAC(scratch[:0], a))
+}
+
+// addresses returns addressesOf(ips...), built in the plan's string arena.
+func (p *planner) addresses(ips ...netip.Prefix) string {
+	var scratch [128]byte
+	return p.b.strs.bytes(appendAddresses(scratch[:0], ips))
 }
 
 func (p *planner) fail(err error) {
@@ -94,7 +136,7 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 		return nil, err
 	}
 	p := &planner{in: in, n: n, c: in.Cluster.withDefaults(), mode: m, p: n.Prefix(), primary: n.IsPrimary()}
-	p.names = newWideNames(p.p)
+	p.names = p.newWideNames()
 	topo := n.Topology
 	switch m {
 	case modeLayer3:
@@ -159,8 +201,10 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 	p.mtu = strconv.Itoa(mtu)
 
 	fams := families(n)
-	join := withDefaultPrefixes(n.JoinSubnets, ipam.DefaultJoinSubnets())
-	transit := withDefaultPrefixes(n.TransitSubnets, ipam.DefaultTransitSubnets())
+	p.famList, p.fams = fams, make([]family, 0, len(fams))
+	join := withDefaultPrefixes(n.JoinSubnets, ipam.DefaultJoinSubnets)
+	transit := withDefaultPrefixes(n.TransitSubnets, ipam.DefaultTransitSubnets)
+	subnets := n.SubnetPrefixes()
 	if p.primary {
 		if err := checkFamilies(n, "joinSubnets", join, fams); err != nil {
 			return nil, err
@@ -183,10 +227,11 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 		}
 	}
 	for _, is4 := range fams {
-		f := family{is4: is4, subnet: subnetOf(n, is4), ipv: "ip6", anyRoute: netip.MustParsePrefix("::/0")}
+		f := family{is4: is4, ipv: "ip6", anyRoute: netip.PrefixFrom(netip.IPv6Unspecified(), 0)}
 		if is4 {
-			f.ipv, f.anyRoute = "ip4", netip.MustParsePrefix("0.0.0.0/0")
+			f.ipv, f.anyRoute = "ip4", netip.PrefixFrom(netip.IPv4Unspecified(), 0)
 		}
+		f.subnet, _ = pickPrefix(subnets, is4)
 		f.transit, _ = pickPrefix(transit, is4)
 		for _, a := range p.c.ServiceIPs {
 			if a.Is4() == is4 {
@@ -217,7 +262,19 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 				return nil, errf("%s: subnets: %w", n, err)
 			}
 		}
+		if p.primary && topo == netconf.TopologyLayer2 {
+			f.mgmtHop = p.addrs.of(f.mgmt.Addr())
+		}
 		p.fams = append(p.fams, f)
+	}
+	c, s, r := p.lbGroups()
+	strs := p.strs.of("router", "unknown", c, s, c, r)
+	p.routerAddrs, p.unknownAddrs = strs[0:1:1], strs[1:2:2]
+	p.lbSwitch, p.lbRouter = strs[2:4:4], strs[4:6:6]
+	opts := p.opts.of(Option{OptGatewayMTU, p.mtu}, Option{OptStateless, "false"}, Option{OptNetworkName, p.c.PhysicalNetworkName})
+	p.mtuOpts, p.statelessOpts, p.extOpts = opts[0:1:1], opts[1:2:2], opts[2:3:3]
+	if topo == netconf.TopologyLayer2 && p.primary {
+		p.initLayer2()
 	}
 
 	for i := range in.Nodes {
@@ -237,7 +294,11 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 	}
 	p.b.Own(n.Name)
 	p.b.trusted = true
-	p.b.grow(len(in.Nodes) + 1)
+	if only != nil {
+		p.b.grow(len(only) + 1)
+	} else {
+		p.b.grow(len(in.Nodes) + 1)
+	}
 	return p, nil
 }
 
@@ -257,10 +318,12 @@ type wideNames struct {
 	lbCluster, lbSwitch, lbRouter                                         string
 }
 
-func newWideNames(p string) wideNames {
-	return wideNames{clusterRouter: p + "ovn_cluster_router", joinSwitch: p + "join", transitSwitch: p + "transit_switch",
-		layer2Switch: p + "ovn_layer2_switch", transitRouter: p + "transit_router",
-		lbCluster: p + "clusterLBGroup", lbSwitch: p + "clusterSwitchLBGroup", lbRouter: p + "clusterRouterLBGroup"}
+func (p *planner) newWideNames() wideNames {
+	pf := p.p
+	return wideNames{clusterRouter: p.cat(pf, "ovn_cluster_router"), joinSwitch: p.cat(pf, "join"),
+		transitSwitch: p.cat(pf, "transit_switch"), layer2Switch: p.cat(pf, "ovn_layer2_switch"),
+		transitRouter: p.cat(pf, "transit_router"), lbCluster: p.cat(pf, "clusterLBGroup"),
+		lbSwitch: p.cat(pf, "clusterSwitchLBGroup"), lbRouter: p.cat(pf, "clusterRouterLBGroup")}
 }
 
 func (p *planner) clusterRouter() string      { return p.names.clusterRouter }
@@ -268,27 +331,35 @@ func (p *planner) joinSwitch() string         { return p.names.joinSwitch }
 func (p *planner) transitSwitch() string      { return p.names.transitSwitch }
 func (p *planner) layer2Switch() string       { return p.names.layer2Switch }
 func (p *planner) transitRouter() string      { return p.names.transitRouter }
-func (p *planner) nodeSwitch(nd *Node) string { return p.p + nd.Name }
-func (p *planner) gr(nd *Node) string         { return "GR_" + p.p + nd.Name }
-func (p *planner) extSwitch(nd *Node) string  { return "ext_" + p.p + nd.Name }
-func (p *planner) mgmtPort(nd *Node) string   { return "k8s-" + p.p + nd.Name }
+func (p *planner) nodeSwitch(nd *Node) string { return p.cat(p.p, nd.Name) }
+func (p *planner) gr(nd *Node) string         { return p.cat("GR_", p.p, nd.Name) }
+func (p *planner) extSwitch(nd *Node) string  { return p.cat("ext_", p.p, nd.Name) }
+func (p *planner) mgmtPort(nd *Node) string   { return p.cat("k8s-", p.p, nd.Name) }
 func (p *planner) lbGroups() (cluster, sw, rtr string) {
 	return p.names.lbCluster, p.names.lbSwitch, p.names.lbRouter
 }
 
 // mac returns the MAC derived from the first IPv4 address of addrs (else
-// the first address): ipam.MACFromIP, formatted without intermediate
-// allocations.
+// the first address): ipam.MACFromIP in its String form.
 func mac(addrs ...netip.Prefix) string {
+	a, ok := macSource(addrs)
+	if !ok {
+		return ""
+	}
+	return string(appendMAC(nil, a))
+}
+
+// macSource returns the address mac derives the MAC from.
+func macSource(addrs []netip.Prefix) (netip.Addr, bool) {
 	for _, a := range addrs {
 		if a.Addr().Is4() {
-			return string(appendMAC(nil, a.Addr()))
+			return a.Addr(), true
 		}
 	}
 	if len(addrs) > 0 {
-		return string(appendMAC(nil, addrs[0].Addr()))
+		return addrs[0].Addr(), true
 	}
-	return ""
+	return netip.Addr{}, false
 }
 
 // appendMAC appends ipam.MACFromIP(ip) in its String form: 0a:58 and the
@@ -305,35 +376,41 @@ func appendMAC(b []byte, ip netip.Addr) []byte {
 
 func host(a netip.Addr) netip.Prefix { return netip.PrefixFrom(a, a.BitLen()) }
 
-func routerLSP(o Owner, name, sw, routerPort string, extra ...string) SwitchPort {
-	return SwitchPort{Owner: o, Name: name, Switch: sw, Type: PortRouter, Addresses: []string{"router"},
-		Options: NewOptions(append([]string{OptRouterPort, routerPort}, extra...)...)}
+// routerLSP returns the router-type switch port name on sw peering with
+// routerPort.
+func (p *planner) routerLSP(o Owner, name, sw, routerPort string) SwitchPort {
+	return SwitchPort{Owner: o, Name: name, Switch: sw, Type: PortRouter, Addresses: p.routerAddrs,
+		Options: p.opts.of(Option{OptRouterPort, routerPort})}
+}
+
+// routerLSPWithKey is routerLSP with a requested tunnel key.
+func (p *planner) routerLSPWithKey(o Owner, name, sw, routerPort, key string) SwitchPort {
+	lsp := p.routerLSP(o, name, sw, routerPort)
+	lsp.Options = p.opts.of(Option{OptRequestedTnlKey, key}, Option{OptRouterPort, routerPort}) // sorted by key
+	return lsp
 }
 
 // addressesOf renders an LSP address entry "MAC ip ip", the MAC derived
 // from the first IPv4 address (see mac).
 func addressesOf(ips ...netip.Prefix) string {
-	b := make([]byte, 0, 17+len(ips)*40)
-	first := 0
-	for i, ip := range ips {
-		if ip.Addr().Is4() {
-			first = i
-			break
-		}
-	}
-	if len(ips) > 0 {
-		b = appendMAC(b, ips[first].Addr())
+	return string(appendAddresses(make([]byte, 0, 17+len(ips)*40), ips))
+}
+
+func appendAddresses(b []byte, ips []netip.Prefix) []byte {
+	if a, ok := macSource(ips); ok {
+		b = appendMAC(b, a)
 	}
 	for _, ip := range ips {
 		b = append(b, ' ')
 		b = ip.Addr().AppendTo(b)
 	}
-	return string(b)
+	return b
 }
 
-func snat(o Owner, router string, logical netip.Prefix, external netip.Addr) NAT {
+// snat returns a stateless=false SNAT of logical to external on router.
+func (p *planner) snat(o Owner, router string, logical netip.Prefix, external netip.Addr) NAT {
 	return NAT{Owner: o, Router: router, Type: NATSNAT, LogicalIP: logical, ExternalIP: external,
-		Options: Options{{OptStateless, "false"}}}
+		Options: p.statelessOpts}
 }
 
 // Plan plans in.Network according to its topology and role: PlanLayer3,
@@ -457,7 +534,7 @@ func run(in Input, m mode, legacy, only map[string]bool) (State, error) {
 			}
 			local := p.isLocal(nd)
 			if local && p.primary {
-				p.fail(checkGatewayNode(p.n, nd, p.famList()))
+				p.fail(checkGatewayNode(p.n, nd, p.famList))
 			} else if !local {
 				p.fail(checkRemoteNode(p.n, nd))
 			}
@@ -489,14 +566,6 @@ func run(in Input, m mode, legacy, only map[string]bool) (State, error) {
 	return s, nil
 }
 
-func (p *planner) famList() []bool {
-	out := make([]bool, len(p.fams))
-	for i, f := range p.fams {
-		out[i] = f.is4
-	}
-	return out
-}
-
 // lbGroupObjects adds the three (empty) load-balancer groups the service
 // layer fills.
 func (p *planner) lbGroupObjects() {
@@ -519,39 +588,47 @@ func (p *planner) noReroutePolicies(o Owner, router string) {
 		Match: "pkt.mark == " + strconv.Itoa(NoRerouteMark)})
 }
 
-// nodeReroutePolicy returns the priority-1004 policy sending traffic from
-// inport to dst to the management port.
-func nodeReroutePolicy(o Owner, router, inport, comment string, f *family, dst netip.Addr, mgmt netip.Addr) Policy {
-	return Policy{Owner: o, Router: router, Priority: PriorityNodeReroute, Action: PolicyReroute,
-		Match:    "inport == " + strconv.Quote(inport) + " && " + f.ipv + ".dst == " + dst.String() + " /* " + comment + " */",
-		Nexthops: []netip.Addr{mgmt}}
+// addNodeReroutePolicy adds the priority-1004 policy sending traffic from
+// inport to dst to the management port (hops). The policy's key ends with
+// its match, so both are one string.
+func (p *planner) addNodeReroutePolicy(o Owner, router, inport, comment string, f *family, dst netip.Addr, hops []netip.Addr) {
+	pol := Policy{Owner: o, Router: router, Priority: PriorityNodeReroute, Action: PolicyReroute, Nexthops: hops}
+	var scratch [256]byte
+	k := pol.appendKey(scratch[:0]) // "router|priority|", the match follows
+	n := len(k)
+	k = append(k, "inport == "...)
+	k = strconv.AppendQuote(k, inport)
+	k = append(append(append(k, " && "...), f.ipv...), ".dst == "...)
+	k = dst.AppendTo(k)
+	k = append(append(append(k, " /* "...), comment...), " */"...)
+	key := p.b.strs.bytes(k)
+	pol.Match = key[n:]
+	p.b.addKeyed(pol, key)
 }
 
 // gatewayRouter adds a node's gateway router and its external switch with
 // the localnet port, and the routes towards the outside.
-func (p *planner) gatewayRouter(nd *Node) {
+func (p *planner) gatewayRouter(nd *Node, gr string) {
 	o := p.nodeOwner(nd)
-	gr, ext := p.gr(nd), p.extSwitch(nd)
-	c, _, r := p.lbGroups()
-	p.b.add(Router{Owner: o, Name: gr, LoadBalancerGroups: []string{c, r}, Options: NewOptions(
-		OptChassis, nd.Chassis, "lb_force_snat_ip", "router_ip",
-		"always_learn_from_arp_request", "false", "dynamic_neigh_routers", "true")})
-	rtoe, etor := "rtoe-"+gr, "etor-"+gr
-	var nets []netip.Prefix
-	for _, f := range p.fams {
-		a, _ := pickPrefix(nd.Addresses, f.is4)
-		nets = append(nets, a)
+	ext := p.extSwitch(nd)
+	p.b.add(Router{Owner: o, Name: gr, LoadBalancerGroups: p.lbRouter, Options: p.opts.of( // sorted by key
+		Option{"always_learn_from_arp_request", "false"}, Option{OptChassis, nd.Chassis},
+		Option{"dynamic_neigh_routers", "true"}, Option{"lb_force_snat_ip", "router_ip"})})
+	rtoe, etor := p.cat("rtoe-", gr), p.cat("etor-", gr)
+	nets := p.pfxs.make(len(p.fams))
+	for i, f := range p.fams {
+		nets[i], _ = pickPrefix(nd.Addresses, f.is4)
 	}
 	m := nd.MAC
 	if m == "" {
-		m = mac(nets...)
+		m = p.mac(nets...)
 	}
 	p.b.add(
 		Switch{Owner: o, Name: ext},
 		RouterPort{Owner: o, Name: rtoe, Router: gr, MAC: m, Networks: nets},
-		routerLSP(o, etor, ext, rtoe),
-		SwitchPort{Owner: o, Name: p.c.ExternalBridge + "_" + p.p + nd.Name, Switch: ext, Type: PortLocalnet,
-			Addresses: []string{"unknown"}, Options: Options{{OptNetworkName, p.c.PhysicalNetworkName}}},
+		p.routerLSP(o, etor, ext, rtoe),
+		SwitchPort{Owner: o, Name: p.cat(p.c.ExternalBridge, "_", p.p, nd.Name), Switch: ext, Type: PortLocalnet,
+			Addresses: p.unknownAddrs, Options: p.extOpts},
 	)
 	for i := range p.fams {
 		f := &p.fams[i]
@@ -559,13 +636,13 @@ func (p *planner) gatewayRouter(nd *Node) {
 		p.b.add(
 			StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.masq.Subnet, Nexthop: f.masq.DummyNextHop, OutputPort: rtoe},
 			StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.anyRoute, Nexthop: nh, OutputPort: rtoe},
-			snat(o, gr, f.subnet, f.grMasq),
+			p.snat(o, gr, f.subnet, f.grMasq),
 		)
 	}
 }
 
-// mgmtPortLSP returns a node's management port on sw.
-func (p *planner) mgmtPortLSP(nd *Node, sw string, ips []netip.Prefix) SwitchPort {
-	a := addressesOf(ips...)
-	return SwitchPort{Owner: p.nodeOwner(nd), Name: p.mgmtPort(nd), Switch: sw, Addresses: []string{a}, PortSecurity: []string{a}}
+// mgmtPortLSP returns a node's management port on sw with the address
+// entry addrs ("MAC ip ip", see addressesOf).
+func (p *planner) mgmtPortLSP(nd *Node, sw string, addrs []string) SwitchPort {
+	return SwitchPort{Owner: p.nodeOwner(nd), Name: p.mgmtPort(nd), Switch: sw, Addresses: addrs, PortSecurity: addrs}
 }

@@ -295,10 +295,18 @@ func checkPrefixes(networks []string) error {
 // Builder collects objects into a State. The zero value is ready to use. A
 // Builder is not safe for concurrent use.
 type Builder struct {
-	index    map[partKey]int // into parts
+	// The objects, in runs of consecutive objects of one partition (a
+	// partition may have several runs; State unites them). The last run is
+	// open while open is true: its entries are the tail chunk[start:] of a
+	// shared chunk, so that the objects of one partition, which planners add
+	// together, need no allocation of their own. Closing it caps its slice
+	// at its length, so that no later append can overwrite it.
 	keys     []partKey
-	parts    [][]entry
-	last     int // index of the partition added to last, -1 for none
+	runs     [][]entry
+	open     bool
+	start    int
+	chunk    []entry
+	strs     strArena // object keys (and the planners' strings)
 	networks []string
 	err      error
 	// trusted: the objects come from a planner whose names are unique by
@@ -306,12 +314,13 @@ type Builder struct {
 	trusted bool
 }
 
-// grow prepares b for about n partitions.
+// The Builder allocates entries in chunks that start small (a PlanNodes
+// plan has few objects) and double up to entryChunk.
+const minEntryChunk, entryChunk = 32, 1024
+
+// grow prepares b for about n runs.
 func (b *Builder) grow(n int) {
-	if b.index == nil {
-		b.index, b.last = make(map[partKey]int, n), -1
-		b.keys, b.parts = make([]partKey, 0, n), make([][]entry, 0, n)
-	}
+	b.keys, b.runs = slices.Grow(b.keys, n), slices.Grow(b.runs, n)
 }
 
 // Own adds network to the scope of the State being built even if it ends up
@@ -338,24 +347,59 @@ func (b *Builder) Add(objs ...Object) {
 // add adds objects the caller hands over (no copy).
 func (b *Builder) add(objs ...Object) {
 	for _, o := range objs {
-		own := o.OwnedBy()
-		k := partKey{own.Network, own.Node}
-		i := b.last
-		if b.index == nil {
-			b.index, i = map[partKey]int{}, -1
-		}
-		if i < 0 || b.keys[i] != k {
-			var ok bool
-			if i, ok = b.index[k]; !ok {
-				i = len(b.parts)
-				b.index[k] = i
-				b.keys = append(b.keys, k)
-				b.parts = append(b.parts, make([]entry, 0, 8))
-			}
-			b.last = i
-		}
-		b.parts[i] = append(b.parts[i], entry{o.Kind(), o.Key(), normalized(o)})
+		b.addKeyed(o, b.key(o))
 	}
+}
+
+// addKeyed adds o, which the caller hands over, with its key o.Key().
+func (b *Builder) addKeyed(o Object, key string) {
+	own := o.OwnedBy()
+	if k := (partKey{own.Network, own.Node}); !b.open || b.keys[len(b.keys)-1] != k {
+		b.close()
+		b.keys = append(b.keys, k)
+		b.runs = append(b.runs, nil)
+		b.open, b.start = true, len(b.chunk)
+	}
+	if len(b.chunk) == cap(b.chunk) {
+		b.newChunk()
+	}
+	b.chunk = append(b.chunk, entry{o.Kind(), key, normalized(o)})
+}
+
+// key returns o.Key(), building the composite keys in b's string arena.
+func (b *Builder) key(o Object) string {
+	var scratch [160]byte
+	switch o := o.(type) {
+	case StaticRoute:
+		return b.strs.bytes(o.appendKey(scratch[:0]))
+	case Policy:
+		return b.strs.bytes(o.appendKey(scratch[:0]))
+	case NAT:
+		return b.strs.bytes(o.appendKey(scratch[:0]))
+	case ACL:
+		return b.strs.bytes(o.appendKey(scratch[:0]))
+	}
+	return o.Key()
+}
+
+// close closes the open run (see Builder).
+func (b *Builder) close() {
+	if b.open {
+		b.runs[len(b.runs)-1] = b.chunk[b.start:len(b.chunk):len(b.chunk)]
+		b.open = false
+	}
+}
+
+// newChunk starts a new chunk with room for the open run to double, and
+// moves the open run there.
+func (b *Builder) newChunk() {
+	var run []entry
+	if b.open {
+		run = b.chunk[b.start:]
+	}
+	size := max(min(2*cap(b.chunk), entryChunk), minEntryChunk, 2*len(run))
+	b.chunk = append(make([]entry, 0, size), run...)
+	b.start = 0
 }
 
 // State returns the State built so far. Keys must be unique per kind;
@@ -364,26 +408,41 @@ func (b *Builder) State() (State, error) {
 	if b.err != nil {
 		return State{}, b.err
 	}
-	s := State{parts: make(map[partKey]*part, len(b.parts))}
+	b.close()
+	// Unite the runs into partitions, in order of first appearance.
+	s := State{parts: make(map[partKey]*part, len(b.runs))}
+	parts := make([]part, 0, len(b.runs)) // never grows: s.parts points into it
+	var keys []partKey
+	for i, es := range b.runs {
+		k := b.keys[i]
+		if p, ok := s.parts[k]; ok {
+			p.entries = append(slices.Clip(p.entries), es...) // copies, leaving both runs intact
+			continue
+		}
+		if !b.trusted {
+			es = slices.Clone(es) // the Builder may be used again
+		}
+		parts = append(parts, part{entries: es})
+		s.parts[k] = &parts[len(parts)-1]
+		keys = append(keys, k)
+	}
 	nets := slices.Clone(b.networks)
 	type kindKey struct {
 		kind Kind
 		key  string
 	}
 	var seen map[kindKey]int
-	if len(b.parts) > 1 && !b.trusted {
+	if len(parts) > 1 && !b.trusted {
 		total := 0
-		for _, es := range b.parts {
-			total += len(es)
+		for _, p := range parts {
+			total += len(p.entries)
 		}
 		seen = make(map[kindKey]int, total)
 	}
-	for i, es := range b.parts {
-		k := b.keys[i]
-		if !b.trusted {
-			es = slices.Clone(es) // the Builder may be used again
-		}
-		slices.SortFunc(es, compareEntries)
+	var sorter entrySorter
+	for i := range parts {
+		es, k := parts[i].entries, keys[i]
+		sorter.sort(es)
 		for i := 1; i < len(es); i++ {
 			if es[i].kind == es[i-1].kind && es[i].key == es[i-1].key {
 				return State{}, fmt.Errorf("%s %q: %w: defined twice", es[i].kind, es[i].key, ErrConflict)
@@ -393,16 +452,17 @@ func (b *Builder) State() (State, error) {
 			for _, e := range es {
 				kk := kindKey{e.kind, e.key}
 				if o, ok := seen[kk]; ok {
-					ok := b.keys[o]
+					ok := keys[o]
 					return State{}, fmt.Errorf("%s %q: %w: owned by network %q node %q and network %q node %q",
 						e.kind, e.key, ErrConflict, ok.network, ok.node, k.network, k.node)
 				}
 				seen[kk] = i
 			}
 		}
-		s.parts[k] = &part{entries: es}
 		s.n += len(es)
-		nets = append(nets, k.network)
+		if len(nets) == 0 || nets[len(nets)-1] != k.network {
+			nets = append(nets, k.network)
+		}
 	}
 	slices.Sort(nets)
 	s.networks = slices.Compact(nets)
@@ -410,6 +470,37 @@ func (b *Builder) State() (State, error) {
 		return State{}, err
 	}
 	return s, nil
+}
+
+// entrySorter sorts entries by kind and key. It sorts a permutation and
+// then moves each entry once: an entry holds three pointers, and moving
+// entries around as an in-place sort does costs a write barrier for each
+// while the garbage collector runs. Its buffers serve one State call (and
+// so hold on to nothing after it).
+type entrySorter struct {
+	perm []int32
+	tmp  []entry
+}
+
+func (s *entrySorter) sort(es []entry) {
+	if slices.IsSortedFunc(es, compareEntries) {
+		return
+	}
+	s.perm = s.perm[:0]
+	for i := range es {
+		s.perm = append(s.perm, int32(i))
+	}
+	slices.SortFunc(s.perm, func(i, j int32) int {
+		a, b := &es[i], &es[j]
+		if a.kind != b.kind {
+			return cmp.Compare(a.kind, b.kind)
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	s.tmp = append(s.tmp[:0], es...)
+	for i, j := range s.perm {
+		es[i] = s.tmp[j]
+	}
 }
 
 func networkPrefix(name string) string { return netconf.NetworkPrefix(name) }
