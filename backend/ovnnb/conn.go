@@ -59,6 +59,13 @@ type Config struct {
 	// fails midway leaves the earlier batches written; the next
 	// Observe/Diff/Apply converges.
 	MaxOpsPerTransaction int
+	// Monitor keeps a client cache of the adapter's tables (an OVSDB
+	// monitor narrowed to the tables and columns the adapter reads,
+	// re-established on reconnect): Observe then reads the cache instead
+	// of sending a select transaction. Apply still checks its changes
+	// against a select. See the package documentation for what Observe
+	// sees.
+	Monitor bool
 }
 
 // tables the adapter reads and writes: the client model and every select
@@ -91,6 +98,7 @@ type Client struct {
 	ovs     client.Client
 	dbModel model.DatabaseModel
 	layouts map[reflect.Type]*layout
+	mon     *monitor // nil unless Config.Monitor
 }
 
 // Dial connects to the Northbound database and checks its schema.
@@ -160,8 +168,27 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		ovs.Close()
 		return nil, err
 	}
-	return &Client{cfg: cfg, ovs: ovs, dbModel: dbModel, layouts: lay}, nil
+	c := &Client{cfg: cfg, ovs: ovs, dbModel: dbModel, layouts: lay}
+	if cfg.Monitor {
+		mctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if err := c.startMonitor(mctx); err != nil {
+			ovs.Close()
+			return nil, err
+		}
+	}
+	return c, nil
 }
+
+// timeout is Config.Timeout or its default.
+func (c *Client) timeout() time.Duration {
+	if c.cfg.Timeout <= 0 {
+		return 10 * time.Second
+	}
+	return c.cfg.Timeout
+}
+
+func joinEndpoints(eps []string) string { return strings.Join(eps, ",") }
 
 // Close closes the connection.
 func (c *Client) Close() { c.ovs.Close() }

@@ -41,9 +41,40 @@
 // Endpoints are unix:, tcp: or ssl: (with Config.TLS); several endpoints are
 // the members of a clustered database and only the leader is used. The
 // client reconnects with exponential backoff unless Config.NoReconnect;
-// calls wait for the connection within their context. No monitor is kept:
-// Observe and Apply read what they need in one select transaction over the
-// tables the adapter writes.
+// calls wait for the connection within their context. By default no
+// monitor is kept: Observe and Apply read what they need in one select
+// transaction over the tables the adapter writes.
+//
+// # Monitor
+//
+// With Config.Monitor, Dial also starts an OVSDB monitor of exactly the
+// adapter's tables, narrowed to the columns Observe reads, and Observe
+// builds its State from that client cache instead of a select (the State
+// is a copy: later cache updates do not change it). Apply and Sync still
+// check changes against a fresh select, so a cache that lags can never
+// make them write a duplicate or touch a row that is gone. What Observe
+// sees:
+//
+//   - This client's writes: after an Apply (or Sync) of this Client returned
+//     without error, Observe on the same Client shows what it wrote, or what
+//     later writers left in those rows. Observe waits, within its context and
+//     at most one second (or Config.Timeout if shorter), until the cache
+//     shows each committed transaction: one row it inserted (OVSDB sends a
+//     transaction's changes in one update notification, which libovsdb
+//     applies under one lock), or else its deleted rows gone, its updated
+//     columns holding the values written and its reference-set mutations
+//     done. Failing that it reads with a select, and later Observes check
+//     the cache against what that select read for those rows.
+//   - Others' writes: eventually, as the server's update notifications
+//     arrive (usually within milliseconds); no bound is promised.
+//   - A consistent State: the cache is read at one instant, never halfway
+//     through an update notification.
+//
+// While the connection is down Observe waits for the reconnect within its
+// context (with Config.NoReconnect it fails with ErrConnect); libovsdb
+// re-establishes the monitor, refilling the cache, before it reports the
+// reconnection. Between the server going away and the client noticing,
+// Observe may return the cache as it was.
 //
 // StartEmbedded runs an in-process, in-memory Northbound server with the
 // same schema: the quickstart's default target and the fast tests'.

@@ -249,9 +249,17 @@ func lbgOwner(name string, prefixes map[string]topology.Owner) (topology.Owner, 
 // Observe returns the objects the SDK owns in the database (rows whose
 // external_ids carry k8s.ovn.org/network), restricted to the given networks
 // when any are given. The State speaks for those networks (or for every
-// network found). Rows the SDK does not own are never part of it.
+// network found). Rows the SDK does not own are never part of it. With
+// Config.Monitor it reads the client cache (see the package documentation);
+// the State never shares memory with the cache.
 func (c *Client) Observe(ctx context.Context, networks ...string) (topology.State, error) {
-	s, err := c.read(ctx)
+	var s *snapshot
+	var err error
+	if c.mon != nil {
+		s, err = c.mon.snapshot(ctx)
+	} else {
+		s, err = c.read(ctx)
+	}
 	if err != nil {
 		return topology.State{}, err
 	}

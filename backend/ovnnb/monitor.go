@@ -1,0 +1,585 @@
+package ovnnb
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ovn-kubernetes/libovsdb/client"
+	"github.com/ovn-kubernetes/libovsdb/model"
+	"github.com/ovn-kubernetes/libovsdb/ovsdb"
+
+	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/topology"
+)
+
+// monitorColumns are the columns Observe reads, per table: the monitor
+// (Config.Monitor) is narrowed to them.
+var monitorColumns = map[string][]string{
+	nbdb.AddressSetTable:        {"name", "addresses", "external_ids"},
+	nbdb.LoadBalancerTable:      {"name", "protocol", "vips", "options", "external_ids"},
+	nbdb.LoadBalancerGroupTable: {"name", "load_balancer"},
+	nbdb.LogicalSwitchTable:     {"name", "ports", "acls", "other_config", "load_balancer_group", "external_ids"},
+	nbdb.LogicalRouterTable: {"name", "ports", "static_routes", "policies", "nat", "options",
+		"load_balancer_group", "external_ids"},
+	nbdb.LogicalSwitchPortTable:        {"name", "type", "addresses", "port_security", "options", "tag_request", "external_ids"},
+	nbdb.LogicalRouterPortTable:        {"name", "mac", "networks", "peer", "options", "gateway_chassis", "external_ids"},
+	nbdb.PortGroupTable:                {"name", "ports", "acls", "external_ids"},
+	nbdb.LogicalRouterStaticRouteTable: {"ip_prefix", "nexthop", "route_table", "policy", "output_port", "options", "external_ids"},
+	nbdb.LogicalRouterPolicyTable:      {"priority", "match", "action", "nexthops", "options", "external_ids"},
+	nbdb.NATTable: {"type", "logical_ip", "external_ip", "logical_port", "match", "options", "gateway_port",
+		"external_ids"},
+	nbdb.ACLTable:            {"name", "tier", "direction", "priority", "match", "action", "options", "external_ids"},
+	nbdb.GatewayChassisTable: {"name", "chassis_name", "priority"},
+}
+
+// maxPending bounds the transactions remembered for read-your-writes.
+// Beyond it the oldest are forgotten and the next Observe reads with a
+// select instead of the cache.
+const maxPending = 64
+
+// monitor keeps the client cache of the adapter's tables and what this
+// client wrote that the cache may not show yet.
+type monitor struct {
+	c   *Client
+	raw client.Client
+
+	mu      sync.Mutex
+	pending []*expect
+	// overflow: transactions were forgotten; read with a select once.
+	overflow  bool
+	forgotten int
+}
+
+// expect is what one committed transaction of this client made true.
+// Every transaction's changes reach the cache in one update notification,
+// applied under one lock, so an inserted row being there proves the whole
+// transaction is.
+type expect struct {
+	inserted []rowRef
+	deleted  []rowRef
+	columns  []colValue
+	members  []memberRef
+	// expired: a wait for it timed out and it was rebased on a select
+	// (see monitor.rebase); Observe no longer waits for it but reads with
+	// a select while the cache does not show it.
+	expired bool
+}
+
+type rowRef struct{ table, uuid string }
+
+type colValue struct {
+	rowRef
+	column string
+	want   string // canonical JSON
+}
+
+type memberRef struct {
+	rowRef
+	column  string
+	member  string
+	present bool
+}
+
+// monitored reports whether the monitor carries table.column.
+func monitored(table, column string) bool {
+	return slices.Contains(monitorColumns[table], column)
+}
+
+// startMonitor starts the monitor of the adapter's tables, narrowed to
+// monitorColumns, and routes the client's transactions through the
+// recorder.
+func (c *Client) startMonitor(ctx context.Context) error {
+	m := &monitor{c: c, raw: c.ovs}
+	req := c.ovs.NewMonitor()
+	for _, t := range snapshotTables {
+		req.Tables = append(req.Tables, client.TableMonitor{Table: t, Fields: monitorColumns[t]})
+	}
+	if _, err := c.ovs.Monitor(ctx, req); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: monitoring %s: %w", ErrConnect, c.ovs.CurrentEndpoint(), ctx.Err())
+		}
+		return fmt.Errorf("%w: monitoring %s: %v", ErrSchema, c.ovs.CurrentEndpoint(), err)
+	}
+	c.mon = m
+	c.ovs = &recorder{Client: c.ovs, m: m}
+	return nil
+}
+
+// recorder is the libovsdb client with Transact remembering what each
+// committed write transaction did.
+type recorder struct {
+	client.Client
+	m *monitor
+}
+
+func (r *recorder) Transact(ctx context.Context, ops ...ovsdb.Operation) ([]ovsdb.OperationResult, error) {
+	res, err := r.Client.Transact(ctx, ops...)
+	if err == nil {
+		r.m.record(ops, res)
+	}
+	return res, err
+}
+
+// record remembers the effects of a committed transaction (every result
+// without error; OVSDB commits all operations or none).
+func (m *monitor) record(ops []ovsdb.Operation, res []ovsdb.OperationResult) {
+	if len(res) < len(ops) {
+		return
+	}
+	writes := false
+	for i := range ops {
+		if res[i].Error != "" {
+			return
+		}
+		writes = writes || ops[i].Op != ovsdb.OperationSelect
+	}
+	if !writes {
+		return
+	}
+	named := map[string]string{}
+	for i, op := range ops {
+		if op.Op == ovsdb.OperationInsert && op.UUIDName != "" {
+			named[op.UUIDName] = res[i].UUID.GoUUID
+		}
+	}
+	e := &expect{}
+	for i, op := range ops {
+		switch op.Op {
+		case ovsdb.OperationInsert:
+			e.inserted = append(e.inserted, rowRef{op.Table, res[i].UUID.GoUUID})
+		case ovsdb.OperationDelete:
+			if u, ok := whereUUID(op.Where); ok {
+				e.deleted = append(e.deleted, rowRef{op.Table, u})
+			}
+		case ovsdb.OperationUpdate:
+			u, ok := whereUUID(op.Where)
+			if !ok {
+				continue
+			}
+			for col, v := range op.Row {
+				if !monitored(op.Table, col) {
+					continue
+				}
+				want, err := canonical(v, named)
+				if err == nil {
+					e.columns = append(e.columns, colValue{rowRef{op.Table, u}, col, want})
+				}
+			}
+		case ovsdb.OperationMutate:
+			u, ok := whereUUID(op.Where)
+			if !ok {
+				continue
+			}
+			for _, mu := range op.Mutations {
+				if !monitored(op.Table, mu.Column) {
+					continue
+				}
+				if mu.Mutator != ovsdb.MutateOperationInsert && mu.Mutator != ovsdb.MutateOperationDelete {
+					continue
+				}
+				for _, member := range uuidsOf(mu.Value, named) {
+					e.members = append(e.members, memberRef{rowRef{op.Table, u}, mu.Column, member, mu.Mutator == ovsdb.MutateOperationInsert})
+				}
+			}
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.pending = append(m.pending, e)
+	if len(m.pending) > maxPending {
+		m.pending = slices.Delete(m.pending, 0, len(m.pending)-maxPending)
+		m.overflow = true
+		m.forgotten++
+	}
+}
+
+// whereUUID returns u of the condition _uuid == u.
+func whereUUID(where []ovsdb.Condition) (string, bool) {
+	if len(where) != 1 || where[0].Column != "_uuid" || where[0].Function != ovsdb.ConditionEqual {
+		return "", false
+	}
+	u, ok := where[0].Value.(ovsdb.UUID)
+	return u.GoUUID, ok
+}
+
+// canonical encodes an OVSDB value as JSON with sets and maps sorted,
+// one-element sets as their element and named UUIDs replaced.
+func canonical(v any, named map[string]string) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return "", err
+	}
+	x = canon(x, named)
+	out, err := json.Marshal(x)
+	return string(out), err
+}
+
+func canon(x any, named map[string]string) any {
+	a, ok := x.([]any)
+	if !ok || len(a) != 2 {
+		return x
+	}
+	tag, _ := a[0].(string)
+	switch tag {
+	case "named-uuid":
+		if s, ok := a[1].(string); ok {
+			if r, ok := named[s]; ok {
+				return []any{"uuid", r}
+			}
+		}
+	case "set", "map":
+		es, ok := a[1].([]any)
+		if !ok {
+			return x
+		}
+		out := make([]any, len(es))
+		keys := make([]string, len(es))
+		for i, e := range es {
+			out[i] = canon(e, named)
+			b, _ := json.Marshal(out[i])
+			keys[i] = string(b)
+		}
+		if tag == "set" && len(out) == 1 {
+			return out[0]
+		}
+		idx := make([]int, len(out))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.Slice(idx, func(i, j int) bool { return keys[idx[i]] < keys[idx[j]] })
+		sorted := make([]any, len(out))
+		for i, j := range idx {
+			sorted[i] = out[j]
+		}
+		return []any{tag, sorted}
+	}
+	return x
+}
+
+// uuidsOf lists the UUIDs of a UUID or UUID set value, named ones
+// replaced.
+func uuidsOf(v any, named map[string]string) []string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var x any
+	if json.Unmarshal(b, &x) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(x any) {
+		a, ok := x.([]any)
+		if !ok || len(a) != 2 {
+			return
+		}
+		tag, _ := a[0].(string)
+		switch tag {
+		case "uuid", "named-uuid":
+			if s, ok := a[1].(string); ok {
+				if r, ok := named[s]; ok {
+					s = r
+				}
+				out = append(out, s)
+			}
+		case "set":
+			if es, ok := a[1].([]any); ok {
+				for _, e := range es {
+					walk(e)
+				}
+			}
+		}
+	}
+	walk(x)
+	return out
+}
+
+// proven reports whether rows show one of the rows e inserted: then the
+// whole transaction, and every earlier one, is in the cache.
+func (e *expect) proven(rows map[string]map[string]model.Model) bool {
+	for _, r := range e.inserted {
+		if _, ok := rows[r.table][r.uuid]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// shown reports whether rows hold what e wrote: its inserted rows (one
+// suffices, see proven), or else none of its deleted rows, the columns it
+// updated with the values it wrote and the members it added but not those
+// it removed.
+func (e *expect) shown(c *Client, rows map[string]map[string]model.Model) bool {
+	if len(e.inserted) > 0 {
+		return e.proven(rows)
+	}
+	for _, r := range e.deleted {
+		if _, ok := rows[r.table][r.uuid]; ok {
+			return false
+		}
+	}
+	for _, cv := range e.columns {
+		m, ok := rows[cv.table][cv.uuid]
+		if !ok {
+			return false
+		}
+		row, err := c.fastRow(m, []string{cv.column})
+		if err != nil {
+			return false
+		}
+		got, err := canonical(row[cv.column], nil)
+		if err != nil || got != cv.want {
+			return false
+		}
+	}
+	for _, mr := range e.members {
+		m, ok := rows[mr.table][mr.uuid]
+		if !ok {
+			// A deleted parent holds no members.
+			if mr.present {
+				return false
+			}
+			continue
+		}
+		ms, ok := members(m)[mr.column]
+		if !ok || slices.Contains(ms, mr.member) != mr.present {
+			return false
+		}
+	}
+	return true
+}
+
+// cacheRows reads the monitored tables from the cache. The result is a
+// state the cache held at one instant: libovsdb applies each update
+// notification to all tables under one exclusive lock, which every
+// TableCache.Table call waits for, so two passes that return the same rows
+// (the cache replaces a model on every change, never edits it) bracket no
+// update. The models are shared with the cache: read only.
+func (m *monitor) cacheRows() (map[string]map[string]model.Model, error) {
+	pass := func() (map[string]map[string]model.Model, error) {
+		tc := m.raw.Cache()
+		if tc == nil {
+			return nil, fmt.Errorf("%w: the connection is closed", ErrConnect)
+		}
+		out := make(map[string]map[string]model.Model, len(snapshotTables))
+		for _, t := range snapshotTables {
+			rc := tc.Table(t)
+			if rc == nil {
+				return nil, fmt.Errorf("%w: table %s is not in the client cache", ErrConnect, t)
+			}
+			out[t] = rc.RowsShallow()
+		}
+		return out, nil
+	}
+	a, err := pass()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		b, err := pass()
+		if err != nil {
+			return nil, err
+		}
+		if sameRows(a, b) {
+			return b, nil
+		}
+		a = b
+	}
+}
+
+func sameRows(a, b map[string]map[string]model.Model) bool {
+	for t, ra := range a {
+		rb := b[t]
+		if len(ra) != len(rb) {
+			return false
+		}
+		for u, x := range ra {
+			if y, ok := rb[u]; !ok || x != y {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ownWritesWait bounds (with Config.Timeout and the context) how long
+// Observe waits for the cache to show this client's writes before it reads
+// with a select instead.
+const ownWritesWait = time.Second
+
+// pollInterval is how often Observe looks at the cache while it waits for
+// the connection or for this client's writes.
+const pollInterval = 2 * time.Millisecond
+
+// connected waits until the client is connected with its monitor in place
+// (libovsdb re-establishes monitors before it marks a reconnection done).
+func (m *monitor) connected(ctx context.Context) error {
+	for {
+		if m.raw.Connected() && m.raw.CurrentEndpoint() != "" && m.raw.Cache() != nil {
+			return nil
+		}
+		if m.c.cfg.NoReconnect {
+			return fmt.Errorf("%w: %s: the connection is closed", ErrConnect, joinEndpoints(m.c.cfg.Endpoints))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %s: waiting for the connection: %w", ErrConnect, joinEndpoints(m.c.cfg.Endpoints), ctx.Err())
+		case <-time.After(10 * pollInterval):
+		}
+	}
+}
+
+// snapshot reads the adapter's tables from the cache once the cache shows
+// this client's committed writes. It waits for them at most ownWritesWait
+// (and Config.Timeout, within ctx); when they are still not shown, it
+// reads with a select transaction and rebases them on what it read.
+func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
+	if err := m.connected(ctx); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(min(m.c.timeout(), ownWritesWait))
+	for {
+		rows, err := m.cacheRows()
+		if err != nil {
+			return nil, err
+		}
+		done, wait := m.settle(rows)
+		if done {
+			s := newSnapshot()
+			s.rows = rows
+			if err := s.index(); err != nil {
+				return nil, err
+			}
+			return s, nil
+		}
+		if !wait || !time.Now().Before(deadline) {
+			// Only transactions recorded before the select is sent are
+			// sure to be in what it reads.
+			pending, forgotten := m.capture()
+			s, err := m.c.read(ctx)
+			if err != nil {
+				return nil, err
+			}
+			m.rebase(s.rows, pending, forgotten)
+			return s, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: waiting for the monitor to show this client's writes: %w", ErrTransaction, ctx.Err())
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// settle drops the pending transactions rows show and reports whether
+// none is left (done) and, if some are, whether to wait for them.
+func (m *monitor) settle(rows map[string]map[string]model.Model) (done, wait bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.overflow {
+		return false, false
+	}
+	// A transaction proven in the cache proves every earlier one.
+	for i := len(m.pending) - 1; i >= 0; i-- {
+		if m.pending[i].proven(rows) {
+			m.pending = slices.Delete(m.pending, 0, i+1)
+			break
+		}
+	}
+	m.pending = slices.DeleteFunc(m.pending, func(e *expect) bool { return e.shown(m.c, rows) })
+	if len(m.pending) == 0 {
+		return true, false
+	}
+	for _, e := range m.pending {
+		if !e.expired {
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// rebase replaces what the pending transactions expect by what a select
+// read after them (rows) holds for the rows they wrote, and marks them as
+// waited for. Those rows may have been changed since by other clients:
+// the cache showing them as the select does proves it is past the
+// transaction, or holds for them what the transaction's successors left.
+func (m *monitor) rebase(rows map[string]map[string]model.Model, pending []*expect, forgotten int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.forgotten == forgotten {
+		m.overflow = false
+	}
+	for _, e := range pending {
+		if slices.Contains(m.pending, e) {
+			e.rebase(m.c, rows)
+			e.expired = true
+		}
+	}
+}
+
+// capture returns the pending transactions and how many were ever
+// forgotten.
+func (m *monitor) capture() ([]*expect, int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.pending), m.forgotten
+}
+
+func (e *expect) rebase(c *Client, rows map[string]map[string]model.Model) {
+	out := expect{deleted: e.deleted}
+	gone := func(r rowRef) bool {
+		if _, ok := rows[r.table][r.uuid]; ok {
+			return false
+		}
+		out.deleted = append(out.deleted, r)
+		return true
+	}
+	for _, r := range e.inserted {
+		if !gone(r) {
+			out.inserted = append(out.inserted, r)
+		}
+	}
+	for _, cv := range e.columns {
+		if gone(cv.rowRef) {
+			continue
+		}
+		row, err := c.fastRow(rows[cv.table][cv.uuid], []string{cv.column})
+		if err != nil {
+			continue
+		}
+		if cv.want, err = canonical(row[cv.column], nil); err == nil {
+			out.columns = append(out.columns, cv)
+		}
+	}
+	for _, mr := range e.members {
+		if gone(mr.rowRef) {
+			continue
+		}
+		mr.present = slices.Contains(members(rows[mr.table][mr.uuid])[mr.column], mr.member)
+		out.members = append(out.members, mr)
+	}
+	*e = out
+}
+
+// pendingWrites returns how many committed transactions of this client
+// the cache is not known to show yet.
+func (m *monitor) pendingWrites() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.pending)
+}
+
+func newSnapshot() *snapshot {
+	return &snapshot{rows: map[string]map[string]model.Model{}, owned: map[objKey]observed{},
+		byName: map[topology.Kind]map[string][]string{}, name: map[string]string{}, gcs: map[string]*nbdb.GatewayChassis{}, mine: map[string]bool{}}
+}
