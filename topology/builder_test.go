@@ -163,10 +163,20 @@ func TestPlannedKeys(t *testing.T) {
 		states = append(states, s)
 	}
 	for _, zone := range []string{"node-0", "z"} {
-		for _, in := range append(benchInputs(2, true, nodes, hs, zone), benchInputs(2, false, nodes, hs, zone)...) {
+		for _, in := range benchInputs(2, true, nodes, hs, zone) {
 			plan(Plan(in))
 		}
 	}
+	// Primary Layer2 zones hold one node, or none; a secondary Layer2
+	// network may have several local nodes.
+	for _, zone := range []string{"node-0", "nowhere"} {
+		for _, in := range benchInputs(2, false, nodes, hs, zone) {
+			plan(Plan(in))
+		}
+	}
+	sec := benchInputs(1, false, nodes, hs, "z")[0]
+	sec.Network.Role, sec.TunnelKeys = netconf.RoleSecondary, sec.TunnelKeys[:1]
+	plan(Plan(sec))
 	l2 := benchInputs(1, false, nodes, hs, "node-0")[0] // one local node
 	plan(PlanLegacyLayer2(l2))
 	plan(PlanLayer2Upgrade(l2, []string{"node-3"}))

@@ -25,6 +25,20 @@
 // DESIGN facts through package ipam. PlanNodes plans only what one node
 // adds, for incremental reconciliation.
 //
+// # Zones
+//
+// A plan programs one zone's Northbound database: the nodes of Input.Zone
+// are local, the others remote. Interconnect gives every node its own
+// zone. Layer3 networks also plan zones of several nodes (a single-zone
+// cluster). A primary Layer2 network supports one node per zone
+// (interconnect, seed OKEP-5094 "Non-Goals"): its management port, .1
+// gateway and pod-subnet egress route exist once per zone, so
+// PlanLayer2, PlanLegacyLayer2, PlanLayer2Upgrade and PlanNodes refuse a
+// zone with more than one local node with ErrUnsupported naming the
+// network, the zone and its nodes. A zone with no local node (one that only
+// sees remote peers) is valid, and a secondary Layer2 network (no
+// management port, no gateway router) takes any number of local nodes.
+//
 // # Diff
 //
 // Diff(observed, desired) returns the ordered Changes that turn observed

@@ -15,6 +15,6 @@ var (
 	// ErrNotFound: a change updates or deletes an object that does not exist.
 	ErrNotFound = errors.New("not found")
 	// ErrUnsupported: the input asks for a topology the planner does not
-	// build (for example a legacy Layer2 zone with several local nodes).
+	// build (for example a primary Layer2 zone with several local nodes).
 	ErrUnsupported = errors.New("unsupported")
 )

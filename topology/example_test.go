@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 )
@@ -14,12 +15,18 @@ func Example() {
 			Addresses: []netip.Prefix{netip.MustParsePrefix(ip + "/16")},
 			NextHops:  []netip.Addr{netip.MustParseAddr("172.18.0.1")}}
 	}
+	n := &netconf.Network{Name: "tenant_blue", ID: 1, Topology: netconf.TopologyLayer2,
+		Role: netconf.RolePrimary, Subnets: []netconf.Subnet{{CIDR: netip.MustParsePrefix("203.203.0.0/24")}}}
+	// The switch's and the transit router's tunnel keys.
+	keys, err := ipam.NewTunnelKeyAllocator().Allocate(n.Name, 2)
+	if err != nil {
+		panic(err)
+	}
 	in := topology.Input{
-		Network: &netconf.Network{Name: "tenant_blue", ID: 1, Topology: netconf.TopologyLayer2,
-			Role: netconf.RolePrimary, Subnets: []netconf.Subnet{{CIDR: netip.MustParsePrefix("203.203.0.0/24")}}},
+		Network:    n,
 		Nodes:      []topology.Node{node("node-a", 2, "172.18.0.2"), node("node-b", 3, "172.18.0.3")},
 		Zone:       "node-a", // interconnect: each node is its own zone
-		TunnelKeys: []int{16715779, 16715780},
+		TunnelKeys: keys,
 	}
 	desired, err := topology.PlanLayer2(in)
 	if err != nil {

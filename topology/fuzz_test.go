@@ -2,6 +2,7 @@ package topology
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/netip"
@@ -19,15 +20,29 @@ func FuzzPlan(f *testing.F) {
 	f.Add([]byte{1, 0, 1, 0, 2, 2, 5, 9}, "203.203.0.0/24", "2010:100:200::/60", "100.65.0.0/16,fd99::/64", "100.88.0.0/16,fd97::/64", "node-1")
 	f.Add([]byte{2, 1, 7, 0, 1, 4, 0, 0}, "192.168.0.0/24", "", "", "", "z")
 	f.Add([]byte{3, 0, 255, 30, 9, 0, 0, 1}, "10.0.0.0/30", "::/0", "1.2.3.4/32", "fd97::/127", "global")
+	f.Add([]byte{1, 0, 1, 0, 2, 2, 5, 8}, "203.203.0.0/24", "", "", "", "node-1")          // primary Layer2, one local node
+	f.Add([]byte{1, 0, 1, 0, 2, 2, 5, 9}, "203.203.0.0/24", "", "", "", "global")          // primary Layer2, two local nodes
+	f.Add([]byte{1, 3, 1, 0, 3, 2, 5, 9}, "203.203.0.0/24", "fd00::/64", "", "", "global") // secondary Layer2, three local nodes
 	f.Fuzz(func(t *testing.T, b []byte, sub4, sub6, join, transit, zone string) {
 		in := fuzzInput(b, sub4, sub6, join, transit, zone)
 		n := in.Network
+		locals := 0
+		for i := range in.Nodes {
+			if in.Nodes[i].zone() == in.Zone {
+				locals++
+			}
+		}
+		primaryL2 := n.Topology == netconf.TopologyLayer2 && n.Role == netconf.RolePrimary
 		for _, plan := range []func(Input) (State, error){Plan, PlanLegacyLayer2,
 			func(in Input) (State, error) { return PlanLayer2Upgrade(in, []string{"node-1"}) },
 			func(in Input) (State, error) { return PlanNodes(in, "node-0") }} {
 			s, err := plan(in)
 			if err != nil {
 				continue
+			}
+			// A primary Layer2 zone holds at most one node.
+			if primaryL2 && (locals > 1 || len(mgmtPorts(s)) > 1) {
+				t.Fatalf("primary Layer2 planned for zone %q with %d local nodes", in.Zone, locals)
 			}
 			if d := Diff(s, s); len(d) != 0 {
 				t.Fatalf("Diff(s, s) = %s", d)
@@ -122,5 +137,19 @@ func TestFuzzSeedsPlan(t *testing.T) {
 		if s, err := Plan(in); err != nil || s.Len() == 0 {
 			t.Errorf("seed %d: %v (%d objects)", i, err, s.Len())
 		}
+	}
+	// The Layer2 zone seeds: one local node plans, two are refused, and a
+	// secondary network takes any number.
+	one := fuzzInput([]byte{1, 0, 1, 0, 2, 2, 5, 8}, "203.203.0.0/24", "", "", "", "node-1")
+	if s, err := Plan(one); err != nil || len(mgmtPorts(s)) != 1 {
+		t.Errorf("primary Layer2, one local node: %v, management ports %q", err, mgmtPorts(s))
+	}
+	two := fuzzInput([]byte{1, 0, 1, 0, 2, 2, 5, 9}, "203.203.0.0/24", "", "", "", "global")
+	if _, err := Plan(two); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("primary Layer2, two local nodes: %v, want ErrUnsupported", err)
+	}
+	sec := fuzzInput([]byte{1, 3, 1, 0, 3, 2, 5, 9}, "203.203.0.0/24", "fd00::/64", "", "", "global")
+	if s, err := Plan(sec); err != nil || len(sec.Nodes) != 3 || s.Len() != 1 {
+		t.Errorf("secondary Layer2, three local nodes: %v, %d nodes, %d objects", err, len(sec.Nodes), s.Len())
 	}
 }

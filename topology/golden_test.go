@@ -212,6 +212,11 @@ func TestPlanErrors(t *testing.T) {
 		{"no IPv6 join subnet", PlanLayer3, mod(func(in *Input) { in.Network.JoinSubnets = in.Network.JoinSubnets[:1] }), ErrInvalid, "joinSubnets"},
 		{"layer2 tunnel keys", PlanLayer2, func() Input { in := seed004Input("203.203.0.0/24"); in.TunnelKeys = in.TunnelKeys[:1]; return in }(), ErrInvalid, "tunnelKeys"},
 		{"layer2 tunnel key range", PlanLayer2, func() Input { in := seed004Input("203.203.0.0/24"); in.TunnelKeys[1] = 5; return in }(), ErrInvalid, "tunnelKeys"},
+		{"layer2 preserved tunnel key", PlanLayer2, func() Input {
+			in := seed004Input("203.203.0.0/24")
+			in.TunnelKeys[0] = ipam.PreservedTunnelKey(ipam.MaxNetworkID) // = DynamicTunnelKeyFirst
+			return in
+		}(), ErrConflict, "tunnelKeys[0]"},
 		{"legacy with two local nodes", PlanLegacyLayer2, func() Input {
 			in := seed004Input("203.203.0.0/24")
 			for i := range in.Nodes {

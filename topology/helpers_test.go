@@ -35,6 +35,17 @@ func golden(t *testing.T, name, got string) {
 func pfx(s string) netip.Prefix { return netip.MustParsePrefix(s) }
 func addr(s string) netip.Addr  { return netip.MustParseAddr(s) }
 
+// allocatedKeys returns the n tunnel keys a new ipam.TunnelKeyAllocator
+// hands out first (DynamicTunnelKeyFirst+1 on: never network 4096's
+// preserved key).
+func allocatedKeys(n int) []int {
+	keys, err := ipam.NewTunnelKeyAllocator().Allocate("test", n)
+	if err != nil {
+		panic(err)
+	}
+	return keys
+}
+
 // seed004Nodes are the three nodes of seed 004's example; ovn-control-plane
 // (node ID 4) is the zone being programmed.
 func seed004Nodes() []Node {
@@ -63,7 +74,7 @@ func seed004Input(v4 string) Input {
 			TransitSubnets: []netip.Prefix{pfx("100.88.0.0/16"), pfx("fd97::/64")}},
 		Nodes:      seed004Nodes(),
 		Zone:       "ovn-control-plane",
-		TunnelKeys: []int{ipam.DynamicTunnelKeyFirst, ipam.DynamicTunnelKeyFirst + 1},
+		TunnelKeys: allocatedKeys(2),
 		Cluster:    Cluster{ServiceIPs: []netip.Addr{addr("10.96.0.1"), addr("10.96.0.10")}},
 	}
 }

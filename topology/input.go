@@ -79,15 +79,18 @@ type Input struct {
 	// Zone is the zone being programmed: nodes of this zone are local (get
 	// their switches, gateway routers and ports), the others are remote
 	// (get remote ports and routes). Interconnect gives every node its own
-	// zone; giving all nodes the same zone plans a single-zone cluster.
+	// zone; giving all nodes the same zone plans a single-zone cluster
+	// (Layer3 and secondary networks only: a primary Layer2 zone holds at
+	// most one node).
 	Zone string
 	// HostSubnets are a Layer3 network's per-node subnets: node name to one
 	// subnet per family of the network, each carved from a network subnet
 	// with its HostPrefix.
 	HostSubnets map[string][]netip.Prefix
-	// TunnelKeys are a Layer2 network's dynamic tunnel keys
-	// (ipam.DynamicTunnelKeyFirst..Last): the switch's, then (primary only)
-	// the transit router's.
+	// TunnelKeys are a Layer2 network's dynamic tunnel keys, as an
+	// ipam.TunnelKeyAllocator hands them out (in
+	// ipam.DynamicTunnelKeyFirst..Last, never network 4096's preserved
+	// key): the switch's, then (primary only) the transit router's.
 	TunnelKeys []int
 	// Cluster holds the cluster-wide settings.
 	Cluster Cluster

@@ -62,9 +62,11 @@ func (p *planner) layer2Cluster() {
 	rp := RouterPort{Owner: o, Name: trtos, Router: tr, MAC: mac(gws...), Networks: gws,
 		Options: Options{{OptRequestedTnlKey, strconv.Itoa(TransitRouterSwitchPortTunnelKey)}}}
 	// The switch-facing port is the router's gateway port (conditional
-	// SNAT of the management port traffic), bound to the zone's node(s).
-	for i, nd := range p.locals {
-		rp.GatewayChassis = append(rp.GatewayChassis, GatewayChassis{Name: trtos + "-" + nd.Chassis, Chassis: nd.Chassis, Priority: len(p.locals) - i})
+	// SNAT of the management port traffic), bound to the zone's node; a
+	// zone that only sees remote peers has none.
+	if len(p.locals) == 1 {
+		nd := p.locals[0]
+		rp.GatewayChassis = []GatewayChassis{{Name: trtos + "-" + nd.Chassis, Chassis: nd.Chassis, Priority: 1}}
 	}
 	p.b.add(
 		Router{Owner: o, Name: tr, Options: Options{{OptRequestedTnlKey, strconv.Itoa(p.in.TunnelKeys[1])}}},

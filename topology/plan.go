@@ -70,7 +70,7 @@ type planner struct {
 	fams    []family
 	own     Owner
 	mtu     string
-	locals  []*Node // sorted by ID
+	locals  []*Node // nodes of in.Zone, in input order; at most one for primary Layer2
 	err     error
 	b       Builder
 	primary bool
@@ -160,6 +160,9 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 		for i, k := range in.TunnelKeys {
 			if k < ipam.DynamicTunnelKeyFirst || k > ipam.DynamicTunnelKeyLast {
 				return nil, errf("%s: tunnelKeys[%d]: %w: %d not in %d..%d", n, i, ErrInvalid, k, ipam.DynamicTunnelKeyFirst, ipam.DynamicTunnelKeyLast)
+			}
+			if k == ipam.PreservedTunnelKey(ipam.MaxNetworkID) {
+				return nil, errf("%s: tunnelKeys[%d]: %w: %d is network %d's preserved transit switch key", n, i, ErrConflict, k, ipam.MaxNetworkID)
 			}
 			if i > 0 && k == in.TunnelKeys[0] {
 				return nil, errf("%s: tunnelKeys[%d]: %w: %d used twice", n, i, ErrConflict, k)
@@ -283,14 +286,17 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 			p.locals = append(p.locals, nd)
 		}
 	}
-	for i := 1; i < len(p.locals); i++ { // insertion sort by ID; few local nodes
-		for j := i; j > 0 && p.locals[j].ID < p.locals[j-1].ID; j-- {
-			p.locals[j], p.locals[j-1] = p.locals[j-1], p.locals[j]
+	if len(p.locals) > 1 && topo == netconf.TopologyLayer2 && p.primary {
+		// A primary Layer2 zone holds one node: the management port and
+		// the .1 gateway's SNAT exist once per switch, and the transit
+		// router sends the pod subnet to one gateway router (seed 004
+		// "Non-Goals").
+		what := "a primary Layer2 network supports one node per zone (interconnect)"
+		if m != modeLayer2 {
+			what = "the legacy Layer2 topology and its upgrade support one node per zone (interconnect)"
 		}
-	}
-	if (m == modeLegacyLayer2 || m == modeUpgrade) && len(p.locals) > 1 {
-		return nil, errf("%s: zone %q: %w: the legacy Layer2 topology and its upgrade support one local node per zone, got %d",
-			n, in.Zone, ErrUnsupported, len(p.locals))
+		return nil, errf("%s: zone %q: %w: %s, got %d local nodes %s",
+			n, in.Zone, ErrUnsupported, what, len(p.locals), nodeNames(p.locals))
 	}
 	p.b.Own(n.Name)
 	p.b.trusted = true
@@ -303,6 +309,16 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 }
 
 func (p *planner) isLocal(nd *Node) bool { return nd.zone() == p.in.Zone }
+
+// nodeNames renders the nodes' names sorted and quoted: ["a" "b"].
+func nodeNames(nodes []*Node) string {
+	names := make([]string, len(nodes))
+	for i, nd := range nodes {
+		names[i] = nd.Name
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("%q", names)
+}
 
 func (p *planner) nodeOwner(nd *Node) Owner {
 	o := p.own
@@ -438,12 +454,13 @@ func Plan(in Input) (State, error) {
 func PlanLayer3(in Input) (State, error) { return run(in, modeLayer3, nil, nil) }
 
 // PlanLayer2 plans a Layer2 network for in.Zone: a primary network on a
-// transit router (seed 004), a secondary one as a lone switch.
+// transit router (seed 004), a secondary one as a lone switch. A primary
+// network's zone holds at most one node (ErrUnsupported otherwise).
 func PlanLayer2(in Input) (State, error) { return run(in, modeLayer2, nil, nil) }
 
 // PlanLegacyLayer2 plans a primary Layer2 network in the legacy topology:
 // each node's gateway router is attached to the switch. A zone may hold at
-// most one local node (the gateway router ports share a name).
+// most one local node, as for PlanLayer2.
 func PlanLegacyLayer2(in Input) (State, error) { return run(in, modeLegacyLayer2, nil, nil) }
 
 // PlanLayer2Upgrade plans a zone that has moved to the transit-router

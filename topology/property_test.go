@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/udnkit/udnkit/ipam"
@@ -58,10 +59,14 @@ func randomInput(r *rand.Rand) (Input, func(Input) (State, error), bool) {
 		if v6 {
 			n.Subnets = append(n.Subnets, netconf.Subnet{CIDR: pfx("2010:100:200::/60")})
 		}
-		in.TunnelKeys = []int{ipam.DynamicTunnelKeyFirst + 2*r.IntN(1000)}
+		// Keys as a TunnelKeyAllocator hands them out: never
+		// DynamicTunnelKeyFirst, network 4096's preserved key.
+		in.TunnelKeys = []int{ipam.DynamicTunnelKeyFirst + 1 + 2*r.IntN(1000)}
 		if n.IsPrimary() {
 			in.TunnelKeys = append(in.TunnelKeys, in.TunnelKeys[0]+1)
-			if !singleZone && r.IntN(2) == 0 {
+			// A primary Layer2 zone holds one node (interconnect).
+			singleZone = false
+			if r.IntN(2) == 0 {
 				plan, legacy = PlanLegacyLayer2, true
 			}
 		}
@@ -85,8 +90,11 @@ func randomInput(r *rand.Rand) (Input, func(Input) (State, error), bool) {
 			netip.PrefixFrom(netip.AddrFrom16([16]byte{0xfd, 0, 0, 0x10, 1, 0x28, 0, byte(i)}), 64)}
 	}
 	in.Zone = in.Nodes[r.IntN(len(in.Nodes))].Name
-	if singleZone {
+	switch {
+	case singleZone:
 		in.Zone = "global"
+	case r.IntN(6) == 0:
+		in.Zone = "elsewhere" // a zone that only sees remote nodes
 	}
 	if r.IntN(2) == 0 {
 		in.Cluster.ServiceIPs = []netip.Addr{addr("10.96.0.1"), addr("fd00:10:96::a")}
@@ -110,6 +118,35 @@ func addNode(in Input) (Input, string) {
 	out.HostSubnets[nd.Name] = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 128, byte(i), 0}), 24),
 		netip.PrefixFrom(netip.AddrFrom16([16]byte{0xfd, 0, 0, 0x10, 1, 0x28, 0, byte(i)}), 64)}
 	return out, nd.Name
+}
+
+// checkLocalNodes checks that the plan gives a management port to exactly
+// the nodes of in.Zone (primary networks), and that a primary Layer2 zone
+// has at most one.
+func checkLocalNodes(t *testing.T, in Input, s State) {
+	t.Helper()
+	if !in.Network.IsPrimary() {
+		return
+	}
+	var want, got []string
+	for _, nd := range in.Nodes {
+		if nd.zone() == in.Zone {
+			want = append(want, "k8s-"+in.Network.Prefix()+nd.Name)
+		}
+	}
+	for o := range s.Objects() {
+		if p, ok := o.(SwitchPort); ok && strings.HasPrefix(p.Name, "k8s-") {
+			got = append(got, p.Name)
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("management ports %q, want %q (the nodes of zone %q)", got, want, in.Zone)
+	}
+	if in.Network.Topology == netconf.TopologyLayer2 && len(got) > 1 {
+		t.Errorf("primary Layer2 zone %q has %d management ports", in.Zone, len(got))
+	}
 }
 
 // checkOrder checks that every create comes after the creation of the
@@ -183,6 +220,7 @@ func TestProperties(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkLocalNodes(t, in, s)
 			// Determinism: same input, same state, same text.
 			again, err := plan(in)
 			if err != nil || !again.Equal(s) || again.String() != s.String() {

@@ -16,14 +16,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
+// plans plans the Layer3 network on nodes of one zone, and the Layer2
+// network, which supports one node per zone, on the same nodes each in its
+// own zone, for node1's zone (its other nodes are remote peers).
 func plans(t testing.TB, nodes int) (l3, l2 topology.State) {
 	t.Helper()
-	ns := ovntest.Nodes(nodes, "zone1")
-	l3, err := ovntest.Plan(ovntest.Layer3Network(), ns, "zone1")
+	l3, err := ovntest.Plan(ovntest.Layer3Network(), ovntest.Nodes(nodes, "zone1"), "zone1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l2, err = ovntest.Plan(ovntest.Layer2Network(), ns, "zone1")
+	l2, err = ovntest.Plan(ovntest.Layer2Network(), ovntest.Nodes(nodes, ""), "node1")
 	if err != nil {
 		t.Fatal(err)
 	}

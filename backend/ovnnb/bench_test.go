@@ -20,23 +20,25 @@ import (
 	"github.com/udnkit/udnkit/topology"
 )
 
-// bigPlan is the benchmark plan: networks primary networks (alternately
-// Layer3 and Layer2, pod subnets 10.<n>.0.0/16) on nodes nodes of one zone.
+// bigPlan is the benchmark plan: networks primary networks, alternately
+// Layer3 and Layer2 (pod subnets 10.<n>.0.0/16), on nodes nodes, for the
+// NB that holds node1. The Layer3 networks have every node in one zone (all
+// local); a primary Layer2 network supports one node per zone, so the
+// Layer2 networks are planned the interconnect way for node1's zone (node1
+// local, the others remote transit-router peers).
 func bigPlan(tb testing.TB, nodes, networks int) topology.State {
 	tb.Helper()
-	ns := ovntest.Nodes(nodes, "zone1")
+	oneZone, ownZones := ovntest.Nodes(nodes, "zone1"), ovntest.Nodes(nodes, "")
 	var states []topology.State
 	for i := 1; i <= networks; i++ {
-		var n *netconf.Network
-		if i%2 == 1 {
-			n = ovntest.Layer3Network()
-		} else {
-			n = ovntest.Layer2Network()
+		n, ns, zone := ovntest.Layer3Network(), oneZone, "zone1"
+		if i%2 == 0 {
+			n, ns, zone = ovntest.Layer2Network(), ownZones, "node1"
 		}
 		n.Name = fmt.Sprintf("ns%d_net%d", i, i)
 		n.ID = i
 		n.Subnets[0].CIDR = netipPrefix(fmt.Sprintf("10.%d.0.0/16", 100+i))
-		in := ovntest.PlanInput(n, ns, "zone1")
+		in := ovntest.PlanInput(n, ns, zone)
 		if n.Topology == netconf.TopologyLayer3 {
 			for j, node := range ns {
 				in.HostSubnets[node.Name] = []netipP{netipPrefix(fmt.Sprintf("10.%d.%d.0/24", 100+i, j))}
@@ -55,9 +57,9 @@ func bigPlan(tb testing.TB, nodes, networks int) topology.State {
 	return all
 }
 
-// BenchmarkNB100x20 writes a 100-node x 20-network plan into fresh real NB
-// databases three ways, interleaved in every iteration so that the machine's
-// load hits them alike:
+// BenchmarkNB100x20 writes a 100-node x 20-network plan (bigPlan) into
+// fresh real NB databases three ways, interleaved in every iteration so
+// that the machine's load hits them alike:
 //   - adapter: ovnnb.Client.Apply, one transaction;
 //   - raw: the very operations the adapter sends, as one JSON-RPC transact
 //     written straight to the NB socket, timed from the first byte sent to
@@ -77,7 +79,7 @@ func BenchmarkNB100x20(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	var adapterRows, rawRows, nbctlRows int
+	var adapterRows, rawRows, nbctlRows, operations int
 	var adapterT, rawT, nbctlT time.Duration
 	for i := 0; i < b.N; i++ {
 		// adapter
@@ -106,6 +108,7 @@ func BenchmarkNB100x20(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		operations = len(ops)
 		c.Close()
 		msg, err := json.Marshal(map[string]any{"id": 1, "method": "transact", "params": append([]any{"OVN_Northbound"}, anyOps(ops)...)})
 		if err != nil {
@@ -150,6 +153,7 @@ func BenchmarkNB100x20(b *testing.B) {
 	}
 	a, r, n := float64(adapterRows)/adapterT.Seconds(), float64(rawRows)/rawT.Seconds(), float64(nbctlRows)/nbctlT.Seconds()
 	b.ReportMetric(float64(len(changes)), "objects")
+	b.ReportMetric(float64(operations), "operations")
 	b.ReportMetric(a, "adapter-rows/s")
 	b.ReportMetric(r, "raw-rows/s")
 	b.ReportMetric(n, "nbctl-rows/s")

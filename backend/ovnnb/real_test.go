@@ -29,20 +29,29 @@ func realOVN(t *testing.T, cfg ovnnb.Config) (*ovntest.Env, *ovnnb.Client) {
 }
 
 // twoPrimaries plans the Layer3 and Layer2 primary networks whose pod
-// subnets overlap, on three nodes of one zone.
+// subnets overlap, on three nodes node1..node3, for the NB that holds
+// node1. The Layer3 network keeps the three nodes in one zone (zone1), so
+// that its proofs cross node switches; the Layer2 network supports one node
+// per zone, so it is planned the interconnect way for node1's zone: node2
+// and node3 are remote transit-router peers (see l2Nodes).
 func twoPrimaries(t testing.TB) (l3, l2 topology.State) {
 	t.Helper()
-	nodes := ovntest.Nodes(3, "zone1")
-	l3, err := ovntest.Plan(ovntest.Layer3Network(), nodes, "zone1")
+	l3, err := ovntest.Plan(ovntest.Layer3Network(), ovntest.Nodes(3, "zone1"), "zone1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l2, err = ovntest.Plan(ovntest.Layer2Network(), nodes, "zone1")
+	l2, err = ovntest.Plan(ovntest.Layer2Network(), l2Nodes(), l2Zone)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l3, l2
 }
+
+// l2Zone is the zone the Layer2 network is planned for: node1's own.
+const l2Zone = "node1"
+
+// l2Nodes are the Layer2 network's nodes, each in its own zone.
+func l2Nodes() []topology.Node { return ovntest.Nodes(3, "") }
 
 func sbList(t *testing.T, env *ovntest.Env, table, column string) string {
 	t.Helper()
@@ -70,7 +79,7 @@ func TestRealNorthdAcceptsPlans(t *testing.T) {
 		name string
 		want topology.State
 	}{
-		{"Layer3 and Layer2 primaries in one zone", both},
+		{"Layer3 primary in one zone, Layer2 primary for node1's interconnect zone", both},
 		{"seed 004 Layer2 dual-stack, interconnect zone", seed004},
 	} {
 		t.Run(tc.name, func(t *testing.T) { northdAccepts(t, tc.want) })

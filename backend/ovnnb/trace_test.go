@@ -22,8 +22,9 @@ func (p pod) port(own topology.Owner) topology.SwitchPort {
 	return topology.SwitchPort{Owner: own, Name: p.name, Switch: p.sw, Addresses: []string{p.mac + " " + p.ip}}
 }
 
-// withPods returns s plus pod ports owned by network/node.
-func withPods(t *testing.T, s topology.State, pods map[topology.Owner][]pod) topology.State {
+// withPods returns s plus pod ports owned by network/node, and the remote
+// pod ports.
+func withPods(t *testing.T, s topology.State, pods map[topology.Owner][]pod, remote ...topology.SwitchPort) topology.State {
 	t.Helper()
 	var b topology.Builder
 	for o := range s.Objects() {
@@ -33,6 +34,9 @@ func withPods(t *testing.T, s topology.State, pods map[topology.Owner][]pod) top
 		for _, p := range ps {
 			b.Add(p.port(own))
 		}
+	}
+	for _, p := range remote {
+		b.Add(p)
 	}
 	out, err := b.State()
 	if err != nil {
@@ -68,7 +72,11 @@ func ipFlow(p pod, dstMAC, dst string) string {
 }
 
 // Integration test 2: ovn-trace proofs with a Layer3 and a Layer2 primary
-// network whose pod subnets overlap (10.128.0.0/16 in both).
+// network whose pod subnets overlap (10.128.0.0/16 in both). The NB holds
+// node1: the Layer3 network's three nodes share its zone, the Layer2
+// network is programmed for node1's interconnect zone, so its pods on node2
+// are remote ports bound to node2's chassis (as a pod controller writes
+// them), reached through the tunnel.
 func TestRealTraceIsolationAndConnectivity(t *testing.T) {
 	env, c := realOVN(t, ovnnb.Config{})
 	ctx := context.Background()
@@ -92,10 +100,14 @@ func TestRealTraceIsolationAndConnectivity(t *testing.T) {
 		}
 		return topology.Owner{}
 	}
+	node2 := l2Nodes()[1]
+	remote := func(p pod) topology.SwitchPort {
+		return ovntest.RemotePod(own(l2, ""), p.name, p.sw, p.mac+" "+p.ip, node2)
+	}
 	want := withPods(t, merged, map[topology.Owner][]pod{
 		own(l3, "node1"): {blueA}, own(l3, "node2"): {blueB},
-		own(l2, "node1"): {redA}, own(l2, "node2"): {redB, redC},
-	})
+		own(l2, "node1"): {redA},
+	}, remote(redB), remote(redC))
 	if _, _, err := c.Sync(ctx, want); err != nil {
 		t.Fatal(err)
 	}
@@ -120,10 +132,12 @@ func TestRealTraceIsolationAndConnectivity(t *testing.T) {
 		}
 		onlyNetwork(t, dps, "ns1_blue")
 	})
-	t.Run("red pod reaches red pod", func(t *testing.T) {
+	t.Run("red pod reaches red pod on another node", func(t *testing.T) {
+		// red-b runs on node2: the switch outputs to its remote port, that
+		// is through the tunnel to node2's chassis.
 		out, dps, outs := trace(t, env, redA, ipFlow(redA, redB.mac, redB.ip))
-		if !slices.Contains(outs, "red-b") {
-			t.Fatalf("not delivered to red-b (outputs %v):\n%s", outs, out)
+		if !slices.Contains(outs, "red-b") || !strings.Contains(out, `output to "red-b", type "remote"`) {
+			t.Fatalf("not delivered to red-b's remote port (outputs %v):\n%s", outs, out)
 		}
 		onlyNetwork(t, dps, "ns2_red")
 	})
@@ -160,12 +174,12 @@ func TestRealTraceIsolationAndConnectivity(t *testing.T) {
 				!strings.Contains(out, "ip4.dst <-> ip4.src;") || !slices.Contains(outs, p.name) {
 				t.Errorf("%s: ping %s not answered by the router:\n%s", p.name, p.gwIP, out)
 			}
-			router := "ns1_blue_ovn_cluster_router"
+			router, port := "ns1_blue_ovn_cluster_router", "rtos-ns1_blue_node1"
 			if strings.HasPrefix(p.name, "red") {
-				router = "ns2_red_transit_router"
+				router, port = "ns2_red_transit_router", "trtos-ns2_red_ovn_layer2_switch"
 			}
-			if !slices.Contains(dps, router) {
-				t.Errorf("%s: gateway reply did not come from %s (path %v)", p.name, router, dps)
+			if !slices.Contains(dps, router) || !strings.Contains(out, `ingress(dp="`+router+`", inport="`+port+`")`) {
+				t.Errorf("%s: gateway reply did not come from %s's port %s (path %v):\n%s", p.name, router, port, dps, out)
 			}
 		}
 	})

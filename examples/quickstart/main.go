@@ -2,6 +2,12 @@
 // and one Layer2, for a three-node cluster, applies them to an OVN
 // Northbound database and prints what was created.
 //
+// The cluster is interconnected: every node is its own zone with its own
+// Northbound database (a primary Layer2 network supports one node per
+// zone). The quickstart programs the zone of node-a: node-a gets its
+// switches, gateway routers and management ports, node-b and node-c appear
+// as remote peers on the transit switch and the transit router.
+//
 //	go run ./examples/quickstart                          # embedded in-memory NB
 //	go run ./examples/quickstart -nb tcp:127.0.0.1:6641   # a real NB
 //	go run ./examples/quickstart -script                  # print the ovn-nbctl script instead
@@ -46,12 +52,15 @@ func main() {
 	}
 }
 
-// nodes are the cluster's three nodes, all in one zone.
+// zone is the zone programmed: node-a's own.
+const zone = "node-a"
+
+// nodes are the cluster's three nodes, each in its own zone (Zone "").
 func nodes() []topology.Node {
 	var out []topology.Node
 	for i, name := range []string{"node-a", "node-b", "node-c"} {
 		id := ipam.MinNodeID + i
-		out = append(out, topology.Node{Name: name, ID: id, Zone: "zone-1", Chassis: "chassis-" + name,
+		out = append(out, topology.Node{Name: name, ID: id, Chassis: "chassis-" + name,
 			Addresses: []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{172, 18, 0, byte(id)}), 16)},
 			NextHops:  []netip.Addr{netip.MustParseAddr("172.18.0.1")}})
 	}
@@ -60,7 +69,7 @@ func nodes() []topology.Node {
 
 // plan turns the UDNs into the desired OVN state.
 func plan() (topology.State, error) {
-	netIDs := ipam.NewNetworkIDAllocator()
+	netIDs, tunnelKeys := ipam.NewNetworkIDAllocator(), ipam.NewTunnelKeyAllocator()
 	var states []topology.State
 	for _, doc := range strings.Split(udns, "---") {
 		udn, err := netconf.DecodeUDN([]byte(doc))
@@ -74,7 +83,7 @@ func plan() (topology.State, error) {
 		if n.ID, err = netIDs.Allocate(n.Name); err != nil {
 			return topology.State{}, err
 		}
-		in := topology.Input{Network: n, Nodes: nodes(), Zone: "zone-1"}
+		in := topology.Input{Network: n, Nodes: nodes(), Zone: zone}
 		switch n.Topology {
 		case netconf.TopologyLayer3:
 			var ranges []ipam.HostSubnetRange
@@ -92,8 +101,10 @@ func plan() (topology.State, error) {
 				}
 			}
 		case netconf.TopologyLayer2:
-			first := ipam.DynamicTunnelKeyFirst + 2*n.ID
-			in.TunnelKeys = []int{first, first + 1}
+			// The switch's and the transit router's keys.
+			if in.TunnelKeys, err = tunnelKeys.Allocate(n.Name, 2); err != nil {
+				return topology.State{}, err
+			}
 		}
 		s, err := topology.Plan(in)
 		if err != nil {
@@ -128,7 +139,8 @@ func run(ctx context.Context, w io.Writer, endpoints string, script bool) error 
 		return err
 	}
 	defer c.Close()
-	fmt.Fprintf(w, "Northbound: %s (schema %s)\n\n", where, c.SchemaVersion())
+	fmt.Fprintf(w, "Northbound: %s (schema %s)\n", where, c.SchemaVersion())
+	fmt.Fprintf(w, "zone: %s's (interconnect: every node its own zone; the other nodes are remote peers)\n\n", zone)
 
 	start := time.Now()
 	changes, res, err := c.Sync(ctx, desired)
@@ -170,7 +182,11 @@ func summarize(w io.Writer, s topology.State) {
 				for i, x := range p.Networks {
 					nets[i] = x.String()
 				}
-				ports[p.Router] = append(ports[p.Router], p.Name+" "+strings.Join(nets, ","))
+				note := ""
+				if ch, ok := p.Options.Get(topology.OptRequestedChassis); ok {
+					note = " (remote, on " + ch + ")"
+				}
+				ports[p.Router] = append(ports[p.Router], p.Name+" "+strings.Join(nets, ",")+note)
 			}
 		}
 		counts := map[topology.Kind]int{}

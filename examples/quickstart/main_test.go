@@ -12,17 +12,33 @@ import (
 func check(t *testing.T, out string) {
 	t.Helper()
 	for _, want := range []string{
-		"applied 130 changes (130 create, 0 update, 0 delete)",
-		"network tenant-a_blue: 74 objects",
-		"network tenant-b_red: 56 objects",
+		"zone: node-a's (interconnect: every node its own zone; the other nodes are remote peers)",
+		"applied 68 changes (68 create, 0 update, 0 delete)",
+		"network tenant-a_blue: 38 objects",
+		"network tenant-b_red: 30 objects",
 		"  router tenant.a_blue_ovn_cluster_router",
-		"      port rtos-tenant.a_blue_node-b 10.128.1.1/24",
+		"      port rtos-tenant.a_blue_node-a 10.128.0.1/24",
+		"      port tenant.a_blue_tstor-node-b (remote)",
 		"  router tenant.b_red_transit_router",
+		"      port trtor-GR_tenant.b_red_node-b 100.88.0.9/30 (remote, on chassis-node-b)",
 		"      port trtos-tenant.b_red_ovn_layer2_switch 10.128.0.1/16",
+		"      port k8s-tenant.b_red_node-a 0a:58:0a:80:00:02 10.128.0.2",
 		"applying the same plan again: 0 changes, 0 operations",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Only node-a is local: one management port and one gateway router
+	// per network, none for node-b or node-c.
+	for _, name := range []string{"k8s-tenant.b_red_node-a", "GR_tenant.b_red_node-a", "k8s-tenant.a_blue_node-a", "GR_tenant.a_blue_node-a"} {
+		if n := strings.Count(out, " "+name+"\n") + strings.Count(out, " "+name+" "); n != 1 {
+			t.Errorf("%s listed %d times, want once:\n%s", name, n, out)
+		}
+	}
+	for _, remote := range []string{"k8s-tenant.b_red_node-b", "k8s-tenant.b_red_node-c", "GR_tenant.b_red_node-b", "GR_tenant.a_blue_node-c"} {
+		if strings.Contains(out, " "+remote+"\n") || strings.Contains(out, " "+remote+" ") {
+			t.Errorf("remote node object %s is programmed in node-a's zone:\n%s", remote, out)
 		}
 	}
 }
@@ -55,7 +71,7 @@ func TestQuickstartScript(t *testing.T) {
 	if err := run(context.Background(), &out, "", true); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(out.String(), "\novn-nbctl "); n != 130 {
-		t.Errorf("script has %d ovn-nbctl commands, want 130", n)
+	if n := strings.Count(out.String(), "\novn-nbctl "); n != 68 {
+		t.Errorf("script has %d ovn-nbctl commands, want 68", n)
 	}
 }

@@ -10,7 +10,10 @@ import (
 )
 
 // Nodes returns n nodes called node1..nodeN with node IDs 2.., chassis
-// chassis-1.., external addresses 172.18.0.(ID)/16, all in zone.
+// chassis-1.., external addresses 172.18.0.(ID)/16, all in zone; zone ""
+// gives every node its own zone (interconnect: node1's zone is "node1").
+// A primary Layer2 network is planned for one node's zone: it supports one
+// node per zone.
 func Nodes(n int, zone string) []topology.Node {
 	nodes := make([]topology.Node, n)
 	for i := range nodes {
@@ -58,10 +61,28 @@ func PlanInput(network *netconf.Network, nodes []topology.Node, zone string) top
 			in.HostSubnets[n.Name] = []netip.Prefix{Layer3HostSubnet(i + 1)}
 		}
 	case netconf.TopologyLayer2:
-		first := ipam.DynamicTunnelKeyFirst + 2*network.ID
-		in.TunnelKeys = []int{first, first + 1}
+		in.TunnelKeys = Layer2TunnelKeys(network.ID)
 	}
 	return in
+}
+
+// Layer2TunnelKeys returns the switch and transit router tunnel keys of the
+// Layer2 network with the given ID: the two keys an
+// ipam.TunnelKeyAllocator hands the id-th network when networks 1..id each
+// take two in turn (DynamicTunnelKeyFirst-1+2*id and the next). They are
+// distinct per network and above every preserved Layer3 transit switch key.
+func Layer2TunnelKeys(networkID int) []int {
+	first := ipam.DynamicTunnelKeyFirst - 1 + 2*networkID
+	return []int{first, first + 1}
+}
+
+// RemotePod returns a pod of a Layer2 network running on a node of another
+// zone, as a pod controller writes it: a remote port on the network's
+// switch, bound to the node's chassis. addresses is "MAC IP...".
+func RemotePod(own topology.Owner, name, sw, addresses string, node topology.Node) topology.SwitchPort {
+	own.Node = node.Name
+	return topology.SwitchPort{Owner: own, Name: name, Switch: sw, Type: topology.PortRemote, Addresses: []string{addresses},
+		Options: topology.NewOptions(topology.OptRequestedChassis, node.Chassis)}
 }
 
 // Plan plans network on nodes for zone.
@@ -90,7 +111,7 @@ func Seed004Input() topology.Input {
 		Nodes: []topology.Node{node("ovn-control-plane", 4, "chassis-cp", 3), node("ovn-worker", 2, "chassis-w1", 2),
 			node("ovn-worker2", 3, "chassis-w2", 4)},
 		Zone:       "ovn-control-plane",
-		TunnelKeys: []int{ipam.DynamicTunnelKeyFirst, ipam.DynamicTunnelKeyFirst + 1},
+		TunnelKeys: Layer2TunnelKeys(1),
 		Cluster:    topology.Cluster{ServiceIPs: []netip.Addr{netip.MustParseAddr("10.96.0.1"), netip.MustParseAddr("10.96.0.10")}},
 	}
 }
