@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
@@ -57,11 +59,7 @@ func (c *Client) Apply(ctx context.Context, changes topology.Changes) (Result, e
 	if len(changes) == 0 {
 		return Result{}, ctx.Err()
 	}
-	snap, err := c.read(ctx)
-	if err != nil {
-		return Result{}, err
-	}
-	p, err := c.plan(snap, changes)
+	p, err := c.planFor(ctx, changes)
 	if err != nil {
 		return Result{}, err
 	}
@@ -71,15 +69,15 @@ func (c *Client) Apply(ctx context.Context, changes topology.Changes) (Result, e
 // Operations returns the OVSDB operations Apply would send for changes, in
 // one list, without sending them (a dry run at the protocol level).
 func (c *Client) Operations(ctx context.Context, changes topology.Changes) ([]ovsdb.Operation, error) {
-	snap, err := c.read(ctx)
+	p, err := c.planFor(ctx, changes)
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.plan(snap, changes)
-	if err != nil {
-		return nil, err
+	n := 0
+	for _, u := range p {
+		n += len(u.ops)
 	}
-	var ops []ovsdb.Operation
+	ops := make([]ovsdb.Operation, 0, n)
 	for _, u := range p {
 		for _, o := range u.ops {
 			ops = append(ops, o.op)
@@ -115,9 +113,9 @@ func (c *Client) Sync(ctx context.Context, desired topology.State) (topology.Cha
 // taggedOp is one operation with the change it belongs to.
 type taggedOp struct {
 	op   ovsdb.Operation
-	ch   int // index into the change set
-	rows int // rows it writes (0 for mutations)
-	of   topology.Change
+	ch   int              // index into the change set
+	rows int              // rows it writes (0 for mutations)
+	of   *topology.Change // operation, kind and key of that change
 }
 
 // unit is a group of operations that must share a transaction: a new
@@ -150,6 +148,9 @@ type planner struct {
 	deleted map[string]bool   // UUIDs deleted by the change set
 	units   map[[3]string]*unit
 	order   []*unit
+	of      []topology.Change // per change: its operation, kind and key
+	ids     *idsCache
+	built   []built // by change, from prebuild
 }
 
 func (p *planner) named() string {
@@ -166,13 +167,21 @@ func invalid(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidChange}, a...)...)
 }
 
+// appendTo appends u to m[col], making m if it is nil.
+func appendTo(m map[string][]string, col, u string) map[string][]string {
+	if m == nil {
+		m = map[string][]string{}
+	}
+	m[col] = append(m[col], u)
+	return m
+}
+
 func (p *planner) unit(phase int, k topology.Kind, key string, ch int) *unit {
 	id := [3]string{strconv.Itoa(phase), k.String(), key}
 	if u, ok := p.units[id]; ok {
 		return u
 	}
-	u := &unit{phase: phase, rank: k, seq: len(p.order), ch: ch, refs: map[string][]string{},
-		add: map[string][]string{}, del: map[string][]string{}}
+	u := &unit{phase: phase, rank: k, seq: len(p.order), ch: ch}
 	p.units[id] = u
 	p.order = append(p.order, u)
 	return u
@@ -207,7 +216,7 @@ func (p *planner) resolve(k topology.Kind, name string, ownedOnly bool) (string,
 
 func (c *Client) plan(s *snapshot, changes topology.Changes) ([]*unit, error) {
 	p := &planner{c: c, s: s, changes: changes, created: map[objKey]string{}, deleted: map[string]bool{},
-		units: map[[3]string]*unit{}}
+		units: map[[3]string]*unit{}, ids: newIDsCache()}
 	// Pass 1: check every change against the snapshot.
 	for i, ch := range changes {
 		obj := ch.Object
@@ -252,6 +261,7 @@ func (c *Client) plan(s *snapshot, changes topology.Changes) ([]*unit, error) {
 		}
 	}
 	// Pass 2: operations.
+	p.prebuild()
 	for i, ch := range changes {
 		var err error
 		switch ch.Op {
@@ -333,8 +343,8 @@ func (c *Client) row(m model.Model, columns []string) (ovsdb.Row, error) {
 
 // fill builds the model of obj with its by-name references resolved and
 // its Gateway_Chassis rows (returned as insert operations).
-func (p *planner) fill(i int, obj topology.Object) (model.Model, []taggedOp, error) {
-	m, err := toRow(obj)
+func (p *planner) fill(i int, obj topology.Object, ids *idsCache) (model.Model, []taggedOp, error) {
+	m, err := toRowIDs(obj, ids)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -365,13 +375,13 @@ func (p *planner) fill(i int, obj topology.Object) (model.Model, []taggedOp, err
 	var pre []taggedOp
 	if rp, ok := obj.(topology.RouterPort); ok {
 		lrp := m.(*nbdb.LogicalRouterPort)
-		for _, g := range rp.GatewayChassis {
+		for j, g := range rp.GatewayChassis {
 			gm := &nbdb.GatewayChassis{Name: g.Name, ChassisName: g.Chassis, Priority: g.Priority}
 			row, err := p.c.fastRow(gm, nil)
 			if err != nil {
 				return nil, nil, err
 			}
-			n := p.named()
+			n := "gc" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
 			pre = append(pre, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: nbdb.GatewayChassisTable, UUIDName: n, Row: row}, ch: i, rows: 1})
 			lrp.GatewayChassis = append(lrp.GatewayChassis, n)
 		}
@@ -379,13 +389,75 @@ func (p *planner) fill(i int, obj topology.Object) (model.Model, []taggedOp, err
 	return m, pre, nil
 }
 
+// built is the model, Gateway_Chassis inserts and (for a member) row of a
+// created object, built ahead of the planning that needs them.
+type built struct {
+	m   model.Model
+	pre []taggedOp
+	row ovsdb.Row
+	err error
+}
+
+// build fills and, for a member, encodes the object of change i.
+func (p *planner) build(i int, obj topology.Object, ids *idsCache) built {
+	m, pre, err := p.fill(i, obj, ids)
+	if err != nil {
+		return built{err: err}
+	}
+	b := built{m: m, pre: pre}
+	if _, _, member := parentOf(obj); member {
+		b.row, b.err = p.c.encodeRow(m, nil, ids)
+	}
+	return b
+}
+
+// minParallel is the change-set size from which created rows are built on
+// several goroutines.
+const minParallel = 2048
+
+// prebuild builds the created objects' rows on up to GOMAXPROCS
+// goroutines (each with its own cache): building reads only what pass 1
+// fixed, and every result lands in its change's slot, so the plan does
+// not depend on the scheduling.
+func (p *planner) prebuild() {
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	if len(p.changes) < minParallel || workers < 2 {
+		return
+	}
+	p.built = make([]built, len(p.changes))
+	var wg sync.WaitGroup
+	chunk := (len(p.changes) + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(p.changes))
+		if lo >= hi {
+			break
+		}
+		wg.Go(func() {
+			ids := newIDsCache()
+			for i := lo; i < hi; i++ {
+				if ch := p.changes[i]; ch.Op == topology.OpCreate {
+					p.built[i] = p.build(i, ch.Object, ids)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
 func (p *planner) create(i int, ch topology.Change) error {
 	obj := ch.Object
 	named := p.created[objKey{ch.Kind, ch.Key}]
-	m, pre, err := p.fill(i, obj)
-	if err != nil {
-		return err
+	var b built
+	if p.built != nil {
+		b = p.built[i]
+		p.built[i] = built{}
+	} else {
+		b = p.build(i, obj, p.ids)
 	}
+	if b.err != nil {
+		return b.err
+	}
+	m, pre := b.m, b.pre
 	pk, pname, member := parentOf(obj)
 	if !member {
 		u := p.unit(0, ch.Kind, ch.Key, i)
@@ -397,16 +469,12 @@ func (p *planner) create(i int, ch topology.Change) error {
 	if pname == "" {
 		return invalid("no parent %s", pk.kind)
 	}
-	row, err := p.c.fastRow(m, nil)
-	if err != nil {
-		return err
-	}
-	ins := taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: ch.Kind.Table(), UUIDName: named, Row: row}, ch: i, rows: 1}
+	ins := taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: ch.Kind.Table(), UUIDName: named, Row: b.row}, ch: i, rows: 1}
 	u := p.unit(0, pk.kind, pname, i)
 	u.pre = append(u.pre, pre...)
 	u.pre = append(u.pre, ins)
 	if _, ok := p.created[objKey{pk.kind, pname}]; ok {
-		u.refs[pk.column] = append(u.refs[pk.column], named)
+		u.refs = appendTo(u.refs, pk.column, named)
 		return nil
 	}
 	o, ok := p.s.owned[objKey{pk.kind, pname}]
@@ -414,7 +482,7 @@ func (p *planner) create(i int, ch topology.Change) error {
 		return invalid("parent %s not found among the rows udnkit owns", describe(pk.kind, pname))
 	}
 	u.parent, u.ptable = o.uuid, pk.kind.Table()
-	u.add[pk.column] = append(u.add[pk.column], named)
+	u.add = appendTo(u.add, pk.column, named)
 	return nil
 }
 
@@ -456,7 +524,7 @@ func updatable(k topology.Kind) []string {
 
 func (p *planner) update(i int, ch topology.Change) error {
 	obs := p.s.owned[objKey{ch.Kind, ch.Key}]
-	m, pre, err := p.fill(i, ch.Object)
+	m, pre, err := p.fill(i, ch.Object, p.ids)
 	if err != nil {
 		return err
 	}
@@ -495,7 +563,7 @@ func (p *planner) update(i int, ch topology.Change) error {
 	}
 	u.pre = append(u.pre, pre...)
 	if len(write) > 0 {
-		row, err := p.c.fastRow(m, write)
+		row, err := p.c.encodeRow(m, write, p.ids)
 		if err != nil {
 			return err
 		}
@@ -511,7 +579,7 @@ func (p *planner) update(i int, ch topology.Change) error {
 		}
 		if _, ok := p.created[objKey{pk.kind, pname}]; ok {
 			cu := p.unit(0, pk.kind, pname, i)
-			cu.refs[pk.column] = append(cu.refs[pk.column], obs.uuid)
+			cu.refs = appendTo(cu.refs, pk.column, obs.uuid)
 		} else {
 			np, ok := p.s.owned[objKey{pk.kind, pname}]
 			if !ok || p.deleted[np.uuid] {
@@ -537,8 +605,10 @@ func (p *planner) delete(i int, ch topology.Change) error {
 	del := taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationDelete, Table: ch.Kind.Table(), Where: []ovsdb.Condition{uuidIs(obs.uuid)}}, ch: i, rows: 1}
 	pk, _, member := parentOf(obs.obj)
 	if !member {
+		var wait []taggedOp
 		if row, ok := p.s.rows[ch.Kind.Table()][obs.uuid]; ok {
-			for col, us := range members(row) {
+			ms := members(row)
+			for col, us := range ms {
 				for _, m := range us {
 					if !p.s.mine[m] {
 						return invalid("%s holds a row udnkit does not own (%s %s); deleting it would delete that row: remove it first",
@@ -546,8 +616,12 @@ func (p *planner) delete(i int, ch topology.Change) error {
 					}
 				}
 			}
+			if len(ms) > 0 {
+				wait = append(wait, waitMembers(ch.Kind.Table(), obs.uuid, ms, i))
+			}
 		}
 		u := p.unit(2, ch.Kind, ch.Key, i)
+		u.post = append(u.post, wait...)
 		u.post = append(u.post, del)
 		u.touched = append(u.touched, i)
 		return nil
@@ -561,7 +635,7 @@ func (p *planner) delete(i int, ch topology.Change) error {
 	name := p.s.name[obs.parent]
 	u := p.unit(2, kindOfTable(table), name, i)
 	u.parent, u.ptable = obs.parent, table
-	u.del[pk.column] = append(u.del[pk.column], obs.uuid)
+	u.del = appendTo(u.del, pk.column, obs.uuid)
 	u.post = append(u.post, del)
 	u.touched = append(u.touched, i)
 	return nil
@@ -587,6 +661,20 @@ func uuidSet(us []string) ovsdb.OvsSet {
 	return s
 }
 
+// waitMembers makes the transaction fail unless the parent row still holds
+// exactly the members read (RFC 7047 wait, timeout 0): a member someone
+// added between the read and the write would otherwise go with the parent.
+func waitMembers(table, uuid string, ms map[string][]string, ch int) taggedOp {
+	cols := sortedCols(ms)
+	row := ovsdb.Row{}
+	for _, col := range cols {
+		row[col] = uuidSet(ms[col])
+	}
+	timeout := 0
+	return taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationWait, Table: table, Timeout: &timeout,
+		Where: []ovsdb.Condition{uuidIs(uuid)}, Columns: cols, Until: string(ovsdb.WaitConditionEqual), Rows: []ovsdb.Row{row}}, ch: ch}
+}
+
 func mutate(table, uuid, column string, m ovsdb.Mutator, us []string, ch int) taggedOp {
 	return taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationMutate, Table: table, Where: []ovsdb.Condition{uuidIs(uuid)},
 		Mutations: []ovsdb.Mutation{*ovsdb.NewMutation(column, m, uuidSet(us))}}, ch: ch}
@@ -604,12 +692,13 @@ func sortedCols(m map[string][]string) []string {
 // assemble orders a unit's operations: rows first, then the parent that
 // references them (inserted or mutated), then updates and deletes.
 func (p *planner) assemble(u *unit) error {
-	ops := slices.Clone(u.pre)
+	ops := make([]taggedOp, len(u.pre), len(u.pre)+1+len(u.del)+len(u.add)+len(u.post))
+	copy(ops, u.pre)
 	if u.head != nil {
 		if err := setMembers(u.head, u.refs); err != nil {
 			return err
 		}
-		row, err := p.c.fastRow(u.head, nil)
+		row, err := p.c.encodeRow(u.head, nil, p.ids)
 		if err != nil {
 			return err
 		}
@@ -625,9 +714,14 @@ func (p *planner) assemble(u *unit) error {
 		}
 	}
 	u.ops = append(ops, u.post...)
+	if p.of == nil {
+		p.of = make([]topology.Change, len(p.changes))
+		for i, c := range p.changes {
+			p.of[i] = topology.Change{Op: c.Op, Kind: c.Kind, Key: c.Key}
+		}
+	}
 	for i := range u.ops {
-		c := p.changes[u.ops[i].ch]
-		u.ops[i].of = topology.Change{Op: c.Op, Kind: c.Kind, Key: c.Key}
+		u.ops[i].of = &p.of[u.ops[i].ch]
 	}
 	return nil
 }
@@ -677,7 +771,7 @@ func (c *Client) run(ctx context.Context, units []*unit) (Result, error) {
 			n += len(units[end].ops)
 			end++
 		}
-		var batch []taggedOp
+		batch := make([]taggedOp, 0, n)
 		for _, u := range units[start:end] {
 			batch = append(batch, u.ops...)
 		}

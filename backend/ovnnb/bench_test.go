@@ -2,11 +2,13 @@ package ovnnb_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,3 +174,83 @@ func anyOps(ops []ovsdb.Operation) []any {
 type netipP = netip.Prefix
 
 func netipPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
+
+// BenchmarkApplyBuild isolates the adapter's client-side work for the
+// 100x20 plan: reading the (empty) embedded NB, checking and building the
+// operations (Client.Operations), and encoding them as libovsdb's JSON-RPC
+// client does. No server processes the transaction.
+func BenchmarkApplyBuild(b *testing.B) {
+	plan := bigPlan(b, 100, 20)
+	changes := topology.Diff(topology.State{}, plan)
+	e, err := ovnnb.StartEmbedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	c, err := ovnnb.Dial(ctx, e.Config())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	b.ReportAllocs()
+	size := 0
+	for b.Loop() {
+		ops, err := c.Operations(ctx, changes)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := json.NewEncoder(&buf).Encode(map[string]any{"method": "transact", "params": ovsdb.NewTransactArgs("OVN_Northbound", ops...), "id": 1}); err != nil {
+			b.Fatal(err)
+		}
+		size = buf.Len()
+	}
+	b.ReportMetric(float64(len(changes)), "objects")
+	b.ReportMetric(float64(size), "request-bytes")
+}
+
+// BenchmarkNB100x20Node applies a one-node change to a real NB holding the
+// 100-node x 20-network plan: adding node101's rows for all 20 networks,
+// then removing them again. It reports the milliseconds of each Apply.
+func BenchmarkNB100x20Node(b *testing.B) {
+	env := ovntest.Start(b)
+	ctx := context.Background()
+	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	base, more := bigPlan(b, 100, 20), bigPlan(b, 101, 20)
+	if _, err := c.Apply(ctx, topology.Diff(topology.State{}, base)); err != nil {
+		b.Fatal(err)
+	}
+	add, remove := topology.Diff(base, more), topology.Diff(more, base)
+	for _, ch := range append(slices.Clone(add), remove...) {
+		obj := ch.Object
+		if obj == nil {
+			obj = ch.Old
+		}
+		if !strings.Contains(topology.Render(obj), "node101") {
+			b.Fatalf("%s %s does not concern node101", ch.Op, topology.Render(obj))
+		}
+	}
+	b.ReportAllocs()
+	var addT, removeT time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := c.Apply(ctx, add); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if _, err := c.Apply(ctx, remove); err != nil {
+			b.Fatal(err)
+		}
+		addT += mid.Sub(start)
+		removeT += time.Since(mid)
+	}
+	b.ReportMetric(float64(len(add)), "add-objects")
+	b.ReportMetric(float64(len(remove)), "remove-objects")
+	b.ReportMetric(float64(addT.Milliseconds())/float64(b.N), "add-ms")
+	b.ReportMetric(float64(removeT.Milliseconds())/float64(b.N), "remove-ms")
+}

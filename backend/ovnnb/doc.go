@@ -19,15 +19,35 @@
 //
 // # Transactions
 //
-// Apply checks the whole change set against a consistent snapshot (one
-// select transaction over the adapter's tables) before sending anything,
-// then writes it as one transaction: new rows with named UUIDs, members
-// inserted before the parent row that references them, parents' reference
-// sets mutated, every operation result checked. Config.MaxOpsPerTransaction
-// bounds transactions instead; a parent created with its members always
-// shares one, named UUIDs of earlier batches are replaced by the real ones,
-// and a failure midway leaves a state the next Sync converges from.
-// Applying the desired state a second time sends nothing.
+// Apply checks the whole change set against a consistent snapshot, read in
+// one select transaction before anything is sent. The snapshot holds what
+// the change set concerns, not the whole database: by name, the rows it
+// creates, updates or deletes, the parents it adds members to and the rows
+// it refers to; routes, policies, NAT and ACLs by the columns of their key
+// (the rows of the object's owner, and the UUIDs of every row holding the
+// key); with a load balancer group change, every group and the owners of
+// every switch and router. Whenever that snapshot cannot decide - a change
+// it finds invalid, a parent member it lacks, another owner's row under a
+// key the change set uses, a lookup the server refuses - or the change set
+// would take more than 2000 lookups, Apply reads every row of the
+// adapter's tables and plans again, so a refusal is always decided on a
+// full read. Sync reads every row (it observes before it diffs).
+//
+// It then writes the change set as one transaction: new rows with named
+// UUIDs, members inserted before the parent row that references them,
+// parents' reference sets mutated, every operation result checked.
+// Deleting a parent carries a wait operation (RFC 7047, timeout 0) on the
+// members it held when read: a member someone added since makes the server
+// refuse the transaction instead of deleting that member with its parent.
+// A row another writer creates between the read and the write under a
+// name the change set creates is refused by the server's name index
+// (ports, port groups, address sets, load balancer groups); a switch,
+// router or load balancer (no name index) would then exist twice.
+// Config.MaxOpsPerTransaction bounds transactions instead; a parent
+// created with its members always shares one, named UUIDs of earlier
+// batches are replaced by the real ones, and a failure midway leaves a
+// state the next Sync converges from. Applying the desired state a second
+// time sends nothing.
 //
 // # Errors
 //
@@ -42,8 +62,9 @@
 // the members of a clustered database and only the leader is used. The
 // client reconnects with exponential backoff unless Config.NoReconnect;
 // calls wait for the connection within their context. By default no
-// monitor is kept: Observe and Apply read what they need in one select
-// transaction over the tables the adapter writes.
+// monitor is kept: Observe reads every row of the tables the adapter writes
+// in one select transaction, Apply what its change set concerns (see
+// Transactions).
 //
 // # Monitor
 //

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
+
+	"github.com/udnkit/udnkit/topology"
 )
 
 // layout maps one model type's fields to its table's columns, computed once
@@ -55,34 +58,122 @@ func layouts(schema ovsdb.DatabaseSchema) (map[reflect.Type]*layout, error) {
 	return out, nil
 }
 
-// fastRow builds the OVSDB row of m like Client.row, from its layout, with
-// every value already encoded as JSON (json.RawMessage): large change sets
-// are encoded once, without reflection over libovsdb's notation types.
+// fastRow builds the OVSDB row of m like Client.row, from its layout: single
+// string, integer and boolean atoms as plain Go values, everything else
+// (sets, maps, UUIDs) already encoded as JSON (json.RawMessage), so that
+// large change sets are encoded once, without reflection over libovsdb's
+// notation types.
 func (c *Client) fastRow(m model.Model, columns []string) (ovsdb.Row, error) {
+	return c.encodeRow(m, columns, nil)
+}
+
+// idsCache holds the external_ids maps of the owners of one plan, each
+// encoded once: rows of one owner share the map.
+type idsCache struct {
+	maps    map[topology.Owner]map[string]string
+	encoded map[uintptr]json.RawMessage // by map identity
+}
+
+func newIDsCache() *idsCache {
+	return &idsCache{maps: map[topology.Owner]map[string]string{}, encoded: map[uintptr]json.RawMessage{}}
+}
+
+func (k *idsCache) ids(o topology.Owner) map[string]string {
+	if m, ok := k.maps[o]; ok {
+		return m
+	}
+	m := ownerIDs(o)
+	k.maps[o] = m
+	k.encoded[reflect.ValueOf(m).Pointer()] = nil
+	return m
+}
+
+// encodeRow is fastRow, with external_ids maps from ids encoded once when
+// ids is not nil.
+func (c *Client) encodeRow(m model.Model, columns []string, ids *idsCache) (ovsdb.Row, error) {
 	l, ok := c.layouts[reflect.TypeOf(m)]
 	if !ok {
 		return c.row(m, columns)
 	}
 	v := reflect.ValueOf(m).Elem()
-	out := make(ovsdb.Row, 8)
+	// Every value of the row is encoded into one buffer; each column
+	// holds a capacity-clipped slice of it.
+	buf := make([]byte, 0, 512)
 	if columns != nil {
+		out := make(ovsdb.Row, len(columns))
 		for _, name := range columns {
 			i, ok := l.index[name]
 			if !ok {
 				return nil, fmt.Errorf("%w: table %s has no column %s", ErrSchema, l.table, name)
 			}
-			out[name] = json.RawMessage(appendValue(nil, v.Field(l.cols[i].field), l.cols[i].uuid))
+			f := v.Field(l.cols[i].field)
+			if x, ok := atomValue(f, l.cols[i].uuid); ok {
+				out[name] = x
+				continue
+			}
+			start := len(buf)
+			buf = appendValue(buf, f, l.cols[i].uuid)
+			out[name] = json.RawMessage(buf[start:len(buf):len(buf)])
 		}
 		return out, nil
 	}
+	out := make(ovsdb.Row, 8)
 	for _, cf := range l.cols {
 		f := v.Field(cf.field)
 		if f.IsZero() || ((f.Kind() == reflect.Slice || f.Kind() == reflect.Map) && f.Len() == 0) {
 			continue
 		}
-		out[cf.name] = json.RawMessage(appendValue(nil, f, cf.uuid))
+		if x, ok := atomValue(f, cf.uuid); ok {
+			out[cf.name] = x
+			continue
+		}
+		if ids != nil && cf.name == "external_ids" {
+			// Only maps the cache made (and keeps alive) are known by
+			// their address.
+			if enc, ok := ids.encoded[f.Pointer()]; ok {
+				if enc == nil {
+					enc = json.RawMessage(appendValue(nil, f, false))
+					ids.encoded[f.Pointer()] = enc
+				}
+				out[cf.name] = enc
+				continue
+			}
+		}
+		start := len(buf)
+		buf = appendValue(buf, f, cf.uuid)
+		out[cf.name] = json.RawMessage(buf[start:len(buf):len(buf)])
 	}
 	return out, nil
+}
+
+// atomValue returns the value of a field holding one string, integer or
+// boolean atom (not a UUID) as a plain Go value, which encodes to JSON more
+// cheaply than a json.RawMessage; ok is false for anything else.
+func atomValue(f reflect.Value, uuid bool) (any, bool) {
+	if uuid {
+		return nil, false
+	}
+	switch f.Kind() {
+	case reflect.Pointer:
+		if f.IsNil() {
+			return nil, false
+		}
+		f = f.Elem()
+	case reflect.Slice:
+		if f.Len() != 1 {
+			return nil, false
+		}
+		f = f.Index(0)
+	}
+	switch f.Kind() {
+	case reflect.String:
+		return f.String(), true
+	case reflect.Int:
+		return int(f.Int()), true
+	case reflect.Bool:
+		return f.Bool(), true
+	}
+	return nil, false
 }
 
 // isUUID reports whether s is a UUID rather than a named UUID.
@@ -137,6 +228,9 @@ func appendValue(b []byte, f reflect.Value, uuid bool) []byte {
 		}
 		return append(b, "]]"...)
 	case reflect.Map:
+		if mm, ok := f.Interface().(map[string]string); ok {
+			return appendStringMap(b, mm)
+		}
 		keys := make([]string, 0, f.Len())
 		it := f.MapRange()
 		for it.Next() {
@@ -157,6 +251,28 @@ func appendValue(b []byte, f reflect.Value, uuid bool) []byte {
 		return append(b, "]]"...)
 	}
 	return appendAtom(b, f, uuid)
+}
+
+// appendStringMap appends m as an OVSDB map with sorted keys.
+func appendStringMap(b []byte, m map[string]string) []byte {
+	var scratch [16]string
+	keys := scratch[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, `["map",[`...)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = appendString(b, k)
+		b = append(b, ',')
+		b = appendString(b, m[k])
+		b = append(b, ']')
+	}
+	return append(b, "]]"...)
 }
 
 // appendString appends s as a JSON string.

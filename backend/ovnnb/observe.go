@@ -37,6 +37,11 @@ type snapshot struct {
 	gcs    map[string]*nbdb.GatewayChassis
 	// mine holds the UUIDs of the owned rows.
 	mine map[string]bool
+	// partial: only the rows a change set concerns were read (readFor).
+	partial bool
+	// prefixes maps object-name prefixes to the networks owning switches
+	// or routers, when read apart from the rows (partial snapshots).
+	prefixes map[string]topology.Owner
 }
 
 // snapshotTables are read by one select transaction.
@@ -60,8 +65,7 @@ func (c *Client) read(ctx context.Context) (*snapshot, error) {
 	if _, err := ovsdb.CheckOperationResults(res, ops); err != nil {
 		return nil, fmt.Errorf("%w: reading the Northbound tables: %v", ErrTransaction, err)
 	}
-	s := &snapshot{rows: map[string]map[string]model.Model{}, owned: map[objKey]observed{},
-		byName: map[topology.Kind]map[string][]string{}, name: map[string]string{}, gcs: map[string]*nbdb.GatewayChassis{}, mine: map[string]bool{}}
+	s := newSnapshot()
 	for i, t := range snapshotTables {
 		rows := make(map[string]model.Model, len(res[i].Rows))
 		for j := range res[i].Rows {
@@ -178,12 +182,15 @@ func (s *snapshot) index() error {
 	}
 	// Load_Balancer_Group has no external_ids: a group is owned when its
 	// name carries the object-name prefix of a network that owns rows.
-	prefixes := map[string]topology.Owner{}
-	for _, k := range []topology.Kind{topology.KindSwitch, topology.KindRouter} {
-		for _, m := range s.rows[k.Table()] {
-			if o, ok := ownerOf(rowIDs(m)); ok {
-				o.Node = ""
-				prefixes[netconf.NetworkPrefix(o.Network)] = o
+	prefixes := s.prefixes
+	if prefixes == nil {
+		prefixes = map[string]topology.Owner{}
+		for _, k := range []topology.Kind{topology.KindSwitch, topology.KindRouter} {
+			for _, m := range s.rows[k.Table()] {
+				if o, ok := ownerOf(rowIDs(m)); ok {
+					o.Node = ""
+					prefixes[netconf.NetworkPrefix(o.Network)] = o
+				}
 			}
 		}
 	}

@@ -214,10 +214,20 @@ func nameRefs(o topology.Object) []nameRef {
 // columns that reference other rows (see nameRefs, parentOf and
 // gateway_chassis), which the caller fills in.
 func toRow(o topology.Object) (model.Model, error) {
+	return toRowIDs(o, nil)
+}
+
+// toRowIDs is toRow with the external_ids map from ids (nil: a new map).
+func toRowIDs(o topology.Object, cache *idsCache) (model.Model, error) {
 	if err := check(o); err != nil {
 		return nil, err
 	}
-	ids := ownerIDs(o.OwnedBy())
+	var ids map[string]string
+	if cache != nil {
+		ids = cache.ids(o.OwnedBy())
+	} else {
+		ids = ownerIDs(o.OwnedBy())
+	}
 	switch x := o.(type) {
 	case topology.AddressSet:
 		r := &nbdb.AddressSet{Name: x.Name, ExternalIDs: ids}

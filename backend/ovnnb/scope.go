@@ -1,0 +1,304 @@
+package ovnnb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/ovn-kubernetes/libovsdb/model"
+	"github.com/ovn-kubernetes/libovsdb/ovsdb"
+
+	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/topology"
+)
+
+// maxScopedSelects bounds the selects of a scoped read: a change set
+// naming more rows than that reads the whole tables instead (one select per
+// table costs less than thousands of lookups).
+const maxScopedSelects = 2000
+
+// lookup is one select of a scoped read: the rows of table matching where
+// (only their UUIDs for a probe).
+type lookup struct {
+	table string
+	where []ovsdb.Condition
+	probe bool
+	// gw is the gateway port (by name) of a NAT probe: part of the key
+	// that the where cannot hold.
+	gw string
+}
+
+// scopeOf lists the selects that find every row a change set concerns:
+// by name, the rows of the named kinds it creates, updates, deletes, puts
+// members into or refers to; by the columns of their key, the rows of the
+// unnamed kinds (routes, policies, NAT, ACLs) it creates, updates or
+// deletes, with a probe for other owners' rows under that key in parents
+// the change set neither creates nor deletes. lbgs reports whether it changes a load balancer group, whose
+// owner depends on every switch and router; ok is false when it would take
+// more than maxScopedSelects selects.
+func scopeOf(changes topology.Changes) (lookups []lookup, lbgs bool, ok bool) {
+	seen := map[string]bool{}
+	add := func(key string, l lookup) {
+		if !seen[key] {
+			seen[key] = true
+			lookups = append(lookups, l)
+		}
+	}
+	name := func(k topology.Kind, n string) {
+		if n != "" && namedKind(k) {
+			add("n|"+k.Table()+"|"+n, lookup{table: k.Table(), where: []ovsdb.Condition{ovsdb.NewCondition("name", ovsdb.ConditionEqual, n)}})
+		}
+	}
+	// Parents the change set creates or deletes need no probe: a new
+	// parent holds only the change set's members, and deleting one with a
+	// member the read lacks sends the change set to a full read.
+	whole := map[objKey]bool{}
+	for _, ch := range changes {
+		if ch.Op == topology.OpCreate || ch.Op == topology.OpDelete {
+			whole[objKey{ch.Kind, ch.Key}] = true
+		}
+	}
+	for _, ch := range changes {
+		if len(lookups) > maxScopedSelects {
+			return nil, false, false
+		}
+		lbgs = lbgs || ch.Kind == topology.KindLoadBalancerGroup
+		name(ch.Kind, ch.Key)
+		for _, obj := range []topology.Object{ch.Object, ch.Old} {
+			if obj == nil {
+				continue
+			}
+			if pk, pname, ok := parentOf(obj); ok {
+				name(pk.kind, pname)
+			}
+			for _, r := range nameRefs(obj) {
+				for _, n := range r.names {
+					name(r.kind, n)
+				}
+			}
+			where, ok := keyWhere(obj)
+			if !ok {
+				continue
+			}
+			// The rows holding the key that the object's owner owns, and
+			// a probe for the UUIDs of all rows holding it: one of them in
+			// a parent read but not among the first (another owner's row
+			// under the same key, say) sends the change set to a full
+			// read.
+			o := obj.OwnedBy()
+			ids := map[any]any{}
+			for k, v := range ownerIDs(o) {
+				ids[k] = v
+			}
+			key := obj.Kind().Table() + "|" + obj.Key()
+			own := append(slices.Clone(where), ovsdb.NewCondition("external_ids", ovsdb.ConditionIncludes, ovsdb.OvsMap{GoMap: ids}))
+			add("o|"+key+"|"+o.Network+"|"+string(o.Topology)+"|"+string(o.Role)+"|"+o.Node, lookup{table: obj.Kind().Table(), where: own})
+			if pk, pname, _ := parentOf(obj); whole[objKey{pk.kind, pname}] {
+				continue
+			}
+			probe := lookup{table: obj.Kind().Table(), where: where, probe: true}
+			if n, ok := obj.(topology.NAT); ok {
+				probe.gw = n.GatewayPort
+			}
+			add("p|"+key, probe)
+		}
+	}
+	return lookups, lbgs, len(lookups) <= maxScopedSelects
+}
+
+// keyWhere matches the rows of an unnamed kind whose columns hold obj's
+// key (but for the parent, which the parent's member column decides), in
+// the spelling udnkit writes them.
+func keyWhere(obj topology.Object) ([]ovsdb.Condition, bool) {
+	eq := func(col string, v any) ovsdb.Condition { return ovsdb.NewCondition(col, ovsdb.ConditionEqual, v) }
+	opt := func(s string) ovsdb.OvsSet {
+		if s == "" {
+			return ovsdb.OvsSet{GoSet: []any{}}
+		}
+		return ovsdb.OvsSet{GoSet: []any{s}}
+	}
+	switch x := obj.(type) {
+	case topology.StaticRoute:
+		return []ovsdb.Condition{eq("ip_prefix", ipString(x.Prefix)), eq("nexthop", addrString(x.Nexthop)),
+			eq("route_table", x.RouteTable), eq("policy", opt(string(x.Policy)))}, true
+	case topology.Policy:
+		return []ovsdb.Condition{eq("priority", x.Priority), eq("match", x.Match)}, true
+	case topology.NAT:
+		return []ovsdb.Condition{eq("type", string(x.Type)), eq("logical_ip", ipString(x.LogicalIP)),
+			eq("external_ip", addrString(x.ExternalIP)), eq("logical_port", opt(x.LogicalPort))}, true
+	case topology.ACL:
+		return []ovsdb.Condition{eq("direction", string(x.Direction)), eq("priority", x.Priority),
+			eq("match", x.Match), eq("tier", x.Tier)}, true
+	}
+	return nil, false
+}
+
+// readFor reads what changes concern in one select transaction (see
+// scopeOf); with a change to a load balancer group also every group and
+// the owners of every switch and router. The snapshot is partial: a row it
+// lacks may exist, and planFor plans against every row whenever the
+// partial snapshot cannot decide. Change sets needing more than
+// maxScopedSelects selects read every row.
+func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapshot, error) {
+	lookups, lbgs, ok := scopeOf(changes)
+	if !ok || len(lookups) == 0 {
+		return c.read(ctx)
+	}
+	ops := make([]ovsdb.Operation, 0, len(lookups)+3)
+	for _, l := range lookups {
+		op := ovsdb.Operation{Op: ovsdb.OperationSelect, Table: l.table, Where: l.where}
+		if l.probe {
+			op.Columns = []string{"_uuid"}
+			if l.table == nbdb.NATTable {
+				op.Columns = append(op.Columns, "gateway_port")
+			}
+		}
+		ops = append(ops, op)
+	}
+	owners := -1
+	if lbgs {
+		owners = len(ops)
+		ops = append(ops,
+			ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LogicalSwitchTable, Columns: []string{"_uuid", "external_ids"}, Where: []ovsdb.Condition{}},
+			ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LogicalRouterTable, Columns: []string{"_uuid", "external_ids"}, Where: []ovsdb.Condition{}},
+			ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LoadBalancerGroupTable, Where: []ovsdb.Condition{}})
+	}
+	res, err := c.ovs.Transact(ctx, ops...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading the Northbound tables: %w", ErrTransaction, err)
+	}
+	if _, err := ovsdb.CheckOperationResults(res, ops); err != nil {
+		// A lookup the server refuses (a value out of its column's
+		// range, say): the full read and the plan judge the change.
+		return nil, fmt.Errorf("%w: %v", errIncomplete, err)
+	}
+	s := newSnapshot()
+	s.partial = true
+	s.prefixes = map[string]topology.Owner{}
+	for _, t := range snapshotTables {
+		s.rows[t] = map[string]model.Model{}
+	}
+	type probedRow struct {
+		rowRef
+		gw   string // gateway_port UUID of a NAT row
+		want string // the probe's gateway port name
+	}
+	var probed []probedRow
+	for i, op := range ops {
+		t := op.Table
+		for j := range res[i].Rows {
+			row := &res[i].Rows[j]
+			u, ok := (*row)["_uuid"].(ovsdb.UUID)
+			if !ok {
+				return nil, fmt.Errorf("%w: %s row without _uuid", ErrTransaction, t)
+			}
+			if i < len(lookups) && lookups[i].probe {
+				p := probedRow{rowRef: rowRef{t, u.GoUUID}, want: lookups[i].gw}
+				if set, ok := (*row)["gateway_port"].(ovsdb.OvsSet); ok && len(set.GoSet) == 1 {
+					if g, ok := set.GoSet[0].(ovsdb.UUID); ok {
+						p.gw = g.GoUUID
+					}
+				} else if g, ok := (*row)["gateway_port"].(ovsdb.UUID); ok {
+					p.gw = g.GoUUID
+				}
+				probed = append(probed, p)
+				continue
+			}
+			if owners >= 0 && (i == owners || i == owners+1) {
+				ids, err := idsOf(row)
+				if err != nil {
+					return nil, fmt.Errorf("%w: %s row %s: %v", ErrSchema, t, u.GoUUID, err)
+				}
+				if o, ok := ownerOf(ids); ok {
+					o.Node = ""
+					s.prefixes[netconf.NetworkPrefix(o.Network)] = o
+				}
+				continue
+			}
+			if _, dup := s.rows[t][u.GoUUID]; dup {
+				continue
+			}
+			m, err := model.CreateModel(c.dbModel, t, row, u.GoUUID)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s row %s: %v", ErrSchema, t, u.GoUUID, err)
+			}
+			s.rows[t][u.GoUUID] = m
+		}
+	}
+	if err := s.index(); err != nil {
+		return nil, err
+	}
+	inParent := map[string]bool{}
+	for _, t := range []string{nbdb.LogicalSwitchTable, nbdb.LogicalRouterTable, nbdb.PortGroupTable} {
+		for _, m := range s.rows[t] {
+			for _, us := range members(m) {
+				for _, u := range us {
+					inParent[u] = true
+				}
+			}
+		}
+	}
+	for _, r := range probed {
+		// A NAT row's gateway port is part of its key: the object's,
+		// if read by its name, or none.
+		sameGW := r.gw == "" && r.want == "" || r.gw != "" && r.want != "" && s.name[r.gw] == r.want
+		if r.table == nbdb.NATTable && !sameGW {
+			continue
+		}
+		if _, ok := s.rows[r.table][r.uuid]; !ok && inParent[r.uuid] {
+			return nil, fmt.Errorf("%w: %s row %s holds a key of the change set", errIncomplete, r.table, r.uuid)
+		}
+	}
+	return s, nil
+}
+
+// errIncomplete: a scoped read found a row it cannot judge without the
+// rest (planFor then reads every row).
+var errIncomplete = errors.New("ovnnb: scoped read incomplete")
+
+// idsOf decodes the external_ids column of a selected row.
+func idsOf(row *ovsdb.Row) (map[string]string, error) {
+	v, ok := (*row)["external_ids"]
+	if !ok {
+		return nil, nil
+	}
+	m, ok := v.(ovsdb.OvsMap)
+	if !ok {
+		return nil, fmt.Errorf("external_ids is %T", v)
+	}
+	out := make(map[string]string, len(m.GoMap))
+	for k, x := range m.GoMap {
+		ks, ok1 := k.(string)
+		xs, ok2 := x.(string)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("external_ids holds %T=%T", k, x)
+		}
+		out[ks] = xs
+	}
+	return out, nil
+}
+
+// planFor reads what changes concern and plans them. A scoped snapshot
+// lacks rows: whenever a change set is invalid against it (a row it lacks
+// may be the one looked for, a member it lacks may be foreign) the change
+// set is planned again against every row, so that a refusal is always
+// decided on a full read.
+func (c *Client) planFor(ctx context.Context, changes topology.Changes) ([]*unit, error) {
+	s, err := c.readFor(ctx, changes)
+	if err == nil {
+		var units []*unit
+		units, err = c.plan(s, changes)
+		if err == nil || !s.partial {
+			return units, err
+		}
+	}
+	if !errors.Is(err, ErrInvalidChange) && !errors.Is(err, errIncomplete) {
+		return nil, err
+	}
+	if s, err = c.read(ctx); err != nil {
+		return nil, err
+	}
+	return c.plan(s, changes)
+}
