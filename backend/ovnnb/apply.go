@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -789,10 +790,13 @@ func (c *Client) run(ctx context.Context, units []*unit) (Result, error) {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		results, err := c.ovs.Transact(ctx, ops...)
+		results, err := c.transact(ctx, ops)
 		if err != nil {
 			if ctx.Err() != nil {
 				return res, fmt.Errorf("%w: %w", ErrTransaction, ctx.Err())
+			}
+			if errors.Is(err, ErrConnect) {
+				return res, fmt.Errorf("%w: %w", ErrTransaction, err)
 			}
 			return res, fmt.Errorf("%w: %v", ErrTransaction, err)
 		}

@@ -66,6 +66,13 @@ type Config struct {
 	// against a select. See the package documentation for what Observe
 	// sees.
 	Monitor bool
+	// StreamOps is the transaction size, in operations, from which Apply
+	// streams the transaction on a connection of its own to the endpoint
+	// in use (the leader) instead of sending it through the libovsdb
+	// client: its operations are encoded straight onto the socket, so
+	// the server parses while the client encodes. Zero means
+	// DefaultStreamOps (1000); a negative value never streams.
+	StreamOps int
 }
 
 // tables the adapter reads and writes: the client model and every select

@@ -49,6 +49,15 @@
 // state the next Sync converges from. Applying the desired state a second
 // time sends nothing.
 //
+// A transaction of at least Config.StreamOps operations (default
+// DefaultStreamOps, 1000) is not sent through the libovsdb client: Apply
+// opens a JSON-RPC connection of its own to the endpoint in use (the
+// leader; Config.TLS for ssl:), encodes the transact request straight onto
+// the socket, so the server parses while the client encodes, answers the
+// server's echo requests, and closes the connection when the reply is in
+// or the context ends. The operations, the result checks, the errors and
+// what the monitor learns are those of the libovsdb path.
+//
 // # Errors
 //
 // Errors wrap ErrConnect, ErrSchema, ErrInvalidChange (nothing written) or
