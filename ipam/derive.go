@@ -29,8 +29,10 @@ const (
 	BaseTransitSwitchTunnelKey = 16711683
 	// DynamicTunnelKeyFirst and DynamicTunnelKeyLast bound the tunnel keys
 	// handed out dynamically (Layer2 switches and transit routers, connect
-	// routers), after the range preserved for network IDs.
-	DynamicTunnelKeyFirst = BaseTransitSwitchTunnelKey + MaxNetworkID
+	// routers): the first key after those preserved for network IDs
+	// 0..MaxNetworkID. (DESIGN.md's "16711683+4096" is network 4096's own
+	// preserved key; the dynamic range starts one above it.)
+	DynamicTunnelKeyFirst = BaseTransitSwitchTunnelKey + MaxNetworkID + 1
 	DynamicTunnelKeyLast  = 1<<24 - 1
 )
 
@@ -300,16 +302,28 @@ func LinkLocalFromMAC(mac net.HardwareAddr) netip.Addr {
 }
 
 // SubnetAvoiding returns want when it overlaps none of avoid, else the first
-// prefix of want's length above it (wrapping around the address family) that
-// overlaps none of them: the way to move a transit or join subnet off a
-// network's own subnets. Prefixes of the other family in avoid are ignored.
-// It fails with ErrExhausted when no such prefix exists.
-func SubnetAvoiding(want netip.Prefix, avoid []netip.Prefix) (netip.Prefix, error) {
+// prefix of want's length above it inside within (wrapping around to the
+// start of within) that overlaps none of them: the way to move a transit or
+// join subnet off a network's own subnets without leaving the range it
+// belongs to. The zero within means the whole address family. Prefixes of
+// the other family in avoid are ignored. It fails with ErrInvalid when want
+// is not inside within, and with ErrExhausted when no such prefix exists.
+func SubnetAvoiding(want, within netip.Prefix, avoid []netip.Prefix) (netip.Prefix, error) {
 	w, ok := normalize(want)
 	if !ok {
 		return netip.Prefix{}, fmt.Errorf("subnet %v: %w: not a valid prefix", want, ErrInvalid)
 	}
 	is4 := w.Addr().Is4()
+	if !within.IsValid() {
+		within = netip.PrefixFrom(netip.IPv6Unspecified(), 0)
+		if is4 {
+			within = netip.PrefixFrom(netip.IPv4Unspecified(), 0)
+		}
+	}
+	within = within.Masked()
+	if within.Addr().Is4() != is4 || within.Bits() > w.Bits() || !within.Contains(w.Addr()) {
+		return netip.Prefix{}, fmt.Errorf("subnet %s: %w: not inside %s", w, ErrInvalid, within)
+	}
 	var av []netip.Prefix
 	for _, a := range avoid {
 		if a, ok := normalize(a); ok && a.Addr().Is4() == is4 {
@@ -336,16 +350,17 @@ func SubnetAvoiding(want netip.Prefix, avoid []netip.Prefix) (netip.Prefix, erro
 		}
 		base := u128From(big.Addr())
 		next := base.add(u128{lo: 1}.shl(hostBits(big)))
-		if next.less(base) || next == (u128{}) || (is4 && next.lo > 1<<32-1) || hostBits(big) == 128 {
+		overflow := next.less(base) || next == (u128{}) || (is4 && next.lo > 1<<32-1) || hostBits(big) == 128
+		if overflow || !within.Contains(next.addr(is4)) {
 			if wrapped {
 				break
 			}
-			wrapped, next = true, u128{}
+			wrapped, next = true, u128From(within.Addr())
 		}
 		if wrapped && !next.less(start) {
 			break
 		}
 		cur = next
 	}
-	return netip.Prefix{}, fmt.Errorf("subnet %s: %w: every /%d overlaps %v", w, ErrExhausted, w.Bits(), av)
+	return netip.Prefix{}, fmt.Errorf("subnet %s: %w: every /%d in %s overlaps %v", w, ErrExhausted, w.Bits(), within, av)
 }

@@ -207,14 +207,14 @@ func TestMarksZonesTables(t *testing.T) {
 	if NetworkCTMark(2) != 5 || NetworkPktMark(2) != 4098 || VRFTable(2) != 1002 {
 		t.Fatalf("network 2: ct %d pkt %d table %d", NetworkCTMark(2), NetworkPktMark(2), VRFTable(2))
 	}
-	if Layer3TransitSwitchTunnelKey(1) != 16711684 || Layer3TransitSwitchTunnelKey(MaxNetworkID-1) != DynamicTunnelKeyFirst-1 {
-		t.Fatalf("transit switch keys: %d %d", Layer3TransitSwitchTunnelKey(1), Layer3TransitSwitchTunnelKey(MaxNetworkID-1))
+	if Layer3TransitSwitchTunnelKey(1) != 16711684 || Layer3TransitSwitchTunnelKey(MaxNetworkID) != DynamicTunnelKeyFirst-1 {
+		t.Fatalf("transit switch keys: %d %d", Layer3TransitSwitchTunnelKey(1), Layer3TransitSwitchTunnelKey(MaxNetworkID))
 	}
 	consts := []struct {
 		name      string
 		got, want int
 	}{
-		{"DynamicTunnelKeyFirst", DynamicTunnelKeyFirst, 16715779},
+		{"DynamicTunnelKeyFirst", DynamicTunnelKeyFirst, 16715780},
 		{"DynamicTunnelKeyLast", DynamicTunnelKeyLast, 16777215},
 		{"MaxLSPTunnelKey", MaxLSPTunnelKey, 32767},
 		{"ConntrackZone", ConntrackZone, 64000},
@@ -295,22 +295,30 @@ func fmtPrefixes(ps []netip.Prefix) string {
 
 func TestSubnetAvoiding(t *testing.T) {
 	tests := []struct {
-		name  string
-		want  string
-		avoid []string
-		got   string
-		err   error
+		name   string
+		want   string
+		avoid  []string
+		got    string
+		err    error
+		within string
 	}{
-		{"no overlap", "100.88.0.0/16", []string{"10.0.0.0/8", "fd97::/64"}, "100.88.0.0/16", nil},
-		{"same subnet", "100.88.0.0/16", []string{"100.88.0.0/16"}, "100.89.0.0/16", nil},
-		{"inside", "100.88.0.0/16", []string{"100.88.4.0/24", "100.89.0.0/17"}, "100.90.0.0/16", nil},
-		{"covering", "100.88.0.0/16", []string{"100.64.0.0/10"}, "100.128.0.0/16", nil},
-		{"wraps", "255.255.0.0/16", []string{"255.255.0.0/16", "0.0.0.0/16"}, "0.1.0.0/16", nil},
-		{"v6", "fd97::/64", []string{"fd97::/63"}, "fd97:0:0:2::/64", nil},
-		{"v6 wraps", "ffff:ffff:ffff:ffff::/64", []string{"ffff::/16"}, "::/64", nil},
-		{"all taken", "10.0.0.0/1", []string{"0.0.0.0/1", "128.0.0.0/1"}, "", ErrExhausted},
-		{"all taken /0", "0.0.0.0/0", []string{"1.2.3.4/32"}, "", ErrExhausted},
-		{"invalid", "", nil, "", ErrInvalid},
+		{"no overlap", "100.88.0.0/16", []string{"10.0.0.0/8", "fd97::/64"}, "100.88.0.0/16", nil, ""},
+		{"same subnet", "100.88.0.0/16", []string{"100.88.0.0/16"}, "100.89.0.0/16", nil, ""},
+		{"inside", "100.88.0.0/16", []string{"100.88.4.0/24", "100.89.0.0/17"}, "100.90.0.0/16", nil, ""},
+		{"covering", "100.88.0.0/16", []string{"100.64.0.0/10"}, "100.128.0.0/16", nil, ""},
+		{"wraps", "255.255.0.0/16", []string{"255.255.0.0/16", "0.0.0.0/16"}, "0.1.0.0/16", nil, ""},
+		{"v6", "fd97::/64", []string{"fd97::/63"}, "fd97:0:0:2::/64", nil, ""},
+		{"v6 wraps", "ffff:ffff:ffff:ffff::/64", []string{"ffff::/16"}, "::/64", nil, ""},
+		{"all taken", "10.0.0.0/1", []string{"0.0.0.0/1", "128.0.0.0/1"}, "", ErrExhausted, ""},
+		{"all taken /0", "0.0.0.0/0", []string{"1.2.3.4/32"}, "", ErrExhausted, ""},
+		{"invalid", "", nil, "", ErrInvalid, ""},
+		// Bounded: a transit subnet stays in the shared address space.
+		{"within: covering wraps inside", "100.88.0.0/16", []string{"100.88.0.0/13", "100.96.0.0/11"}, "100.64.0.0/16", nil, "100.64.0.0/10"},
+		{"within: last /16", "100.88.0.0/16", []string{"100.64.0.0/11", "100.96.0.0/12", "100.112.0.0/13", "100.120.0.0/14", "100.124.0.0/15", "100.126.0.0/16"}, "100.127.0.0/16", nil, "100.64.0.0/10"},
+		{"within: all taken", "100.88.0.0/16", []string{"100.64.0.0/10"}, "", ErrExhausted, "100.64.0.0/10"},
+		{"within: v6 last /64", "fd97::/64", []string{"fd97::/57", "fd97:0:0:80::/58", "fd97:0:0:c0::/59", "fd97:0:0:e0::/60", "fd97:0:0:f0::/61", "fd97:0:0:f8::/62", "fd97:0:0:fc::/63", "fd97:0:0:fe::/64"}, "fd97:0:0:ff::/64", nil, "fd97::/56"},
+		{"within: want outside", "100.88.0.0/16", nil, "", ErrInvalid, "10.0.0.0/8"},
+		{"within: other family", "100.88.0.0/16", nil, "", ErrInvalid, "fd97::/56"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -322,7 +330,11 @@ func TestSubnetAvoiding(t *testing.T) {
 			for _, a := range tt.avoid {
 				av = append(av, pfx(a))
 			}
-			got, err := SubnetAvoiding(w, av)
+			var within netip.Prefix
+			if tt.within != "" {
+				within = pfx(tt.within)
+			}
+			got, err := SubnetAvoiding(w, within, av)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) {
 					t.Fatalf("got %v %v, want %v", got, err, tt.err)

@@ -35,7 +35,7 @@
 // offset 2*nodeID (node 4: fd97::8 and ::9); the transit router takes the
 // first usable address, the gateway router the second. ClusterNetworkConnect
 // point-to-point pairs follow seed 001: the network router takes the even
-// address, the connect router the odd one. DynamicTunnelKeyFirst equals
-// network ID 4096's preserved key (16711683+4096), so TunnelKeyAllocator never
-// hands that key out.
+// address, the connect router the odd one. Network IDs run to 4096, so the
+// dynamic tunnel keys start at 16711683+4096+1, just above network 4096's
+// preserved key (DESIGN.md's "16711683+4096" would collide with it).
 package ipam

@@ -82,7 +82,7 @@ func FuzzDerivations(f *testing.F) {
 		if p.Addr().Is4() {
 			fam = 0
 		}
-		if s, err := SubnetAvoiding(DefaultTransitSubnets()[fam], []netip.Prefix{m}); err == nil {
+		if s, err := SubnetAvoiding(DefaultTransitSubnets()[fam], netip.Prefix{}, []netip.Prefix{m}); err == nil {
 			if s.Overlaps(m) || s.Bits() != DefaultTransitSubnets()[fam].Bits() {
 				t.Fatalf("SubnetAvoiding(%s) = %s", m, s)
 			}

@@ -202,24 +202,17 @@ const (
 func PreservedTunnelKey(networkID int) int { return Layer3TransitSwitchTunnelKey(networkID) }
 
 // TunnelKeyAllocator hands out datapath tunnel keys from the dynamic range
-// [DynamicTunnelKeyFirst, DynamicTunnelKeyLast], after the keys preserved for
-// network IDs (PreservedTunnelKey). Since network ID MaxNetworkID's preserved
-// key equals DynamicTunnelKeyFirst, that key is never handed out. An owner (a
-// Layer2 network, a connect router) holds a fixed number of keys. It is safe
-// for concurrent use.
+// [DynamicTunnelKeyFirst, DynamicTunnelKeyLast], above the keys preserved for
+// network IDs (PreservedTunnelKey). An owner (a Layer2 network, a connect
+// router) holds a fixed number of keys. It is safe for concurrent use.
 type TunnelKeyAllocator struct {
 	mu sync.Mutex
 	s  *idSet
 }
 
-// preservedOwner owns the dynamic key that collides with network ID
-// MaxNetworkID's preserved key.
-const preservedOwner = "\x00preserved"
-
 // NewTunnelKeyAllocator returns an empty allocator of dynamic tunnel keys.
 func NewTunnelKeyAllocator() *TunnelKeyAllocator {
 	s, _ := newIDSet("tunnel key", DynamicTunnelKeyFirst, DynamicTunnelKeyLast)
-	_ = s.reserve(preservedOwner, []int{PreservedTunnelKey(MaxNetworkID)})
 	return &TunnelKeyAllocator{s: s}
 }
 
@@ -230,9 +223,6 @@ func (t *TunnelKeyAllocator) Allocate(owner string, n int) ([]int, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("tunnel keys for %q: %w: count %d", owner, ErrInvalid, n)
 	}
-	if owner == preservedOwner {
-		return nil, fmt.Errorf("tunnel keys: owner %q: %w", owner, ErrInvalid)
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.s.take(owner, n)
@@ -242,7 +232,7 @@ func (t *TunnelKeyAllocator) Allocate(owner string, n int) ([]int, error) {
 // switches after a restart. Keys of the preserved range are refused with
 // ErrOutOfRange.
 func (t *TunnelKeyAllocator) Reserve(owner string, keys ...int) error {
-	if len(keys) == 0 || owner == preservedOwner {
+	if len(keys) == 0 {
 		return fmt.Errorf("tunnel keys for %q: %w: nothing to reserve", owner, ErrInvalid)
 	}
 	t.mu.Lock()
@@ -252,9 +242,6 @@ func (t *TunnelKeyAllocator) Reserve(owner string, keys ...int) error {
 
 // Release frees owner's keys; releasing an unknown owner is a no-op.
 func (t *TunnelKeyAllocator) Release(owner string) {
-	if owner == preservedOwner {
-		return
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.s.release(owner)

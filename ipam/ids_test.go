@@ -127,11 +127,11 @@ func TestTunnelKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// DynamicTunnelKeyFirst is network ID 4096's preserved key.
-	if want := []int{DynamicTunnelKeyFirst + 1, DynamicTunnelKeyFirst + 2}; !slices.Equal(keys, want) {
+	// The first dynamic keys sit just above network ID 4096's preserved key.
+	if want := []int{16715780, 16715781}; !slices.Equal(keys, want) {
 		t.Fatalf("got %v, want %v", keys, want)
 	}
-	if PreservedTunnelKey(MaxNetworkID) != DynamicTunnelKeyFirst {
+	if PreservedTunnelKey(MaxNetworkID) != DynamicTunnelKeyFirst-1 {
 		t.Fatal("preserved/dynamic boundary moved")
 	}
 	if again, _ := ta.Allocate("l2-net-7", Layer2TunnelKeys); !slices.Equal(again, keys) {
@@ -141,7 +141,7 @@ func TestTunnelKeys(t *testing.T) {
 		t.Fatalf("different count: %v", err)
 	}
 	cr, _ := ta.Allocate("connect-router-a", ConnectRouterTunnelKeys)
-	if !slices.Equal(cr, []int{DynamicTunnelKeyFirst + 3}) {
+	if !slices.Equal(cr, []int{DynamicTunnelKeyFirst + 2}) {
 		t.Fatalf("connect router key %v", cr)
 	}
 	for _, tt := range []struct {
@@ -150,8 +150,8 @@ func TestTunnelKeys(t *testing.T) {
 		want error
 	}{
 		{"preserved range", []int{PreservedTunnelKey(5)}, ErrOutOfRange},
-		{"boundary key", []int{DynamicTunnelKeyFirst}, ErrConflict},
-		{"taken", []int{DynamicTunnelKeyFirst + 1}, ErrConflict},
+		{"network 4096's preserved key", []int{PreservedTunnelKey(MaxNetworkID)}, ErrOutOfRange},
+		{"taken", []int{DynamicTunnelKeyFirst}, ErrConflict},
 		{"above 2^24", []int{1 << 24}, ErrOutOfRange},
 		{"empty", nil, ErrInvalid},
 		{"duplicate", []int{50000 + DynamicTunnelKeyFirst, 50000 + DynamicTunnelKeyFirst}, ErrInvalid},
@@ -164,7 +164,7 @@ func TestTunnelKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	ta.Release("l2-net-7")
-	if k, _ := ta.Allocate("connect-router-b", 1); !slices.Equal(k, []int{DynamicTunnelKeyFirst + 1}) {
+	if k, _ := ta.Allocate("connect-router-b", 1); !slices.Equal(k, []int{DynamicTunnelKeyFirst}) {
 		t.Fatalf("freed key not reused lowest-first: %v", k)
 	}
 	if _, ok := ta.Lookup("l2-net-7"); ok {
@@ -173,9 +173,10 @@ func TestTunnelKeys(t *testing.T) {
 	if _, err := ta.Allocate("zero", 0); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("zero keys: %v", err)
 	}
-	ta.Release(preservedOwner)
-	if err := ta.Reserve("sneaky", DynamicTunnelKeyFirst); !errors.Is(err, ErrConflict) {
-		t.Fatalf("preserved boundary key released: %v", err)
+	ta.Release("connect-router-a")
+	ta.Release("connect-router-b")
+	if err := ta.Reserve("sneaky", PreservedTunnelKey(MaxNetworkID)); !errors.Is(err, ErrOutOfRange) {
+		t.Fatalf("network 4096's preserved key became reservable: %v", err)
 	}
 }
 

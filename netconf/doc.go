@@ -49,9 +49,11 @@
 // one per IP family the network has); primary Layer2 networks also get a
 // transit subnet. The transit default is 100.88.0.0/16 and fd97::/64; when
 // it overlaps the network's pod or join subnets (or the default network's
-// join subnet) it moves to the first free candidate in order:
-// 100.89.0.0/16, 100.90.0.0/16, ... 100.127.0.0/16 for IPv4 and
-// fd97:0:0:1::/64, fd97:0:0:2::/64, ... fd97:0:0:ff::/64 for IPv6. The same
+// join subnet) it moves to the next free one of its length in its range
+// (ipam.SubnetAvoiding): 100.89.0.0/16, 100.90.0.0/16, ... 100.127.0.0/16,
+// then round to 100.64.0.0/16, inside the 100.64.0.0/10 shared address
+// space for IPv4; fd97:0:0:1::/64 ... fd97:0:0:ff::/64 round to fd97::/64,
+// inside fd97::/56, for IPv6. The same
 // rule gives Layer3 primary networks their Network.TransitSubnets, which
 // the NetConf does not carry. A primary CUDN's NetConf carries "vrf": the
 // CUDN's vrf field, else its name when it has at most 15 characters, else

@@ -24,9 +24,6 @@ const (
 	NADKind       = "NetworkAttachmentDefinition"
 )
 
-// MaxNetworkID is the largest network ID; 0 is the default network.
-const MaxNetworkID = 4096
-
 // UDNNetworkName returns the OVN network name of the UDN namespace/name:
 // "<namespace>_<name>".
 func UDNNetworkName(namespace, name string) string { return namespace + "_" + name }

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/udnkit/udnkit/ipam"
 )
 
 // Default host prefixes of a Layer3 subnet written without one.
@@ -17,61 +19,45 @@ const (
 // management port (.2).
 const maxHostPrefixV4 = 30
 
-// Reserved and default subnets (DESIGN.md). They are returned by functions,
-// not held in package variables, so nothing in the package is mutable.
+// MaxNetworkID is the largest network ID (ipam.MaxNetworkID); 0 is the
+// default network.
+const MaxNetworkID = ipam.MaxNetworkID
+
+// The reserved and default subnets are ipam's (DESIGN.md); these pick the
+// one of a family.
 func defaultNetworkJoin(v6 bool) netip.Prefix {
-	if v6 {
-		return netip.MustParsePrefix("fd98::/64")
-	}
-	return netip.MustParsePrefix("100.64.0.0/16")
+	return ofFamily(ipam.DefaultNetworkJoinSubnets(), v6)
 }
 
-func defaultJoin(v6 bool) netip.Prefix {
-	if v6 {
-		return netip.MustParsePrefix("fd99::/64")
-	}
-	return netip.MustParsePrefix("100.65.0.0/16")
-}
+func defaultJoin(v6 bool) netip.Prefix { return ofFamily(ipam.DefaultJoinSubnets(), v6) }
 
-func defaultTransit(v6 bool) netip.Prefix {
-	if v6 {
-		return netip.MustParsePrefix("fd97::/64")
-	}
-	return netip.MustParsePrefix("100.88.0.0/16")
-}
+func defaultTransit(v6 bool) netip.Prefix { return ofFamily(ipam.DefaultTransitSubnets(), v6) }
 
-// transitCandidates is how many alternative transit subnets the move rule
-// tries: 100.88.0.0/16 .. 100.127.0.0/16 for IPv4 (staying inside the
-// 100.64.0.0/10 shared address space), fd97::/64 .. fd97:0:0:ff::/64 for IPv6.
-func transitCandidates(v6 bool) int {
-	if v6 {
-		return 256
-	}
-	return 40
-}
-
-// transitCandidate returns the i-th transit subnet the move rule tries.
-func transitCandidate(v6 bool, i int) netip.Prefix {
-	if v6 {
-		b := defaultTransit(true).Addr().As16()
-		b[7] = byte(i) // fourth hextet, low byte: fd97:0:0:<i>::/64
-		return netip.PrefixFrom(netip.AddrFrom16(b), 64)
-	}
-	b := defaultTransit(false).Addr().As4()
-	b[1] += byte(i)
-	return netip.PrefixFrom(netip.AddrFrom4(b), 16)
-}
-
-// pickTransit returns the first transit candidate of the family that
-// overlaps none of avoid. ok is false when every candidate overlaps.
-func pickTransit(v6 bool, avoid []netip.Prefix) (p netip.Prefix, ok bool) {
-	for i := range transitCandidates(v6) {
-		c := transitCandidate(v6, i)
-		if !overlapsAny(c, avoid) {
-			return c, true
+func ofFamily(ps []netip.Prefix, v6 bool) netip.Prefix {
+	for _, p := range ps {
+		if p.Addr().Is6() == v6 {
+			return p
 		}
 	}
-	return netip.Prefix{}, false
+	return netip.Prefix{}
+}
+
+// transitRange is where a transit subnet may move to: the 100.64.0.0/10
+// shared address space for IPv4, fd97::/56 (256 /64s) for IPv6.
+func transitRange(v6 bool) netip.Prefix {
+	if v6 {
+		return netip.MustParsePrefix("fd97::/56")
+	}
+	return netip.MustParsePrefix("100.64.0.0/10")
+}
+
+// pickTransit returns the default transit subnet of the family, or when it
+// overlaps one of avoid the next free one in transitRange
+// (ipam.SubnetAvoiding: 100.89.0.0/16, 100.90.0.0/16, ... wrapping round to
+// 100.64.0.0/16). ok is false when every candidate overlaps.
+func pickTransit(v6 bool, avoid []netip.Prefix) (p netip.Prefix, ok bool) {
+	p, err := ipam.SubnetAvoiding(defaultTransit(v6), transitRange(v6), avoid)
+	return p, err == nil
 }
 
 func overlapsAny(p netip.Prefix, list []netip.Prefix) bool {

@@ -214,9 +214,9 @@ func TestPlanErrors(t *testing.T) {
 		{"layer2 tunnel key range", PlanLayer2, func() Input { in := seed004Input("203.203.0.0/24"); in.TunnelKeys[1] = 5; return in }(), ErrInvalid, "tunnelKeys"},
 		{"layer2 preserved tunnel key", PlanLayer2, func() Input {
 			in := seed004Input("203.203.0.0/24")
-			in.TunnelKeys[0] = ipam.PreservedTunnelKey(ipam.MaxNetworkID) // = DynamicTunnelKeyFirst
+			in.TunnelKeys[0] = ipam.PreservedTunnelKey(ipam.MaxNetworkID) // just below the dynamic range
 			return in
-		}(), ErrConflict, "tunnelKeys[0]"},
+		}(), ErrInvalid, "tunnelKeys[0]"},
 		{"legacy with two local nodes", PlanLegacyLayer2, func() Input {
 			in := seed004Input("203.203.0.0/24")
 			for i := range in.Nodes {

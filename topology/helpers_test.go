@@ -36,8 +36,7 @@ func pfx(s string) netip.Prefix { return netip.MustParsePrefix(s) }
 func addr(s string) netip.Addr  { return netip.MustParseAddr(s) }
 
 // allocatedKeys returns the n tunnel keys a new ipam.TunnelKeyAllocator
-// hands out first (DynamicTunnelKeyFirst+1 on: never network 4096's
-// preserved key).
+// hands out first (DynamicTunnelKeyFirst on).
 func allocatedKeys(n int) []int {
 	keys, err := ipam.NewTunnelKeyAllocator().Allocate("test", n)
 	if err != nil {

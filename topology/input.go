@@ -89,7 +89,7 @@ type Input struct {
 	HostSubnets map[string][]netip.Prefix
 	// TunnelKeys are a Layer2 network's dynamic tunnel keys, as an
 	// ipam.TunnelKeyAllocator hands them out (in
-	// ipam.DynamicTunnelKeyFirst..Last, never network 4096's preserved
+	// ipam.DynamicTunnelKeyFirst..Last, above every network ID's preserved
 	// key): the switch's, then (primary only) the transit router's.
 	TunnelKeys []int
 	// Cluster holds the cluster-wide settings.

@@ -152,7 +152,7 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 		}
 		want := 1
 		if p.primary {
-			want = 2
+			want = ipam.Layer2TunnelKeys
 		}
 		if len(in.TunnelKeys) != want {
 			return nil, errf("%s: tunnelKeys: %w: need %d, got %d", n, ErrInvalid, want, len(in.TunnelKeys))
@@ -160,9 +160,6 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 		for i, k := range in.TunnelKeys {
 			if k < ipam.DynamicTunnelKeyFirst || k > ipam.DynamicTunnelKeyLast {
 				return nil, errf("%s: tunnelKeys[%d]: %w: %d not in %d..%d", n, i, ErrInvalid, k, ipam.DynamicTunnelKeyFirst, ipam.DynamicTunnelKeyLast)
-			}
-			if k == ipam.PreservedTunnelKey(ipam.MaxNetworkID) {
-				return nil, errf("%s: tunnelKeys[%d]: %w: %d is network %d's preserved transit switch key", n, i, ErrConflict, k, ipam.MaxNetworkID)
 			}
 			if i > 0 && k == in.TunnelKeys[0] {
 				return nil, errf("%s: tunnelKeys[%d]: %w: %d used twice", n, i, ErrConflict, k)

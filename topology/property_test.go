@@ -59,9 +59,8 @@ func randomInput(r *rand.Rand) (Input, func(Input) (State, error), bool) {
 		if v6 {
 			n.Subnets = append(n.Subnets, netconf.Subnet{CIDR: pfx("2010:100:200::/60")})
 		}
-		// Keys as a TunnelKeyAllocator hands them out: never
-		// DynamicTunnelKeyFirst, network 4096's preserved key.
-		in.TunnelKeys = []int{ipam.DynamicTunnelKeyFirst + 1 + 2*r.IntN(1000)}
+		// Keys as a TunnelKeyAllocator hands them out.
+		in.TunnelKeys = []int{ipam.DynamicTunnelKeyFirst + 2*r.IntN(1000)}
 		if n.IsPrimary() {
 			in.TunnelKeys = append(in.TunnelKeys, in.TunnelKeys[0]+1)
 			// A primary Layer2 zone holds one node (interconnect).

@@ -102,7 +102,7 @@ func plan() (topology.State, error) {
 			}
 		case netconf.TopologyLayer2:
 			// The switch's and the transit router's keys.
-			if in.TunnelKeys, err = tunnelKeys.Allocate(n.Name, 2); err != nil {
+			if in.TunnelKeys, err = tunnelKeys.Allocate(n.Name, ipam.Layer2TunnelKeys); err != nil {
 				return topology.State{}, err
 			}
 		}

@@ -3,6 +3,7 @@ package ovntest
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
@@ -67,13 +68,18 @@ func PlanInput(network *netconf.Network, nodes []topology.Node, zone string) top
 }
 
 // Layer2TunnelKeys returns the switch and transit router tunnel keys of the
-// Layer2 network with the given ID: the two keys an
-// ipam.TunnelKeyAllocator hands the id-th network when networks 1..id each
-// take two in turn (DynamicTunnelKeyFirst-1+2*id and the next). They are
-// distinct per network and above every preserved Layer3 transit switch key.
+// Layer2 network with the given ID: the keys an ipam.TunnelKeyAllocator
+// hands the id-th network when networks 1..id each take theirs in turn.
 func Layer2TunnelKeys(networkID int) []int {
-	first := ipam.DynamicTunnelKeyFirst - 1 + 2*networkID
-	return []int{first, first + 1}
+	a := ipam.NewTunnelKeyAllocator()
+	var keys []int
+	for id := 1; id <= networkID; id++ {
+		var err error
+		if keys, err = a.Allocate(strconv.Itoa(id), ipam.Layer2TunnelKeys); err != nil {
+			panic(err)
+		}
+	}
+	return keys
 }
 
 // RemotePod returns a pod of a Layer2 network running on a node of another
