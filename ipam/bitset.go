@@ -1,6 +1,7 @@
 package ipam
 
 import (
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -214,12 +215,7 @@ func (b *bitset) forEach(f func(uint64)) {
 			}
 		}
 	default:
-		keys := make([]uint64, 0, len(b.sparse))
-		for k := range b.sparse {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(b.sparse)) {
 			emit(k<<chunkShift, b.sparse[k].w[:])
 		}
 	}

@@ -21,7 +21,10 @@ func TestAllocatorsConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods, _ := NewPodIPAllocator([]netip.Prefix{pfx("10.1.0.0/16")}, nil)
+	pods, err := NewPodIPAllocator([]netip.Prefix{pfx("10.1.0.0/16")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	claims := NewClaimAllocator("c", pods)
 
 	const workers, perWorker = 6, 40

@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"net/netip"
 	"slices"
@@ -212,12 +213,7 @@ type undo func()
 
 func (r *connectRange) allocate(topo ConnectTopology) (netip.Prefix, undo, bool) {
 	if topo == ConnectLayer2 {
-		keys := make([]uint64, 0, len(r.l2))
-		for k := range r.l2 {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(r.l2)) {
 			h := r.l2[k]
 			if j, ok := h.bs.nextClear(h.low, h.bs.size); ok {
 				h.bs.set(j)
@@ -358,7 +354,7 @@ func (r *connectRange) restore(topo ConnectTopology, s netip.Prefix) (undo, erro
 	if s.Bits() != s.Addr().BitLen()-1 || s.Masked() != s {
 		return nil, fmt.Errorf("subnet %s: %w: a Layer2 connect subnet is a /31 or /127", s, ErrOutOfRange)
 	}
-	i, _ := r.blocks.index(netip.PrefixFrom(s.Addr(), r.NetworkPrefix).Masked())
+	i := r.blockOf(s)
 	h := r.l2[i]
 	if h == nil {
 		if r.blocks.bs.test(i) {
@@ -385,24 +381,36 @@ func (a *ConnectSubnetAllocator) Release(networkID int) {
 	}
 	for _, s := range got.subnets {
 		for _, r := range a.ranges {
-			if !r.CIDR.Contains(s.Addr()) {
-				continue
-			}
-			if got.topo == ConnectLayer3 {
-				if i, ok := r.blocks.index(s); ok {
-					r.releaseBlock(i)
-				}
-				continue
-			}
-			i, _ := r.blocks.index(netip.PrefixFrom(s.Addr(), r.NetworkPrefix).Masked())
-			if h := r.l2[i]; h != nil {
-				if j, ok := h.index(s); ok {
-					r.releasePair(i, j)
-				}
+			if r.CIDR.Contains(s.Addr()) {
+				r.release(got.topo, s)
 			}
 		}
 	}
 	delete(a.byNet, networkID)
+}
+
+// release frees subnet s of a network of topology topo, the reverse of
+// restore; s must be inside r.
+func (r *connectRange) release(topo ConnectTopology, s netip.Prefix) {
+	if topo == ConnectLayer3 {
+		if i, ok := r.blocks.index(s); ok {
+			r.releaseBlock(i)
+		}
+		return
+	}
+	i := r.blockOf(s)
+	if h := r.l2[i]; h != nil {
+		if j, ok := h.index(s); ok {
+			r.releasePair(i, j)
+		}
+	}
+}
+
+// blockOf returns the index of the /NetworkPrefix block holding s, which
+// must be inside r.
+func (r *connectRange) blockOf(s netip.Prefix) uint64 {
+	i, _ := r.blocks.index(netip.PrefixFrom(s.Addr(), r.NetworkPrefix).Masked())
+	return i
 }
 
 // Lookup returns the topology and subnets of network networkID.
@@ -417,10 +425,5 @@ func (a *ConnectSubnetAllocator) Lookup(networkID int) (ConnectTopology, []netip
 func (a *ConnectSubnetAllocator) Networks() []int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make([]int, 0, len(a.byNet))
-	for id := range a.byNet {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(a.byNet))
 }

@@ -2,6 +2,7 @@ package ipam
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -239,10 +240,5 @@ func (a *HostSubnetAllocator) Lookup(node string) ([]netip.Prefix, bool) {
 func (a *HostSubnetAllocator) Nodes() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make([]string, 0, len(a.byNode))
-	for n := range a.byNode {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(a.byNode))
 }

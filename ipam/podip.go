@@ -3,6 +3,7 @@ package ipam
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"sync"
@@ -256,14 +257,9 @@ func (c *ClaimAllocator) Release(key ClaimKey) error {
 func (c *ClaimAllocator) Claims() []ClaimKey {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]ClaimKey, 0, len(c.claims))
-	for k := range c.claims {
-		out = append(out, k)
-	}
-	slices.SortFunc(out, func(a, b ClaimKey) int {
+	return slices.SortedFunc(maps.Keys(c.claims), func(a, b ClaimKey) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
-	return out
 }
 
 func prefixAddrs(ps []netip.Prefix) []netip.Addr {

@@ -1,6 +1,7 @@
 package ipam
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"net/netip"
@@ -87,15 +88,7 @@ func NewIPPool(subnet netip.Prefix, exclude ...netip.Prefix) (*IPPool, error) {
 		}
 		p.excl = append(p.excl, offRange{lo, hi})
 	}
-	slices.SortFunc(p.excl, func(a, b offRange) int {
-		switch {
-		case a.lo < b.lo:
-			return -1
-		case a.lo > b.lo:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(p.excl, func(a, b offRange) int { return cmp.Compare(a.lo, b.lo) })
 	merged := p.excl[:0]
 	for _, r := range p.excl {
 		if n := len(merged); n > 0 && (r.lo <= merged[n-1].hi || r.lo == merged[n-1].hi+1) {
