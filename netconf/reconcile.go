@@ -1,6 +1,7 @@
 package netconf
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -169,30 +170,28 @@ func ReconcileUDN(in UDNInput) (*UDNDecision, error) {
 		}
 	}
 	uid := string(u.UID)
+	owned := ownedNADs(nads, u.Name, uid)
 
 	if u.DeletionTimestamp != nil {
 		if !slices.Contains(u.Finalizers, FinalizerProtection) {
 			d.Status = UserDefinedNetworkStatus{Conditions: conds.result()}
 			return d, nil
 		}
-		d.Actions, d.Finalizer = teardown(nads, u.Name, uid, in.PodsUsing, conds)
+		d.Actions, d.Finalizer = teardown(owned, in.PodsUsing, conds)
 		d.Status = UserDefinedNetworkStatus{Conditions: conds.result()}
 		return d, nil
 	}
 	if !slices.Contains(u.Finalizers, FinalizerProtection) {
 		d.Finalizer = FinalizerAdd
 	}
-	if errs := ValidateUDN(u); len(errs) > 0 {
+	n, errs := udnNetwork(u)
+	if len(errs) > 0 {
 		conds.failed(ReasonInvalidSpec, errs.ToAggregate().Error())
-		for _, nad := range nads {
-			if nad.Name == u.Name && IsControlledBy(nad, uid) {
-				d.Actions = []NADAction{{Op: NADKeep, Namespace: nad.Namespace, Name: nad.Name}}
-			}
-		}
+		d.Actions = keepAll(owned)
 		d.Status = UserDefinedNetworkStatus{Conditions: conds.result()}
 		return d, nil
 	}
-	r, err := RenderUDN(u)
+	r, err := renderUDN(u, n)
 	if err != nil {
 		return nil, err
 	}
@@ -225,19 +224,14 @@ func ReconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 	conds := newConditionSet(c.Status.Conditions, in.Now, c.Generation)
 	d := &CUDNDecision{}
 	uid := string(c.UID)
-	var owned []*nadv1.NetworkAttachmentDefinition // our NADs, any namespace
-	for _, nad := range in.NADs {
-		if nad != nil && nad.Name == c.Name && IsControlledBy(nad, uid) {
-			owned = append(owned, nad)
-		}
-	}
+	owned := ownedNADs(in.NADs, c.Name, uid) // any namespace
 	status := func() ClusterUserDefinedNetworkStatus {
 		return ClusterUserDefinedNetworkStatus{ActiveNamespaces: d.Status.ActiveNamespaces, Conditions: conds.result()}
 	}
 
 	if c.DeletionTimestamp != nil {
 		if slices.Contains(c.Finalizers, FinalizerProtection) {
-			d.Actions, d.Finalizer = teardown(owned, c.Name, uid, in.PodsUsing, conds)
+			d.Actions, d.Finalizer = teardown(owned, in.PodsUsing, conds)
 		}
 		// While pods hold the deletion back the network stays where its NADs are.
 		for _, a := range d.Actions {
@@ -251,20 +245,14 @@ func ReconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 	if !slices.Contains(c.Finalizers, FinalizerProtection) {
 		d.Finalizer = FinalizerAdd
 	}
-	keepOwned := func() {
-		for _, nad := range owned {
-			d.Actions = append(d.Actions, NADAction{Op: NADKeep, Namespace: nad.Namespace, Name: nad.Name})
-		}
-		sortActions(d.Actions)
-	}
-
 	fail := func(reason, msg string) (*CUDNDecision, error) {
 		conds.failed(reason, msg)
-		keepOwned()
+		d.Actions = keepAll(owned)
 		d.Status = status()
 		return d, nil
 	}
-	if errs := ValidateCUDN(c); len(errs) > 0 {
+	n, errs := cudnNetwork(c)
+	if len(errs) > 0 {
 		return fail(ReasonInvalidSpec, errs.ToAggregate().Error())
 	}
 	if _, err := CUDNVRFName(c, in.NetworkID); errors.Is(err, ErrNetworkIDRequired) {
@@ -275,12 +263,14 @@ func ReconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 	if err != nil {
 		return fail(ReasonInvalidSpec, err.Error())
 	}
-	r, err := RenderCUDN(c, in.NetworkID, selected)
+	if n, err = withNetworkID(c, n, in.NetworkID); err != nil {
+		return fail(ReasonInvalidSpec, err.Error())
+	}
+	r, err := renderCUDN(c, n, selected)
 	if err != nil {
 		return fail(ReasonInvalidSpec, err.Error())
 	}
-	d.Network = r.Network
-	n := r.Network
+	d.Network = n
 
 	// Older primary CUDNs win VRF names and namespaces.
 	blockers := map[string][]string{} // namespace -> older primary CUDN names selecting it
@@ -520,29 +510,42 @@ func isPrimaryNAD(nad *nadv1.NetworkAttachmentDefinition) bool {
 	return strings.EqualFold(probe.Role, "primary")
 }
 
-// teardown decides the NADs of a network being deleted: kept while pods use
-// it, else released and deleted; the object's finalizer goes last.
-func teardown(nads []*nadv1.NetworkAttachmentDefinition, name, uid string, podsUsing []types.NamespacedName,
-	conds *conditionSet) ([]NADAction, FinalizerOp) {
-	var ours []*nadv1.NetworkAttachmentDefinition
-	var pods []types.NamespacedName
+// ownedNADs returns the NADs named name that the object with uid controls.
+func ownedNADs(nads []*nadv1.NetworkAttachmentDefinition, name, uid string) []*nadv1.NetworkAttachmentDefinition {
+	var out []*nadv1.NetworkAttachmentDefinition
 	for _, nad := range nads {
-		if nad.Name == name && IsControlledBy(nad, uid) {
-			ours = append(ours, nad)
-			pods = append(pods, podsIn(podsUsing, nad.Namespace)...)
+		if nad != nil && nad.Name == name && IsControlledBy(nad, uid) {
+			out = append(out, nad)
 		}
 	}
+	return out
+}
+
+// keepAll returns a Keep action for each NAD, sorted.
+func keepAll(nads []*nadv1.NetworkAttachmentDefinition) []NADAction {
 	var acts []NADAction
+	for _, nad := range nads {
+		acts = append(acts, NADAction{Op: NADKeep, Namespace: nad.Namespace, Name: nad.Name})
+	}
+	sortActions(acts)
+	return acts
+}
+
+// teardown decides the owned NADs of a network being deleted: kept while
+// pods use it, else released and deleted; the object's finalizer goes last.
+func teardown(owned []*nadv1.NetworkAttachmentDefinition, podsUsing []types.NamespacedName,
+	conds *conditionSet) ([]NADAction, FinalizerOp) {
+	var pods []types.NamespacedName
+	for _, nad := range owned {
+		pods = append(pods, podsIn(podsUsing, nad.Namespace)...)
+	}
 	if len(pods) > 0 {
-		for _, nad := range ours {
-			acts = append(acts, NADAction{Op: NADKeep, Namespace: nad.Namespace, Name: nad.Name})
-		}
-		sortActions(acts)
 		conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonNetworkInUse,
 			"NetworkAttachmentDefinition cannot be deleted: the network is in use by pods "+podList(pods))
-		return acts, FinalizerKeep
+		return keepAll(owned), FinalizerKeep
 	}
-	for _, nad := range ours {
+	var acts []NADAction
+	for _, nad := range owned {
 		acts = append(acts, NADAction{Op: NADDelete, Namespace: nad.Namespace, Name: nad.Name,
 			NAD: withoutFinalizer(nad), Reason: "network deleted"})
 	}
@@ -588,10 +591,7 @@ func podList(pods []types.NamespacedName) string {
 
 func sortActions(a []NADAction) {
 	slices.SortFunc(a, func(x, y NADAction) int {
-		if c := strings.Compare(x.Namespace, y.Namespace); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Name, y.Name)
+		return cmp.Or(strings.Compare(x.Namespace, y.Namespace), strings.Compare(x.Name, y.Name))
 	})
 }
 
@@ -636,13 +636,9 @@ func controllerKind(nad *nadv1.NetworkAttachmentDefinition) string {
 	return ""
 }
 
+// overlaps reports whether a prefix of a overlaps one of b.
 func overlaps(a, b []netip.Prefix) bool {
-	for _, p := range a {
-		if overlapsAny(p, b) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(a, func(p netip.Prefix) bool { return overlapsAny(p, b) })
 }
 
 // olderPrimaryPeers returns the other primary CUDNs older than c, oldest first.

@@ -78,6 +78,20 @@ func protectedUDN() *UserDefinedNetwork {
 	return u
 }
 
+// editedUDNConfig returns the NAD rendered for the UDN with old replaced by
+// new in its NetConf JSON; the test fails when old is not there.
+func editedUDNConfig(old, new string) func(*testing.T, *UserDefinedNetwork) []*nadv1.NetworkAttachmentDefinition {
+	return func(t *testing.T, u *UserDefinedNetwork) []*nadv1.NetworkAttachmentDefinition {
+		t.Helper()
+		nad := renderedUDN(t, u)
+		if !strings.Contains(nad.Spec.Config, old) {
+			t.Fatalf("test setup: %s not in the rendered config %s", old, nad.Spec.Config)
+		}
+		nad.Spec.Config = strings.Replace(nad.Spec.Config, old, new, 1)
+		return []*nadv1.NetworkAttachmentDefinition{nad}
+	}
+}
+
 func TestReconcileUDN(t *testing.T) {
 	tests := []struct {
 		name          string
@@ -121,26 +135,12 @@ func TestReconcileUDN(t *testing.T) {
 		},
 		{
 			name: "NAD with reordered but equal config kept", udn: protectedUDN,
-			nads: func(t *testing.T, u *UserDefinedNetwork) []*nadv1.NetworkAttachmentDefinition {
-				nad := renderedUDN(t, u)
-				nad.Spec.Config = strings.Replace(nad.Spec.Config, `{"cniVersion":"1.0.0","name":"demo_db-network",`, "{ \"name\": \"demo_db-network\",\n  \"cniVersion\": \"1.0.0\",", 1)
-				if nad.Spec.Config == renderedUDN(t, u).Spec.Config {
-					t.Fatal("test setup did not change the config")
-				}
-				return []*nadv1.NetworkAttachmentDefinition{nad}
-			},
+			nads:    editedUDNConfig(`{"cniVersion":"1.0.0","name":"demo_db-network",`, "{ \"name\": \"demo_db-network\",\n  \"cniVersion\": \"1.0.0\","),
 			wantOps: "Keep demo/db-network", wantReady: []string{"True", ReasonNADReady, ""},
 		},
 		{
 			name: "NAD with an extra NetConf key reconciled", udn: protectedUDN,
-			nads: func(t *testing.T, u *UserDefinedNetwork) []*nadv1.NetworkAttachmentDefinition {
-				nad := renderedUDN(t, u)
-				nad.Spec.Config = strings.Replace(nad.Spec.Config, `{"cniVersion":"1.0.0",`, `{"infrastructureSubnets":"10.0.0.0/30","cniVersion":"1.0.0",`, 1)
-				if nad.Spec.Config == renderedUDN(t, u).Spec.Config {
-					t.Fatal("test setup did not change the config")
-				}
-				return []*nadv1.NetworkAttachmentDefinition{nad}
-			},
+			nads:    editedUDNConfig(`{"cniVersion":"1.0.0",`, `{"infrastructureSubnets":"10.0.0.0/30","cniVersion":"1.0.0",`),
 			wantOps: "Update demo/db-network", wantReady: []string{"True", ReasonNADReady, ""},
 		},
 		{

@@ -77,6 +77,11 @@ func NetworkFromCUDN(c *ClusterUserDefinedNetwork, networkID int) (*Network, err
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %s %q: %w", ErrInvalidSpec, KindCUDN, c.Name, errs.ToAggregate())
 	}
+	return withNetworkID(c, n, networkID)
+}
+
+// withNetworkID sets the ID and VRF of n, c's valid network.
+func withNetworkID(c *ClusterUserDefinedNetwork, n *Network, networkID int) (*Network, error) {
 	if networkID < 0 || networkID > MaxNetworkID {
 		return nil, fmt.Errorf("%w: %s %q: network ID %d out of range 0..%d", ErrInvalidSpec, KindCUDN, c.Name, networkID, MaxNetworkID)
 	}
@@ -108,6 +113,11 @@ func RenderUDN(u *UserDefinedNetwork) (*Rendered, error) {
 	if err != nil {
 		return nil, err
 	}
+	return renderUDN(u, n)
+}
+
+// renderUDN renders the NAD of n, u's valid network.
+func renderUDN(u *UserDefinedNetwork, n *Network) (*Rendered, error) {
 	nad, err := renderNAD(n, u.Namespace, u.Name, ownerRef(KindUDN, &u.ObjectMeta))
 	if err != nil {
 		return nil, err
@@ -123,6 +133,11 @@ func RenderCUDN(c *ClusterUserDefinedNetwork, networkID int, namespaces []string
 	if err != nil {
 		return nil, err
 	}
+	return renderCUDN(c, n, namespaces)
+}
+
+// renderCUDN renders the NADs of n, c's valid network with its ID set.
+func renderCUDN(c *ClusterUserDefinedNetwork, n *Network, namespaces []string) (*Rendered, error) {
 	nss := slices.Clone(namespaces)
 	slices.Sort(nss)
 	nss = slices.Compact(nss)

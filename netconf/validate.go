@@ -203,13 +203,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 			errs = append(errs, field.Invalid(p.exclude.Index(i), s, detail))
 			continue
 		}
-		inside := false
-		for _, sub := range pods {
-			if sub.Bits() <= ex.Bits() && sub.Contains(ex.Addr()) {
-				inside = true
-			}
-		}
-		if !inside {
+		if !slices.ContainsFunc(pods, func(sub netip.Prefix) bool { return sub.Bits() <= ex.Bits() && sub.Contains(ex.Addr()) }) {
 			errs = append(errs, field.Invalid(p.exclude.Index(i), s, fmt.Sprintf("must be inside one of %s %v", p.subnets, prefixStrings(pods))))
 			continue
 		}
