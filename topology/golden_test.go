@@ -248,11 +248,11 @@ func TestPlanErrors(t *testing.T) {
 func TestMACMatchesIPAM(t *testing.T) {
 	for _, a := range []string{"203.203.0.1", "100.88.0.13", "0.0.0.0", "255.255.255.255", "fd97::8", "2010:100:200::ff01"} {
 		ip := addr(a)
-		if got, want := mac(netip.PrefixFrom(ip, ip.BitLen())), ipam.MACFromIP(ip).String(); got != want {
+		if got, want := new(planner).mac(netip.PrefixFrom(ip, ip.BitLen())), ipam.MACFromIP(ip).String(); got != want {
 			t.Errorf("mac(%s) = %s, ipam says %s", a, got, want)
 		}
 	}
-	if got := addressesOf(pfx("fd00::2/64"), pfx("10.0.0.2/24")); got != "0a:58:0a:00:00:02 fd00::2 10.0.0.2" {
-		t.Errorf("addressesOf = %q", got)
+	if got := new(planner).addresses(pfx("fd00::2/64"), pfx("10.0.0.2/24")); got != "0a:58:0a:00:00:02 fd00::2 10.0.0.2" {
+		t.Errorf("addresses = %q", got)
 	}
 }

@@ -52,14 +52,8 @@ func (p *planner) layer2Cluster() {
 		return
 	}
 
-	tr := p.transitRouter()
-	trtos := "trtos-" + sw
-	gws := make([]netip.Prefix, len(p.fams))
-	mps := make([]netip.Prefix, len(p.fams))
-	for i, f := range p.fams {
-		gws[i], mps[i] = f.gw, f.mgmt
-	}
-	rp := RouterPort{Owner: o, Name: trtos, Router: tr, MAC: mac(gws...), Networks: gws,
+	tr, trtos := p.transitRouter(), p.l2.trtos
+	rp := RouterPort{Owner: o, Name: trtos, Router: tr, MAC: p.mac(p.l2.gws...), Networks: p.l2.gws,
 		Options: Options{{OptRequestedTnlKey, strconv.Itoa(TransitRouterSwitchPortTunnelKey)}}}
 	// The switch-facing port is the router's gateway port (conditional
 	// SNAT of the management port traffic), bound to the zone's node; a
@@ -74,14 +68,13 @@ func (p *planner) layer2Cluster() {
 		p.routerLSP(o, "stotr-"+sw, sw, trtos),
 	)
 	p.noReroutePolicies(o, tr)
-	mpMAC := mac(mps...)
 	for i := range p.fams {
 		f := &p.fams[i]
 		for _, svc := range f.svcIPs {
 			p.b.add(StaticRoute{Owner: o, Router: tr, Policy: RouteDstIP, Prefix: host(svc), Nexthop: f.mgmt.Addr()})
 		}
 		n := p.snat(o, tr, f.subnet, f.mpMasq)
-		n.LogicalPort, n.Match = trtos, "eth.dst == "+mpMAC
+		n.LogicalPort, n.Match = trtos, p.l2.mpMatch
 		p.b.add(n)
 	}
 }

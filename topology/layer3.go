@@ -29,7 +29,7 @@ func (p *planner) layer3Cluster() {
 	}
 	p.b.add(
 		Switch{Owner: o, Name: join},
-		RouterPort{Owner: o, Name: rtoj, Router: cr, MAC: mac(nets...), Networks: nets},
+		RouterPort{Owner: o, Name: rtoj, Router: cr, MAC: p.mac(nets...), Networks: nets},
 		p.routerLSP(o, "jtor-"+cr, join, rtoj),
 	)
 	p.noReroutePolicies(o, cr)
@@ -46,20 +46,11 @@ func (p *planner) hostSubnets(nd *Node, out []netip.Prefix) {
 			p.fail(errf("%s: node %q: hostSubnets: %w: no %s host subnet", p.n, nd.Name, ErrInvalid, familyName(f.is4)))
 		case h.Masked() != h || !f.subnet.Contains(h.Addr()) || h.Bits() < f.subnet.Bits():
 			p.fail(errf("%s: node %q: hostSubnets: %w: %v is not inside %v", p.n, nd.Name, ErrInvalid, h, f.subnet))
-		case p.hostPrefix(f.is4) != 0 && h.Bits() != p.hostPrefix(f.is4):
-			p.fail(errf("%s: node %q: hostSubnets: %w: %v is not a /%d", p.n, nd.Name, ErrInvalid, h, p.hostPrefix(f.is4)))
+		case f.hostLen != 0 && h.Bits() != f.hostLen:
+			p.fail(errf("%s: node %q: hostSubnets: %w: %v is not a /%d", p.n, nd.Name, ErrInvalid, h, f.hostLen))
 		}
 		out[i] = h
 	}
-}
-
-func (p *planner) hostPrefix(is4 bool) int {
-	for _, s := range p.n.Subnets {
-		if s.CIDR.Addr().Is4() == is4 {
-			return s.HostPrefix
-		}
-	}
-	return 0
 }
 
 // layer3Node adds the objects a Layer3 network has because of node nd.

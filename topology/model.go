@@ -35,46 +35,38 @@ const (
 	kindEnd
 )
 
-var kindNames = [...]string{"", "address_set", "load_balancer", "load_balancer_group", "switch", "router",
-	"switch_port", "router_port", "port_group", "static_route", "policy", "nat", "acl"}
+// kindNames holds each kind's short name and OVN table, indexed by Kind.
+var kindNames = [kindEnd]struct{ name, table string }{
+	{},
+	{"address_set", "Address_Set"},
+	{"load_balancer", "Load_Balancer"},
+	{"load_balancer_group", "Load_Balancer_Group"},
+	{"switch", "Logical_Switch"},
+	{"router", "Logical_Router"},
+	{"switch_port", "Logical_Switch_Port"},
+	{"router_port", "Logical_Router_Port"},
+	{"port_group", "Port_Group"},
+	{"static_route", "Logical_Router_Static_Route"},
+	{"policy", "Logical_Router_Policy"},
+	{"nat", "NAT"},
+	{"acl", "ACL"},
+}
 
 // String returns the kind's short name ("switch_port").
 func (k Kind) String() string {
 	if k == 0 || k >= kindEnd {
 		return "kind(" + strconv.Itoa(int(k)) + ")"
 	}
-	return kindNames[k]
+	return kindNames[k].name
 }
 
-// Table returns the OVN Northbound table that holds objects of kind k.
+// Table returns the OVN Northbound table that holds objects of kind k, ""
+// for an unknown kind.
 func (k Kind) Table() string {
-	switch k {
-	case KindAddressSet:
-		return "Address_Set"
-	case KindLoadBalancer:
-		return "Load_Balancer"
-	case KindLoadBalancerGroup:
-		return "Load_Balancer_Group"
-	case KindSwitch:
-		return "Logical_Switch"
-	case KindRouter:
-		return "Logical_Router"
-	case KindSwitchPort:
-		return "Logical_Switch_Port"
-	case KindRouterPort:
-		return "Logical_Router_Port"
-	case KindPortGroup:
-		return "Port_Group"
-	case KindStaticRoute:
-		return "Logical_Router_Static_Route"
-	case KindPolicy:
-		return "Logical_Router_Policy"
-	case KindNAT:
-		return "NAT"
-	case KindACL:
-		return "ACL"
+	if k >= kindEnd {
+		return ""
 	}
-	return ""
+	return kindNames[k].table
 }
 
 // Kinds returns every kind in creation order.
@@ -129,7 +121,7 @@ func NewOptions(kv ...string) Options {
 	if len(o) < 2 {
 		return o
 	}
-	slices.SortStableFunc(o, func(a, b Option) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortStableFunc(o, compareOptions)
 	out := o[:0]
 	for i, e := range o { // keep the last of equal keys
 		if i+1 < len(o) && o[i+1].Key == e.Key {
@@ -146,13 +138,19 @@ func OptionsFromMap(m map[string]string) Options {
 	for k, v := range m {
 		o = append(o, Option{k, v})
 	}
-	slices.SortFunc(o, func(a, b Option) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(o, compareOptions)
 	return o
 }
 
+// compareOptions orders options by key.
+func compareOptions(a, b Option) int { return strings.Compare(a.Key, b.Key) }
+
+// compareOptionKey compares an option's key with key.
+func compareOptionKey(e Option, key string) int { return strings.Compare(e.Key, key) }
+
 // Get returns the value of key.
 func (o Options) Get(key string) (string, bool) {
-	i, ok := slices.BinarySearchFunc(o, key, func(e Option, k string) int { return strings.Compare(e.Key, k) })
+	i, ok := slices.BinarySearchFunc(o, key, compareOptionKey)
 	if !ok {
 		return "", false
 	}
@@ -161,7 +159,7 @@ func (o Options) Get(key string) (string, bool) {
 
 // With returns o with key set to value. It does not modify o.
 func (o Options) With(key, value string) Options {
-	i, ok := slices.BinarySearchFunc(o, key, func(e Option, k string) int { return strings.Compare(e.Key, k) })
+	i, ok := slices.BinarySearchFunc(o, key, compareOptionKey)
 	out := make(Options, len(o), len(o)+1)
 	copy(out, o)
 	if ok {

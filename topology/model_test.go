@@ -64,15 +64,28 @@ func TestModelAllKinds(t *testing.T) {
 		t.Errorf("delete order %q, want %q", order, want)
 	}
 
-	// Clone is deep: changing a copy changes nothing in s.
+	// Objects hands out copies: changing one changes nothing in the state.
 	c := s.Clone()
 	for o := range c.Objects() {
 		if pg, ok := o.(PortGroup); ok {
 			pg.Ports[0] = "changed"
 		}
 	}
-	if !c.Equal(s) || strings.Contains(s.String(), "changed") {
+	if !c.Equal(s) || strings.Contains(c.String(), "changed") {
 		t.Error("objects handed out share memory with the state")
+	}
+	// Clone is deep: changing the clone's own objects changes nothing in s.
+	changed := 0
+	for _, p := range c.parts {
+		for _, e := range p.entries {
+			if pg, ok := e.obj.(PortGroup); ok {
+				pg.Ports[0] = "changed"
+				changed++
+			}
+		}
+	}
+	if changed == 0 || c.Equal(s) || strings.Contains(s.String(), "changed") {
+		t.Errorf("Clone shares memory with the state (%d port groups changed)", changed)
 	}
 }
 

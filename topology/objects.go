@@ -53,12 +53,11 @@ func sortedAddrs(s []netip.Addr) []netip.Addr {
 }
 
 func sortedOptions(o Options) Options {
-	cmp := func(a, b Option) int { return strings.Compare(a.Key, b.Key) }
-	if slices.IsSortedFunc(o, cmp) {
+	if optsSorted(o) {
 		return o
 	}
 	o = slices.Clone(o)
-	slices.SortStableFunc(o, cmp)
+	slices.SortStableFunc(o, compareOptions)
 	return o
 }
 
@@ -567,7 +566,7 @@ func Render(o Object) string {
 // --- isNormal: whether normalize would change nothing ---
 
 func optsSorted(o Options) bool {
-	return slices.IsSortedFunc(o, func(a, b Option) int { return strings.Compare(a.Key, b.Key) })
+	return slices.IsSortedFunc(o, compareOptions)
 }
 
 func (o AddressSet) isNormal() bool { return slices.IsSortedFunc(o.Addresses, comparePrefix) }

@@ -43,6 +43,7 @@ const (
 type family struct {
 	is4     bool
 	subnet  netip.Prefix // network subnet
+	hostLen int          // Layer3: host subnet prefix length (0: not fixed)
 	join    netip.Prefix
 	transit netip.Prefix
 	defJoin netip.Prefix // default network's join subnet (may be invalid)
@@ -101,7 +102,8 @@ func (p *planner) itoa(i int) string {
 	return p.b.strs.bytes(strconv.AppendInt(scratch[:0], int64(i), 10))
 }
 
-// mac returns mac(addrs...), built in the plan's string arena.
+// mac returns the MAC derived from addrs (see macSource): ipam.MACFromIP in
+// its String form, built in the plan's string arena.
 func (p *planner) mac(addrs ...netip.Prefix) string {
 	a, ok := macSource(addrs)
 	if !ok {
@@ -111,7 +113,8 @@ func (p *planner) mac(addrs ...netip.Prefix) string {
 	return p.b.strs.bytes(appendMAC(scratch[:0], a))
 }
 
-// addresses returns addressesOf(ips...), built in the plan's string arena.
+// addresses returns the LSP address entry "MAC ip ip" of ips, the MAC
+// derived as by mac, built in the plan's string arena.
 func (p *planner) addresses(ips ...netip.Prefix) string {
 	var scratch [128]byte
 	return p.b.strs.bytes(appendAddresses(scratch[:0], ips))
@@ -204,7 +207,6 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 	p.famList, p.fams = fams, make([]family, 0, len(fams))
 	join := withDefaultPrefixes(n.JoinSubnets, ipam.DefaultJoinSubnets)
 	transit := withDefaultPrefixes(n.TransitSubnets, ipam.DefaultTransitSubnets)
-	subnets := n.SubnetPrefixes()
 	if p.primary {
 		if err := checkFamilies(n, "joinSubnets", join, fams); err != nil {
 			return nil, err
@@ -212,8 +214,6 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 		if err := checkFamilies(n, "masqueradeSubnets", p.c.MasqueradeSubnets, fams); err != nil {
 			return nil, err
 		}
-	}
-	if p.primary {
 		if err := checkOverlap(n, "joinSubnets", join); err != nil {
 			return nil, err
 		}
@@ -231,7 +231,11 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 		if is4 {
 			f.ipv, f.anyRoute = "ip4", netip.PrefixFrom(netip.IPv4Unspecified(), 0)
 		}
-		f.subnet, _ = pickPrefix(subnets, is4)
+		for _, s := range n.Subnets { // at most one per family (validateNetwork)
+			if s.CIDR.Addr().Is4() == is4 {
+				f.subnet, f.hostLen = s.CIDR, s.HostPrefix
+			}
+		}
 		f.transit, _ = pickPrefix(transit, is4)
 		for _, a := range p.c.ServiceIPs {
 			if a.Is4() == is4 {
@@ -261,8 +265,6 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 			if f.mgmt, err = ipam.ManagementIP(f.subnet); err != nil {
 				return nil, errf("%s: subnets: %w", n, err)
 			}
-		}
-		if p.primary && topo == netconf.TopologyLayer2 {
 			f.mgmtHop = p.addrs.of(f.mgmt.Addr())
 		}
 		p.fams = append(p.fams, f)
@@ -352,17 +354,8 @@ func (p *planner) lbGroups() (cluster, sw, rtr string) {
 	return p.names.lbCluster, p.names.lbSwitch, p.names.lbRouter
 }
 
-// mac returns the MAC derived from the first IPv4 address of addrs (else
-// the first address): ipam.MACFromIP in its String form.
-func mac(addrs ...netip.Prefix) string {
-	a, ok := macSource(addrs)
-	if !ok {
-		return ""
-	}
-	return string(appendMAC(nil, a))
-}
-
-// macSource returns the address mac derives the MAC from.
+// macSource returns the address a MAC is derived from: the first IPv4
+// address of addrs, else the first address.
 func macSource(addrs []netip.Prefix) (netip.Addr, bool) {
 	for _, a := range addrs {
 		if a.Addr().Is4() {
@@ -403,12 +396,6 @@ func (p *planner) routerLSPWithKey(o Owner, name, sw, routerPort, key string) Sw
 	return lsp
 }
 
-// addressesOf renders an LSP address entry "MAC ip ip", the MAC derived
-// from the first IPv4 address (see mac).
-func addressesOf(ips ...netip.Prefix) string {
-	return string(appendAddresses(make([]byte, 0, 17+len(ips)*40), ips))
-}
-
 func appendAddresses(b []byte, ips []netip.Prefix) []byte {
 	if a, ok := macSource(ips); ok {
 		b = appendMAC(b, a)
@@ -429,18 +416,28 @@ func (p *planner) snat(o Owner, router string, logical netip.Prefix, external ne
 // Plan plans in.Network according to its topology and role: PlanLayer3,
 // PlanLayer2 (transit router for primary networks) or PlanLocalnet.
 func Plan(in Input) (State, error) {
+	m, err := modeOf(in)
+	if err != nil {
+		return State{}, err
+	}
+	return run(in, m, nil, nil)
+}
+
+// modeOf returns the planner mode of in.Network's topology: Layer3,
+// Layer2 (transit router for primary networks) or Localnet.
+func modeOf(in Input) (mode, error) {
 	if in.Network == nil {
-		return State{}, errf("network: %w: nil", ErrInvalid)
+		return 0, errf("network: %w: nil", ErrInvalid)
 	}
 	switch in.Network.Topology {
 	case netconf.TopologyLayer3:
-		return PlanLayer3(in)
+		return modeLayer3, nil
 	case netconf.TopologyLayer2:
-		return PlanLayer2(in)
+		return modeLayer2, nil
 	case netconf.TopologyLocalnet:
-		return PlanLocalnet(in)
+		return modeLocalnet, nil
 	}
-	return State{}, errf("%s: topology: %w: %q", in.Network, ErrInvalid, in.Network.Topology)
+	return 0, errf("%s: topology: %w: %q", in.Network, ErrInvalid, in.Network.Topology)
 }
 
 // PlanLayer3 plans a Layer3 network for in.Zone. A primary network gets per
@@ -495,20 +492,16 @@ func PlanLocalnet(in Input) (State, error) { return run(in, modeLocalnet, nil, n
 // collide with no other node; the other nodes are taken as checked by the
 // full plan that preceded.
 func PlanNodes(in Input, nodes ...string) (State, error) {
-	only := make(map[string]bool, len(nodes))
-	for _, n := range nodes {
-		only[n] = true
-	}
-	if in.Network == nil {
-		return State{}, errf("network: %w: nil", ErrInvalid)
+	m, err := modeOf(in)
+	if err != nil {
+		return State{}, err
 	}
 	if len(nodes) == 0 {
 		return State{}, errf("%s: nodes: %w: PlanNodes needs at least one node", in.Network, ErrInvalid)
 	}
-	m := map[netconf.Topology]mode{netconf.TopologyLayer3: modeLayer3, netconf.TopologyLayer2: modeLayer2,
-		netconf.TopologyLocalnet: modeLocalnet}[in.Network.Topology]
-	if m == 0 {
-		return State{}, errf("%s: topology: %w: %q", in.Network, ErrInvalid, in.Network.Topology)
+	only := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		only[n] = true
 	}
 	return run(in, m, nil, only)
 }
@@ -656,7 +649,7 @@ func (p *planner) gatewayRouter(nd *Node, gr string) {
 }
 
 // mgmtPortLSP returns a node's management port on sw with the address
-// entry addrs ("MAC ip ip", see addressesOf).
+// entry addrs ("MAC ip ip", see planner.addresses).
 func (p *planner) mgmtPortLSP(nd *Node, sw string, addrs []string) SwitchPort {
 	return SwitchPort{Owner: p.nodeOwner(nd), Name: p.mgmtPort(nd), Switch: sw, Addresses: addrs, PortSecurity: addrs}
 }

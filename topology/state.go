@@ -106,11 +106,21 @@ func (s State) Objects() iter.Seq[Object] {
 
 // ObjectsOf returns copies of the objects of one kind, ordered by key.
 func (s State) ObjectsOf(kind Kind) []Object {
-	var out []Object
-	for o := range s.Objects() {
-		if o.Kind() == kind {
-			out = append(out, o)
+	var es []entry
+	for _, p := range s.parts {
+		for _, e := range p.entries {
+			if e.kind == kind {
+				es = append(es, e)
+			}
 		}
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	slices.SortFunc(es, compareEntries)
+	out := make([]Object, len(es))
+	for i, e := range es {
+		out[i] = e.obj.clone()
 	}
 	return out
 }
@@ -283,7 +293,7 @@ func checkPrefixes(networks []string) error {
 	}
 	seen := make(map[string]string, len(networks))
 	for _, n := range networks {
-		p := networkPrefix(n)
+		p := netconf.NetworkPrefix(n)
 		if o, ok := seen[p]; ok {
 			return fmt.Errorf("networks %q and %q: %w: both use the object-name prefix %q", o, n, ErrConflict, p)
 		}
@@ -502,8 +512,6 @@ func (s *entrySorter) sort(es []entry) {
 		es[i] = s.tmp[j]
 	}
 }
-
-func networkPrefix(name string) string { return netconf.NetworkPrefix(name) }
 
 // Overlay returns s with the partitions of others laid over it: for every
 // (network, node) that one of others has objects for, its objects replace
