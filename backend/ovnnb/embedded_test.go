@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ovn-kubernetes/libovsdb/client"
+	"github.com/ovn-kubernetes/libovsdb/ovsdb"
+
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/internal/nbdb"
 )
@@ -29,5 +32,47 @@ func TestDialConfigErrors(t *testing.T) {
 		if _, err := ovnnb.Dial(context.Background(), cfg); !errors.Is(err, ovnnb.ErrConnect) {
 			t.Errorf("%v: err = %v, want ErrConnect", cfg.Endpoints, err)
 		}
+	}
+}
+
+// The embedded server serves the Northbound schema the adapter was built
+// for and commits what a plain libovsdb client writes.
+func TestEmbeddedServesNB(t *testing.T) {
+	e, err := ovnnb.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	m, err := nbdb.FullDatabaseModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewOVSDBClient(m, client.WithEndpoint(e.Endpoint()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if v := c.Schema().Version; v != "7.11.0" {
+		t.Fatalf("schema version %s, want 7.11.0", v)
+	}
+	ops, err := c.Create(&nbdb.LogicalSwitch{Name: "probe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Transact(ctx, ops...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ovsdb.CheckOperationResults(res, ops); err != nil {
+		t.Fatal(err)
+	}
+	sel := ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LogicalSwitchTable, Where: []ovsdb.Condition{}}
+	res, err = c.Transact(ctx, sel)
+	if err != nil || len(res) != 1 || len(res[0].Rows) != 1 || res[0].Rows[0]["name"] != "probe" {
+		t.Fatalf("select: %v %+v", err, res)
 	}
 }

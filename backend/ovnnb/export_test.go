@@ -1,10 +1,7 @@
 package ovnnb
 
 import (
-	"encoding/json"
 	"fmt"
-	"reflect"
-	"sort"
 
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
@@ -55,31 +52,22 @@ func CompareRows(c *Client, s topology.State) error {
 	return nil
 }
 
-// sameJSON compares rows by their JSON with sets and maps in a canonical
-// order.
+// sameJSON compares rows column by column in the monitor's canonical
+// notation (sets and maps sorted, one-element sets as their element).
 func sameJSON(a, b ovsdb.Row) bool {
-	norm := func(r ovsdb.Row) map[string]any {
-		out := map[string]any{}
-		for k, v := range r {
-			j, err := json.Marshal(v)
-			if err != nil {
-				return nil
-			}
-			var x any
-			if err := json.Unmarshal(j, &x); err != nil {
-				return nil
-			}
-			if l, ok := x.([]any); ok && len(l) == 2 && (l[0] == "set" || l[0] == "map") {
-				elems := l[1].([]any)
-				sort.Slice(elems, func(i, j int) bool { return fmt.Sprint(elems[i]) < fmt.Sprint(elems[j]) })
-				if l[0] == "set" && len(elems) == 1 {
-					x = elems[0]
-				}
-			}
-			out[k] = x
-		}
-		return out
+	if len(a) != len(b) {
+		return false
 	}
-	na, nb := norm(a), norm(b)
-	return na != nil && reflect.DeepEqual(na, nb)
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok {
+			return false
+		}
+		x, err1 := canonical(v, nil)
+		y, err2 := canonical(w, nil)
+		if err1 != nil || err2 != nil || x != y {
+			return false
+		}
+	}
+	return true
 }

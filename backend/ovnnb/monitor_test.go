@@ -148,7 +148,7 @@ func monSteps(t testing.TB, fixture string) []topology.State {
 // embedded one and a real ovsdb-server.
 func monEndpoints(t *testing.T) map[string]func(t *testing.T) string {
 	return map[string]func(t *testing.T) string{
-		"embedded": func(t *testing.T) string { return ovntest.MemoryNB(t) },
+		"embedded": func(t *testing.T) string { return startEmbeddedT(t) },
 		"real":     func(t *testing.T) string { return ovntest.Start(t).NBUnix },
 	}
 }
@@ -237,7 +237,7 @@ func TestMonitorSyncTwice(t *testing.T) {
 
 // A State Observe returned is not changed by later cache updates.
 func TestMonitorStateIsolated(t *testing.T) {
-	ep := ovntest.MemoryNB(t)
+	ep := startEmbeddedT(t)
 	ctx := context.Background()
 	mon, _ := monDial(t, ep, true)
 	other, _ := monDial(t, ep, true)
@@ -267,7 +267,7 @@ func TestMonitorStateIsolated(t *testing.T) {
 // the cache cannot show the update any more, so Observe reads with a
 // select once (after ownWritesWait) and then reads the cache again.
 func TestMonitorOverwrittenWrite(t *testing.T) {
-	ep := ovntest.MemoryNB(t)
+	ep := startEmbeddedT(t)
 	ctx := context.Background()
 	mon, sent := monDial(t, ep, true)
 	other, _ := monDial(t, ep, false)
@@ -318,7 +318,7 @@ func TestMonitorOverwrittenWrite(t *testing.T) {
 // row maps with and without each effect.
 func TestMonitorPendingWrites(t *testing.T) {
 	ctx := context.Background()
-	c, _ := monDial(t, ovntest.MemoryNB(t), true)
+	c, _ := monDial(t, startEmbeddedT(t), true)
 	st := monTwoNetworks(t, 1)
 	if _, _, err := c.Sync(ctx, st); err != nil {
 		t.Fatal(err)
@@ -406,7 +406,7 @@ func TestMonitorPendingWrites(t *testing.T) {
 // sequence of States, one transaction each, every State observed through
 // the monitor is one of them, never a mix.
 func TestMonitorConsistentReads(t *testing.T) {
-	ep := ovntest.MemoryNB(t)
+	ep := startEmbeddedT(t)
 	ctx := context.Background()
 	writer, _ := monDial(t, ep, false)
 	reader, _ := monDial(t, ep, true)
@@ -625,7 +625,7 @@ func TestMonitorRealRestart(t *testing.T) {
 
 // The default Client keeps no monitor: its cache stays empty.
 func TestMonitorOffByDefault(t *testing.T) {
-	c, _ := monDial(t, ovntest.MemoryNB(t), false)
+	c, _ := monDial(t, startEmbeddedT(t), false)
 	if _, _, err := c.Sync(context.Background(), monSeed004(t, 3)); err != nil {
 		t.Fatal(err)
 	}

@@ -88,52 +88,20 @@ func (c *Client) read(ctx context.Context) (*snapshot, error) {
 	return s, nil
 }
 
+// rowName returns the name of a row of a table whose name column is a
+// plain string (not ACL's optional one), through the generated getter.
 func rowName(m model.Model) (string, bool) {
-	switch r := m.(type) {
-	case *nbdb.AddressSet:
-		return r.Name, true
-	case *nbdb.LoadBalancer:
-		return r.Name, true
-	case *nbdb.LoadBalancerGroup:
-		return r.Name, true
-	case *nbdb.LogicalSwitch:
-		return r.Name, true
-	case *nbdb.LogicalRouter:
-		return r.Name, true
-	case *nbdb.LogicalSwitchPort:
-		return r.Name, true
-	case *nbdb.LogicalRouterPort:
-		return r.Name, true
-	case *nbdb.PortGroup:
-		return r.Name, true
+	if r, ok := m.(interface{ GetName() string }); ok {
+		return r.GetName(), true
 	}
 	return "", false
 }
 
+// rowIDs returns the external_ids of a row (nil for tables without them,
+// such as Load_Balancer_Group).
 func rowIDs(m model.Model) map[string]string {
-	switch r := m.(type) {
-	case *nbdb.AddressSet:
-		return r.ExternalIDs
-	case *nbdb.LoadBalancer:
-		return r.ExternalIDs
-	case *nbdb.LogicalSwitch:
-		return r.ExternalIDs
-	case *nbdb.LogicalRouter:
-		return r.ExternalIDs
-	case *nbdb.LogicalSwitchPort:
-		return r.ExternalIDs
-	case *nbdb.LogicalRouterPort:
-		return r.ExternalIDs
-	case *nbdb.PortGroup:
-		return r.ExternalIDs
-	case *nbdb.LogicalRouterStaticRoute:
-		return r.ExternalIDs
-	case *nbdb.LogicalRouterPolicy:
-		return r.ExternalIDs
-	case *nbdb.NAT:
-		return r.ExternalIDs
-	case *nbdb.ACL:
-		return r.ExternalIDs
+	if r, ok := m.(interface{ GetExternalIDs() map[string]string }); ok {
+		return r.GetExternalIDs()
 	}
 	return nil
 }
@@ -187,10 +155,7 @@ func (s *snapshot) index() error {
 		prefixes = map[string]topology.Owner{}
 		for _, k := range []topology.Kind{topology.KindSwitch, topology.KindRouter} {
 			for _, m := range s.rows[k.Table()] {
-				if o, ok := ownerOf(rowIDs(m)); ok {
-					o.Node = ""
-					prefixes[netconf.NetworkPrefix(o.Network)] = o
-				}
+				addPrefix(prefixes, rowIDs(m))
 			}
 		}
 	}
@@ -238,6 +203,16 @@ func (s *snapshot) index() error {
 		}
 	}
 	return nil
+}
+
+// addPrefix records the owner in a switch's or router's external_ids
+// (without its node) under its network's object-name prefix, which the
+// network's load balancer groups carry.
+func addPrefix(prefixes map[string]topology.Owner, ids map[string]string) {
+	if o, ok := ownerOf(ids); ok {
+		o.Node = ""
+		prefixes[netconf.NetworkPrefix(o.Network)] = o
+	}
 }
 
 func lbgOwner(name string, prefixes map[string]topology.Owner) (topology.Owner, bool) {

@@ -111,8 +111,8 @@ func TestRealIdempotencyAndRemoval(t *testing.T) {
 	if err := env.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if bad, _ := env.NorthdErrors(); len(bad) > 0 {
-		t.Errorf("northd: %q", bad)
+	if bad, err := env.NorthdErrors(); err != nil || len(bad) > 0 {
+		t.Errorf("northd: %q %v", bad, err)
 	}
 }
 

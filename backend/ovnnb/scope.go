@@ -10,7 +10,6 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
 	"github.com/udnkit/udnkit/internal/nbdb"
-	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -211,10 +210,7 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 				if err != nil {
 					return nil, fmt.Errorf("%w: %s row %s: %v", ErrSchema, t, u.GoUUID, err)
 				}
-				if o, ok := ownerOf(ids); ok {
-					o.Node = ""
-					s.prefixes[netconf.NetworkPrefix(o.Network)] = o
-				}
+				addPrefix(s.prefixes, ids)
 				continue
 			}
 			if _, dup := s.rows[t][u.GoUUID]; dup {

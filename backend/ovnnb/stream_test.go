@@ -115,7 +115,7 @@ func TestStreamRequestMatchesLibovsdb(t *testing.T) {
 		}
 	}
 	t.Run("seed004", func(t *testing.T) {
-		c, _ := monDial(t, "unix:"+startEmbeddedT(t), false)
+		c, _ := monDial(t, startEmbeddedT(t), false)
 		kinds := map[string]bool{}
 		for i, step := range monSteps(t, "seed004") {
 			observed, err := c.Observe(ctx, step.Networks()...)
@@ -145,7 +145,7 @@ func TestStreamRequestMatchesLibovsdb(t *testing.T) {
 		}
 	})
 	t.Run("100x20", func(t *testing.T) {
-		c, _ := monDial(t, "unix:"+startEmbeddedT(t), false)
+		c, _ := monDial(t, startEmbeddedT(t), false)
 		ops, err := c.Operations(ctx, topology.Diff(topology.State{}, monBigPlan(t, 100, 20)))
 		if err != nil {
 			t.Fatal(err)
@@ -157,6 +157,7 @@ func TestStreamRequestMatchesLibovsdb(t *testing.T) {
 	})
 }
 
+// startEmbeddedT starts an embedded NB for t and returns its endpoint.
 func startEmbeddedT(t testing.TB) string {
 	t.Helper()
 	e, err := StartEmbedded()
@@ -164,7 +165,7 @@ func startEmbeddedT(t testing.TB) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	return e.socket()
+	return e.Endpoint()
 }
 
 // streamClient dials ep with every write streamed (StreamOps 1) and
@@ -284,7 +285,7 @@ func readRequest(conn net.Conn) (map[string]json.RawMessage, *json.Decoder, erro
 // whole request, as if it had committed) ends the wait with the context's
 // error, which Apply reports as a failed transaction.
 func TestStreamProtocol(t *testing.T) {
-	c, _ := monDial(t, "unix:"+startEmbeddedT(t), false)
+	c, _ := monDial(t, startEmbeddedT(t), false)
 	ops := []ovsdb.Operation{{Op: ovsdb.OperationInsert, Table: "Address_Set", Row: ovsdb.Row{"name": "a"}}}
 	t.Run("echo", func(t *testing.T) {
 		echoed := make(chan string, 1)
@@ -350,7 +351,7 @@ func TestStreamProtocol(t *testing.T) {
 		}
 	})
 	t.Run("cancelled apply", func(t *testing.T) {
-		sc := streamClient(t, "unix:"+startEmbeddedT(t), false)
+		sc := streamClient(t, startEmbeddedT(t), false)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_, err := sc.run(ctx, []*unit{{ops: []taggedOp{{op: ops[0], rows: 1}}}})
@@ -364,7 +365,7 @@ func TestStreamProtocol(t *testing.T) {
 // endpoint without Config.TLS, an unknown scheme, nothing listening, and a
 // TLS handshake with a server that does not speak TLS.
 func TestStreamDialErrors(t *testing.T) {
-	c, _ := monDial(t, "unix:"+startEmbeddedT(t), false)
+	c, _ := monDial(t, startEmbeddedT(t), false)
 	ctx := context.Background()
 	for _, ep := range []string{"ssl:127.0.0.1:1", "http:x", "tcp:127.0.0.1:1", "unix:" + filepath.Join(t.TempDir(), "none")} {
 		if _, err := c.dialStream(ctx, ep); !errors.Is(err, ErrConnect) {

@@ -61,8 +61,8 @@ func TestQuickstartRealNB(t *testing.T) {
 	if err := env.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if bad, _ := env.NorthdErrors(); len(bad) > 0 {
-		t.Errorf("northd: %q", bad)
+	if bad, err := env.NorthdErrors(); err != nil || len(bad) > 0 {
+		t.Errorf("northd: %q %v", bad, err)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package ovntest runs OVN for tests: a real OVN 25.03 (NB and SB ovsdb-server
-// plus ovn-northd, from the root filesystem that scripts/ovn-env prepares) and
-// an in-process in-memory Northbound server for fast tests.
+// plus ovn-northd, from the root filesystem that scripts/ovn-env prepares).
+// Fast tests that need no real OVN use ovnnb.StartEmbedded instead.
 //
 // Real OVN needs root (chroot, mount namespaces) and a prepared root
 // filesystem. When either is missing, Start skips the test with a message

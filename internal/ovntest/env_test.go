@@ -32,3 +32,27 @@ func TestStartRealOVN(t *testing.T) {
 		t.Fatal("NB still answers after Stop")
 	}
 }
+
+func TestSkipInCI(t *testing.T) {
+	for _, tc := range []struct {
+		ci                string
+		wantFatal, wantSk bool
+	}{{"true", true, false}, {"", false, true}, {"false", false, true}} {
+		t.Setenv("CI", tc.ci)
+		ft := &fakeTB{TB: t}
+		Skip(ft, ErrUnavailable)
+		if ft.fatal != tc.wantFatal || ft.skipped != tc.wantSk {
+			t.Errorf("CI=%q: fatal %v skipped %v, want %v %v", tc.ci, ft.fatal, ft.skipped, tc.wantFatal, tc.wantSk)
+		}
+	}
+}
+
+// fakeTB records Fatalf and Skipf instead of ending the test.
+type fakeTB struct {
+	testing.TB
+	fatal, skipped bool
+}
+
+func (f *fakeTB) Helper()               {}
+func (f *fakeTB) Fatalf(string, ...any) { f.fatal = true }
+func (f *fakeTB) Skipf(string, ...any)  { f.skipped = true }
