@@ -94,6 +94,9 @@ type Input struct {
 	TunnelKeys []int
 	// Cluster holds the cluster-wide settings.
 	Cluster Cluster
+	// Profile selects the seeds' design (the zero value) or the reference
+	// implementation's wire format where the two differ.
+	Profile Profile
 }
 
 func (c Cluster) withDefaults() Cluster {

@@ -87,10 +87,57 @@ func Kinds() []Kind {
 // gateway router, ports, the routes towards it); it is empty for the
 // network-wide objects (cluster router, transit switch, LB groups).
 type Owner struct {
-	Network  string
+	// Controller is the controller that writes the object (the reference's
+	// k8s.ovn.org/owner-controller). Empty is ControllerTopology, the network
+	// planners of this package; another planner package (connect, pods,
+	// services) sets its own, so that each controller's Diff and Sync speak
+	// for its own rows only.
+	Controller Controller
+	Network    string
 	Topology netconf.Topology
 	Role     netconf.Role
 	Node     string
+}
+
+// Controller names a controller that owns Northbound rows.
+type Controller string
+
+// ControllerTopology is the controller of the network planners (switches,
+// routers and ports of a network).
+const ControllerTopology Controller = "udnkit-topology"
+
+// String returns the controller's name, ControllerTopology's for the empty
+// value.
+func (c Controller) String() string {
+	if c == "" {
+		return string(ControllerTopology)
+	}
+	return string(c)
+}
+
+// Profile selects whose wire format a planner writes where the seeds and the
+// reference implementation (OVN-Kubernetes) part ways.
+type Profile uint8
+
+// Profiles.
+const (
+	// ProfileSeeds plans the seeds' design, with DESIGN's decisions where the
+	// seeds are silent (the default).
+	ProfileSeeds Profile = iota
+	// ProfileReference plans exactly what the reference implementation writes,
+	// for a controller running beside or after it.
+	ProfileReference
+)
+
+// String returns "seeds" or "reference".
+func (p Profile) String() string {
+	switch p {
+	case ProfileSeeds:
+		return "seeds"
+	case ProfileReference:
+		return "reference"
+	}
+	return "profile(" + strconv.Itoa(int(p)) + ")"
 }
 
 // String returns "network/topology/role/node".
