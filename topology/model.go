@@ -94,9 +94,9 @@ type Owner struct {
 	// for its own rows only.
 	Controller Controller
 	Network    string
-	Topology netconf.Topology
-	Role     netconf.Role
-	Node     string
+	Topology   netconf.Topology
+	Role       netconf.Role
+	Node       string
 }
 
 // Controller names a controller that owns Northbound rows.
