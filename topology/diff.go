@@ -104,6 +104,9 @@ func (cs Changes) Count() (creates, updates, deletes int) {
 
 // Scope restricts what Diff may touch.
 type Scope struct {
+	// Controller whose rows may be created, updated or deleted; empty is
+	// ControllerTopology. Rows of any other controller are never touched.
+	Controller Controller
 	// Networks whose objects may be created, updated or deleted. Objects of
 	// any other network (and objects of no network) are never touched.
 	Networks []string
@@ -113,12 +116,14 @@ type Scope struct {
 }
 
 // Diff returns the ordered changes that turn observed into desired, touching
-// only the networks desired speaks for (State.Networks) and, when desired is
+// only the rows of the (controller, network) pairs desired speaks for
+// (State.Controllers, State.Networks, State.SpeaksFor) and, when desired is
 // an incremental plan (PlanNodes), only the nodes it speaks for
-// (State.Nodes): objects of other networks and nodes in observed are left
-// alone. Diff(s, s) is empty. It is deterministic and pure.
+// (State.Nodes): objects of other controllers, networks and nodes in
+// observed are left alone. Diff(s, s) is empty. It is deterministic and
+// pure.
 func Diff(observed, desired State) Changes {
-	return diffScope(observed, desired, desired.networks, desired.nodes, desired.partial)
+	return diffScope(observed, desired, desired.scope, desired.nodes, desired.partial)
 }
 
 // DiffScope is Diff restricted to scope.
@@ -128,19 +133,23 @@ func Diff(observed, desired State) Changes {
 // without comparing objects, so the cost of a Diff is proportional to what
 // changed, not to the size of the states.
 func DiffScope(observed, desired State, scope Scope) Changes {
-	return diffScope(observed, desired, scope.Networks, scope.Nodes, len(scope.Nodes) > 0)
+	sc := make([]scopeKey, len(scope.Networks))
+	for i, n := range scope.Networks {
+		sc[i] = scopeKey{scope.Controller.canon(), n}
+	}
+	return diffScope(observed, desired, sortScope(sc), scope.Nodes, len(scope.Nodes) > 0)
 }
 
-func diffScope(observed, desired State, networks, nodes []string, byNode bool) Changes {
-	nets := make(map[string]bool, len(networks))
-	for _, n := range networks {
-		nets[n] = true
+func diffScope(observed, desired State, scope []scopeKey, nodes []string, byNode bool) Changes {
+	nets := make(map[scopeKey]bool, len(scope))
+	for _, k := range scope {
+		nets[k] = true
 	}
 	var keys []partKey
 	if byNode {
-		for _, n := range networks {
+		for _, sk := range scope {
 			for _, node := range nodes {
-				k := partKey{n, node}
+				k := partKey{sk.ctl, sk.network, node}
 				if observed.parts[k] != nil || desired.parts[k] != nil {
 					keys = append(keys, k)
 				}
@@ -152,7 +161,7 @@ func diffScope(observed, desired State, networks, nodes []string, byNode bool) C
 		seen := map[partKey]bool{}
 		for _, st := range []State{observed, desired} {
 			for k := range st.parts {
-				if nets[k.network] && !seen[k] {
+				if nets[scopeKey{k.ctl, k.network}] && !seen[k] {
 					seen[k] = true
 					keys = append(keys, k)
 				}
@@ -273,7 +282,7 @@ func compareChanges(a, b Change) int {
 // Creating an existing object is an error wrapping ErrConflict; updating or
 // deleting a missing one wraps ErrNotFound. state is not modified.
 func Apply(state State, changes Changes) (State, error) {
-	out := State{parts: maps.Clone(state.parts), networks: slices.Clone(state.networks), n: state.n,
+	out := State{parts: maps.Clone(state.parts), scope: slices.Clone(state.scope), n: state.n,
 		partial: state.partial, nodes: state.nodes}
 	if out.parts == nil {
 		out.parts = map[partKey]*part{}
@@ -293,8 +302,7 @@ func Apply(state State, changes Changes) (State, error) {
 		return q
 	}
 	remove := func(o Object, c Change) error {
-		own := o.OwnedBy()
-		k := partKey{own.Network, own.Node}
+		k := partOf(o.OwnedBy())
 		if out.parts[k] == nil {
 			return fmt.Errorf("%s %s: %w", c.Op, c.Kind.String()+" "+c.Key, ErrNotFound)
 		}
@@ -312,7 +320,7 @@ func Apply(state State, changes Changes) (State, error) {
 		if own.Network == "" {
 			return fmt.Errorf("%s %s: owner network: %w: empty", c.Op, c.Kind.String()+" "+c.Key, ErrInvalid)
 		}
-		k := partKey{own.Network, own.Node}
+		k := partOf(own)
 		p := get(k)
 		i, ok := p.find(c.Kind, c.Key)
 		if ok {
@@ -320,9 +328,8 @@ func Apply(state State, changes Changes) (State, error) {
 		}
 		p.entries = slices.Insert(p.entries, i, entry{c.Kind, c.Key, o.clone().normalize()})
 		out.n++
-		if _, found := slices.BinarySearch(out.networks, own.Network); !found {
-			out.networks = append(out.networks, own.Network)
-			slices.Sort(out.networks)
+		if sk := (scopeKey{k.ctl, k.network}); !slices.ContainsFunc(out.scope, func(x scopeKey) bool { return x == sk }) {
+			out.scope = sortScope(append(out.scope, sk))
 		}
 		return nil
 	}

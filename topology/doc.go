@@ -9,9 +9,41 @@
 // LoadBalancerGroup, PortGroup — each a plain value with OVN's own column
 // spellings, a natural Key unique within its kind, references to other
 // objects by name (a port names its switch or router, a route its router),
-// and an Owner (network, topology, role, node) that the OVN adapter writes
-// as external_ids. States are immutable, comparable (Equal), cloneable
-// (Clone) and render to stable text (String) for golden files.
+// and an Owner (controller, network, topology, role, node) that the OVN
+// adapter writes as external_ids. States are immutable, comparable (Equal),
+// cloneable (Clone) and render to stable text (String) for golden files.
+//
+// # Ownership per controller
+//
+// Several controllers write rows into one Northbound database, often into
+// each other's parents: a pod's port on a network's switch, a connect
+// policy on a network's cluster router. Owner.Controller names the
+// controller that owns a row (written as the reference's
+// k8s.ovn.org/owner-controller external_id); the empty value is
+// ControllerTopology, this package's planners. A State is partitioned by
+// (controller, network, node) and speaks for a set of (controller, network)
+// pairs (State.SpeaksFor): Diff creates, updates and deletes only the rows
+// of those pairs, so a topology Sync never deletes a pods controller's
+// port, and a pods Sync never touches a switch. Deleting a parent that
+// holds another controller's member is refused by the OVN adapter (OVSDB
+// would delete the member with it): that controller removes its rows
+// first.
+//
+// Another planner package writes rows of its own controller like this:
+//
+//	const Controller topology.Controller = "udnkit-connect"
+//	own := topology.Owner{Controller: Controller, Network: net.Name, Topology: net.Topology, Role: net.Role}
+//	var b topology.Builder
+//	b.OwnFor(Controller, net.Name) // speak for the network even with no rows
+//	b.Add(topology.Policy{Owner: own, Router: clusterRouter, Priority: 9001, Match: m, Action: topology.PolicyReroute, Nexthops: hops})
+//	desired, err := b.State()
+//	// adapter.Sync(ctx, desired) touches only Controller's rows of net.Name;
+//	// topology.RemovalFor(Controller, net.Name) removes them all.
+//
+// Rows written before controllers existed carry no owner-controller: they
+// belong to ControllerTopology (the only controller that wrote rows then),
+// are adopted as they are, and gain the key when their external_ids are
+// next written.
 //
 // # Planners
 //
@@ -44,9 +76,10 @@
 // Diff(observed, desired) returns the ordered Changes that turn observed
 // into desired: creates in Kind order (a row before the rows that reference
 // it), then updates listing only the changed columns, then deletes in
-// reverse Kind order. It touches only the networks desired speaks for
-// (State.Networks) and, for an incremental plan from PlanNodes, only the
-// nodes it speaks for (State.Nodes); DiffScope takes an explicit Scope.
+// reverse Kind order. It touches only the (controller, network) pairs
+// desired speaks for (State.SpeaksFor) and, for an incremental plan from
+// PlanNodes, only the nodes it speaks for (State.Nodes); DiffScope takes an
+// explicit Scope (one controller, networks, nodes).
 // States derived from one another share unchanged partitions, which Diff
 // skips, so its cost follows the size of the change. Apply is the in-memory
 // equivalent of an adapter applying Changes, so that Apply(a, Diff(a, b))

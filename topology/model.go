@@ -115,6 +115,15 @@ func (c Controller) String() string {
 	return string(c)
 }
 
+// canon returns the controller in the form States key partitions by: ""
+// for ControllerTopology (both spellings name the same controller).
+func (c Controller) canon() Controller {
+	if c == ControllerTopology {
+		return ""
+	}
+	return c
+}
+
 // Profile selects whose wire format a planner writes where the seeds and the
 // reference implementation (OVN-Kubernetes) part ways.
 type Profile uint8
@@ -140,9 +149,21 @@ func (p Profile) String() string {
 	return "profile(" + strconv.Itoa(int(p)) + ")"
 }
 
-// String returns "network/topology/role/node".
+// String returns "network/topology/role/node", prefixed with
+// "controller:" for a controller other than ControllerTopology.
 func (o Owner) String() string {
-	return o.Network + "/" + string(o.Topology) + "/" + string(o.Role) + "/" + o.Node
+	s := o.Network + "/" + string(o.Topology) + "/" + string(o.Role) + "/" + o.Node
+	if c := o.Controller.canon(); c != "" {
+		s = string(c) + ":" + s
+	}
+	return s
+}
+
+// Equal reports whether o and p name the same owner; an empty Controller
+// and ControllerTopology are the same controller.
+func (o Owner) Equal(p Owner) bool {
+	o.Controller, p.Controller = o.Controller.canon(), p.Controller.canon()
+	return o == p
 }
 
 // Option is one key/value pair of an OVN map column (options, other_config).

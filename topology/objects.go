@@ -233,7 +233,7 @@ func (o AddressSet) columns(x Object) []string {
 	p := x.(AddressSet)
 	var c cols
 	c.add(!slices.Equal(o.Addresses, p.Addresses), "addresses")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 
@@ -243,7 +243,7 @@ func (o LoadBalancer) columns(x Object) []string {
 	c.add(o.Protocol != p.Protocol, "protocol")
 	c.add(!vipsEqual(o.VIPs, p.VIPs), "vips")
 	c.add(!o.Options.Equal(p.Options), "options")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 
@@ -251,7 +251,7 @@ func (o LoadBalancerGroup) columns(x Object) []string {
 	p := x.(LoadBalancerGroup)
 	var c cols
 	c.add(!slices.Equal(o.LoadBalancers, p.LoadBalancers), "load_balancer")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 
@@ -260,7 +260,7 @@ func (o Switch) columns(x Object) []string {
 	var c cols
 	c.add(!o.OtherConfig.Equal(p.OtherConfig), "other_config")
 	c.add(!slices.Equal(o.LoadBalancerGroups, p.LoadBalancerGroups), "load_balancer_group")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 
@@ -269,7 +269,7 @@ func (o Router) columns(x Object) []string {
 	var c cols
 	c.add(!o.Options.Equal(p.Options), "options")
 	c.add(!slices.Equal(o.LoadBalancerGroups, p.LoadBalancerGroups), "load_balancer_group")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 
@@ -282,7 +282,7 @@ func (o SwitchPort) columns(x Object) []string {
 	c.add(!slices.Equal(o.PortSecurity, p.PortSecurity), "port_security")
 	c.add(!o.Options.Equal(p.Options), "options")
 	c.add(o.TagRequest != p.TagRequest, "tag_request")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 
@@ -295,7 +295,7 @@ func (o RouterPort) columns(x Object) []string {
 	c.add(o.Peer != p.Peer, "peer")
 	c.add(!o.Options.Equal(p.Options), "options")
 	c.add(!slices.Equal(o.GatewayChassis, p.GatewayChassis), "gateway_chassis")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 
@@ -303,7 +303,7 @@ func (o PortGroup) columns(x Object) []string {
 	p := x.(PortGroup)
 	var c cols
 	c.add(!slices.Equal(o.Ports, p.Ports), "ports")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 
@@ -312,7 +312,7 @@ func (o StaticRoute) columns(x Object) []string {
 	var c cols
 	c.add(o.OutputPort != p.OutputPort, "output_port")
 	c.add(!o.Options.Equal(p.Options), "options")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 
@@ -322,7 +322,7 @@ func (o Policy) columns(x Object) []string {
 	c.add(o.Action != p.Action, "action")
 	c.add(!slices.Equal(o.Nexthops, p.Nexthops), "nexthops")
 	c.add(!o.Options.Equal(p.Options), "options")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 
@@ -331,7 +331,7 @@ func (o NAT) columns(x Object) []string {
 	var c cols
 	c.add(o.Match != p.Match, "match")
 	c.add(!o.Options.Equal(p.Options), "options")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 
@@ -341,7 +341,7 @@ func (o ACL) columns(x Object) []string {
 	c.add(o.Name != p.Name, "name")
 	c.add(o.Action != p.Action, "action")
 	c.add(!o.Options.Equal(p.Options), "options")
-	c.add(o.Owner != p.Owner, "external_ids")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
 

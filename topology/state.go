@@ -12,15 +12,55 @@ import (
 	"github.com/udnkit/udnkit/netconf"
 )
 
-// partKey names one partition of a State: the objects of one network that
-// exist because of one node (node "" holds the network-wide objects).
-type partKey struct{ network, node string }
+// partKey names one partition of a State: the objects one controller
+// writes for one network because of one node (node "" holds the
+// network-wide objects). ctl is canonical (Controller.canon).
+type partKey struct {
+	ctl           Controller
+	network, node string
+}
+
+func partOf(o Owner) partKey { return partKey{o.Controller.canon(), o.Network, o.Node} }
 
 func compareParts(a, b partKey) int {
 	if c := strings.Compare(a.network, b.network); c != 0 {
 		return c
 	}
+	if c := strings.Compare(string(a.ctl), string(b.ctl)); c != 0 {
+		return c
+	}
 	return strings.Compare(a.node, b.node)
+}
+
+// scopeKey is one (controller, network) pair a State speaks for; ctl is
+// canonical.
+type scopeKey struct {
+	ctl     Controller
+	network string
+}
+
+func compareScope(a, b scopeKey) int {
+	if c := strings.Compare(a.network, b.network); c != 0 {
+		return c
+	}
+	return strings.Compare(string(a.ctl), string(b.ctl))
+}
+
+// sortScope sorts and deduplicates a scope in place.
+func sortScope(sc []scopeKey) []scopeKey {
+	slices.SortFunc(sc, compareScope)
+	return slices.Compact(sc)
+}
+
+// scopeNetworks returns the networks of a sorted scope, sorted and unique.
+func scopeNetworks(sc []scopeKey) []string {
+	var out []string
+	for _, k := range sc {
+		if len(out) == 0 || out[len(out)-1] != k.network {
+			out = append(out, k.network)
+		}
+	}
+	return out
 }
 
 type entry struct {
@@ -47,15 +87,16 @@ func (p *part) find(kind Kind, key string) (int, bool) {
 }
 
 // State is a desired or observed set of OVN Northbound objects, partitioned
-// by owner (network, node). It also records the networks it speaks for (its
-// scope, see Diff), which may have no objects at all.
+// by owner (controller, network, node). It also records the (controller,
+// network) pairs it speaks for (its scope, see Diff), which may have no
+// objects at all.
 //
 // A State is immutable: every method returns a new State and the objects it
 // yields are copies. Build one with a Builder or a planner. The zero value is
 // the empty State. States are safe for concurrent use.
 type State struct {
-	parts    map[partKey]*part
-	networks []string // sorted, unique
+	parts map[partKey]*part
+	scope []scopeKey // sorted, unique
 	// partial marks an incremental plan (PlanNodes) that speaks only for
 	// the nodes listed in nodes ("" = the network-wide objects).
 	partial bool
@@ -66,8 +107,34 @@ type State struct {
 // Len returns the number of objects.
 func (s State) Len() int { return s.n }
 
-// Networks returns the networks the State speaks for, sorted.
-func (s State) Networks() []string { return slices.Clone(s.networks) }
+// Networks returns the networks the State speaks for (for any
+// controller), sorted.
+func (s State) Networks() []string { return scopeNetworks(s.scope) }
+
+// Controllers returns the controllers the State speaks for, sorted
+// (ControllerTopology spelled out).
+func (s State) Controllers() []Controller {
+	var out []Controller
+	for _, k := range s.scope {
+		out = append(out, k.ctl)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	for i, c := range out {
+		if c == "" {
+			out[i] = ControllerTopology
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SpeaksFor reports whether the State speaks for the rows controller c
+// writes for network.
+func (s State) SpeaksFor(c Controller, network string) bool {
+	_, ok := slices.BinarySearchFunc(s.scope, scopeKey{c.canon(), network}, compareScope)
+	return ok
+}
 
 // Nodes returns, for an incremental plan (PlanNodes), the nodes it speaks
 // for, sorted ("" stands for the network-wide objects), and true; for a full
@@ -170,7 +237,7 @@ func partsEqual(p, q *part) bool {
 // Clone returns a deep copy of s. (States are immutable, so a copy is only
 // needed to hand objects to code that may keep them.)
 func (s State) Clone() State {
-	c := State{parts: make(map[partKey]*part, len(s.parts)), networks: slices.Clone(s.networks), n: s.n,
+	c := State{parts: make(map[partKey]*part, len(s.parts)), scope: slices.Clone(s.scope), n: s.n,
 		partial: s.partial, nodes: slices.Clone(s.nodes)}
 	for k, p := range s.parts {
 		q := &part{entries: make([]entry, len(p.entries))}
@@ -198,8 +265,18 @@ func (s State) WriteTo(w io.Writer) (int64, error) {
 
 func (s State) render(b *strings.Builder) {
 	b.WriteString("networks: ")
-	b.WriteString(strings.Join(s.networks, ", "))
+	b.WriteString(strings.Join(s.Networks(), ", "))
 	b.WriteByte('\n')
+	if cs := s.Controllers(); len(cs) > 1 || len(cs) == 1 && cs[0] != ControllerTopology {
+		b.WriteString("controllers: ")
+		for i, c := range cs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(string(c))
+		}
+		b.WriteByte('\n')
+	}
 	if s.partial {
 		b.WriteString("nodes: ")
 		b.WriteString(strings.Join(s.nodes, ", "))
@@ -212,21 +289,22 @@ func (s State) render(b *strings.Builder) {
 }
 
 // Merge returns the union of s and others. Networks may appear in several
-// states (their partitions are united) but a partition (network, node) must
+// states (their partitions are united) but a partition (controller,
+// network, node) must
 // come from one state only, unless the same partition is shared unchanged;
 // two networks must not have the same object-name prefix. Errors wrap
 // ErrConflict.
 func (s State) Merge(others ...State) (State, error) {
-	out := State{parts: maps.Clone(s.parts), networks: slices.Clone(s.networks), n: s.n,
+	out := State{parts: maps.Clone(s.parts), scope: slices.Clone(s.scope), n: s.n,
 		partial: s.partial, nodes: slices.Clone(s.nodes)}
 	if out.parts == nil {
 		out.parts = map[partKey]*part{}
 	}
 	for _, o := range others {
 		switch {
-		case len(o.networks) == 0 && len(o.parts) == 0:
+		case len(o.scope) == 0 && len(o.parts) == 0:
 			continue
-		case len(out.networks) == 0 && len(out.parts) == 0:
+		case len(out.scope) == 0 && len(out.parts) == 0:
 			out.partial = o.partial
 		case out.partial != o.partial:
 			return State{}, fmt.Errorf("merge: %w: a full state and an incremental (PlanNodes) one", ErrConflict)
@@ -237,25 +315,24 @@ func (s State) Merge(others ...State) (State, error) {
 				if q == p {
 					continue
 				}
-				return State{}, fmt.Errorf("merge: network %q node %q: %w: planned twice", k.network, k.node, ErrConflict)
+				return State{}, fmt.Errorf("merge: controller %q network %q node %q: %w: planned twice", k.ctl.String(), k.network, k.node, ErrConflict)
 			}
 			out.parts[k] = p
 			out.n += len(p.entries)
 		}
-		out.networks = append(out.networks, o.networks...)
+		out.scope = append(out.scope, o.scope...)
 	}
-	slices.Sort(out.networks)
-	out.networks = slices.Compact(out.networks)
+	out.scope = sortScope(out.scope)
 	slices.Sort(out.nodes)
 	out.nodes = slices.Compact(out.nodes)
-	if err := checkPrefixes(out.networks); err != nil {
+	if err := checkPrefixes(scopeNetworks(out.scope)); err != nil {
 		return State{}, err
 	}
 	return out, nil
 }
 
-// Without returns s without the objects of the given networks (they are no
-// longer in its scope either).
+// Without returns s without the objects of the given networks, of every
+// controller (they are no longer in its scope either).
 func (s State) Without(networks ...string) State {
 	drop := map[string]bool{}
 	for _, n := range networks {
@@ -268,20 +345,25 @@ func (s State) Without(networks ...string) State {
 			out.n += len(p.entries)
 		}
 	}
-	for _, n := range s.networks {
-		if !drop[n] {
-			out.networks = append(out.networks, n)
+	for _, k := range s.scope {
+		if !drop[k.network] {
+			out.scope = append(out.scope, k)
 		}
 	}
 	return out
 }
 
-// Removal returns an empty State that speaks for networks: Diff(observed,
-// Removal(n)) deletes every object of network n.
-func Removal(networks ...string) State {
+// Removal returns an empty State that speaks for the network planners'
+// rows (ControllerTopology) of networks: Diff(observed, Removal(n)) deletes
+// every object of network n that ControllerTopology owns, and nothing
+// another controller wrote.
+func Removal(networks ...string) State { return RemovalFor(ControllerTopology, networks...) }
+
+// RemovalFor is Removal for the rows controller c owns.
+func RemovalFor(c Controller, networks ...string) State {
 	var b Builder
 	for _, n := range networks {
-		b.Own(n)
+		b.OwnFor(c, n)
 	}
 	s, _ := b.State()
 	return s
@@ -311,14 +393,14 @@ type Builder struct {
 	// shared chunk, so that the objects of one partition, which planners add
 	// together, need no allocation of their own. Closing it caps its slice
 	// at its length, so that no later append can overwrite it.
-	keys     []partKey
-	runs     [][]entry
-	open     bool
-	start    int
-	chunk    []entry
-	strs     strArena // object keys (and the planners' strings)
-	networks []string
-	err      error
+	keys  []partKey
+	runs  [][]entry
+	open  bool
+	start int
+	chunk []entry
+	strs  strArena // object keys (and the planners' strings)
+	scope []scopeKey
+	err   error
 	// trusted: the objects come from a planner whose names are unique by
 	// construction; State checks duplicates per partition only.
 	trusted bool
@@ -333,14 +415,20 @@ func (b *Builder) grow(n int) {
 	b.keys, b.runs = slices.Grow(b.keys, n), slices.Grow(b.runs, n)
 }
 
-// Own adds network to the scope of the State being built even if it ends up
-// with no objects.
-func (b *Builder) Own(network string) {
-	b.networks = append(b.networks, network)
+// Own adds the rows ControllerTopology writes for network to the scope of
+// the State being built, even if it ends up with no objects.
+func (b *Builder) Own(network string) { b.OwnFor(ControllerTopology, network) }
+
+// OwnFor adds the rows controller c writes for network to the scope of the
+// State being built, even if it ends up with no objects: Diff against that
+// State deletes c's rows of network that the State lacks, and no other
+// controller's.
+func (b *Builder) OwnFor(c Controller, network string) {
+	b.scope = append(b.scope, scopeKey{c.canon(), network})
 }
 
 // Add adds objects. Set-valued columns are normalised (sorted); the objects
-// are copied. Each object's network is added to the scope. An object
+// are copied. Each object's (controller, network) is added to the scope. An object
 // without an owner network is an error, reported by State.
 func (b *Builder) Add(objs ...Object) {
 	for _, o := range objs {
@@ -363,8 +451,7 @@ func (b *Builder) add(objs ...Object) {
 
 // addKeyed adds o, which the caller hands over, with its key o.Key().
 func (b *Builder) addKeyed(o Object, key string) {
-	own := o.OwnedBy()
-	if k := (partKey{own.Network, own.Node}); !b.open || b.keys[len(b.keys)-1] != k {
+	if k := partOf(o.OwnedBy()); !b.open || b.keys[len(b.keys)-1] != k {
 		b.close()
 		b.keys = append(b.keys, k)
 		b.runs = append(b.runs, nil)
@@ -436,7 +523,7 @@ func (b *Builder) State() (State, error) {
 		s.parts[k] = &parts[len(parts)-1]
 		keys = append(keys, k)
 	}
-	nets := slices.Clone(b.networks)
+	scope := slices.Clone(b.scope)
 	type kindKey struct {
 		kind Kind
 		key  string
@@ -463,20 +550,19 @@ func (b *Builder) State() (State, error) {
 				kk := kindKey{e.kind, e.key}
 				if o, ok := seen[kk]; ok {
 					ok := keys[o]
-					return State{}, fmt.Errorf("%s %q: %w: owned by network %q node %q and network %q node %q",
-						e.kind, e.key, ErrConflict, ok.network, ok.node, k.network, k.node)
+					return State{}, fmt.Errorf("%s %q: %w: owned by controller %q network %q node %q and controller %q network %q node %q",
+						e.kind, e.key, ErrConflict, ok.ctl.String(), ok.network, ok.node, k.ctl.String(), k.network, k.node)
 				}
 				seen[kk] = i
 			}
 		}
 		s.n += len(es)
-		if len(nets) == 0 || nets[len(nets)-1] != k.network {
-			nets = append(nets, k.network)
+		if sk := (scopeKey{k.ctl, k.network}); len(scope) == 0 || scope[len(scope)-1] != sk {
+			scope = append(scope, sk)
 		}
 	}
-	slices.Sort(nets)
-	s.networks = slices.Compact(nets)
-	if err := checkPrefixes(s.networks); err != nil {
+	s.scope = sortScope(scope)
+	if err := checkPrefixes(scopeNetworks(s.scope)); err != nil {
 		return State{}, err
 	}
 	return s, nil
@@ -515,10 +601,10 @@ func (s *entrySorter) sort(es []entry) {
 
 // Overlay returns s with the partitions of others laid over it: for every
 // (network, node) that one of others has objects for, its objects replace
-// s's (later states win). The result speaks for the networks of all. It is
+// s's (later states win). The result speaks for the scopes of all. It is
 // how incremental plans (PlanNodes) are combined with a full one.
 func (s State) Overlay(others ...State) State {
-	out := State{parts: maps.Clone(s.parts), n: s.n, networks: slices.Clone(s.networks), partial: s.partial, nodes: s.nodes}
+	out := State{parts: maps.Clone(s.parts), n: s.n, scope: slices.Clone(s.scope), partial: s.partial, nodes: s.nodes}
 	if out.parts == nil {
 		out.parts = map[partKey]*part{}
 	}
@@ -530,9 +616,8 @@ func (s State) Overlay(others ...State) State {
 			out.parts[k] = p
 			out.n += len(p.entries)
 		}
-		out.networks = append(out.networks, o.networks...)
+		out.scope = append(out.scope, o.scope...)
 	}
-	slices.Sort(out.networks)
-	out.networks = slices.Compact(out.networks)
+	out.scope = sortScope(out.scope)
 	return out
 }

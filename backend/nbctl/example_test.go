@@ -29,8 +29,8 @@ func ExampleScript() {
 	// set -e
 	//
 	// # create switch demo_net_ovn_layer2_switch
-	// ovn-nbctl -- --id=@r1 create Logical_Switch 'external_ids={"k8s.ovn.org/network"="demo_net","k8s.ovn.org/role"="secondary","k8s.ovn.org/topology"="layer2"}' 'name="demo_net_ovn_layer2_switch"' >/dev/null
+	// ovn-nbctl -- --id=@r1 create Logical_Switch 'external_ids={"k8s.ovn.org/network"="demo_net","k8s.ovn.org/owner-controller"="udnkit-topology","k8s.ovn.org/role"="secondary","k8s.ovn.org/topology"="layer2"}' 'name="demo_net_ovn_layer2_switch"' >/dev/null
 	//
 	// # create switch_port pod-1
-	// ovn-nbctl -- --id=@r1 create Logical_Switch_Port 'addresses=["0a:58:0a:00:00:05 10.0.0.5"]' 'external_ids={"k8s.ovn.org/network"="demo_net","k8s.ovn.org/role"="secondary","k8s.ovn.org/topology"="layer2"}' 'name="pod-1"' -- add Logical_Switch demo_net_ovn_layer2_switch ports @r1 >/dev/null
+	// ovn-nbctl -- --id=@r1 create Logical_Switch_Port 'addresses=["0a:58:0a:00:00:05 10.0.0.5"]' 'external_ids={"k8s.ovn.org/network"="demo_net","k8s.ovn.org/owner-controller"="udnkit-topology","k8s.ovn.org/role"="secondary","k8s.ovn.org/topology"="layer2"}' 'name="pod-1"' -- add Logical_Switch demo_net_ovn_layer2_switch ports @r1 >/dev/null
 }

@@ -609,11 +609,16 @@ func (p *planner) delete(i int, ch topology.Change) error {
 		var wait []taggedOp
 		if row, ok := p.s.rows[ch.Kind.Table()][obs.uuid]; ok {
 			ms := members(row)
+			ctl := canonController(obs.obj.OwnedBy().Controller)
 			for col, us := range ms {
 				for _, m := range us {
-					if !p.s.mine[m] {
-						return invalid("%s holds a row udnkit does not own (%s %s); deleting it would delete that row: remove it first",
-							col, p.s.tableOf(m), p.s.label(m))
+					if c, ok := p.s.mine[m]; !ok || c != ctl {
+						who := "udnkit does not own"
+						if ok {
+							who = "controller " + strconv.Quote(c.String()) + " owns"
+						}
+						return invalid("%s holds a row %s (%s %s); deleting it would delete that row: remove it first",
+							col, who, p.s.tableOf(m), p.s.label(m))
 					}
 				}
 			}

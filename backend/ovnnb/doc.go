@@ -7,15 +7,22 @@
 // # Ownership
 //
 // A row is the SDK's when its external_ids carry k8s.ovn.org/network (with
-// k8s.ovn.org/topology, k8s.ovn.org/role and k8s.ovn.org/node from the
-// object's topology.Owner). Load_Balancer_Group has no external_ids: a group
-// is the SDK's when its name starts with the object-name prefix of a network
-// that owns a switch or router. Observe returns only owned rows; Apply
-// updates and deletes only owned rows, adds and removes only its own members
-// in parents' reference sets, refuses to create a row whose name a foreign
-// row already has, and refuses to delete a parent that holds a foreign
-// member (a pod port someone else added, say), since OVSDB would delete that
-// member with it.
+// k8s.ovn.org/owner-controller, k8s.ovn.org/topology, k8s.ovn.org/role and
+// k8s.ovn.org/node from the object's topology.Owner). The owner-controller
+// names the controller that wrote the row; a row without it (written before
+// controllers existed) is topology.ControllerTopology's. Observe returns
+// the owned rows of every controller; Sync diffs against them with
+// topology.Diff, which touches only the (controller, network) pairs the
+// desired State speaks for, so one controller's Sync never changes or
+// deletes another's rows, nor removes them from a parent's member column.
+// Load_Balancer_Group has no external_ids: a group is the SDK's when its
+// name starts with the object-name prefix of a network that owns a switch
+// or router. Apply updates and deletes only owned rows, adds and removes
+// only its own members in parents' reference sets, refuses to create a row
+// whose name a foreign row already has, and refuses to delete a parent that
+// holds a member it does not own or that another controller owns (a pod
+// port a pods controller added, say), since OVSDB would delete that member
+// with it.
 //
 // # Transactions
 //

@@ -35,8 +35,9 @@ type snapshot struct {
 	byName map[topology.Kind]map[string][]string
 	name   map[string]string // UUID → name, for named rows
 	gcs    map[string]*nbdb.GatewayChassis
-	// mine holds the UUIDs of the owned rows.
-	mine map[string]bool
+	// mine maps the UUIDs of the owned rows to their controller (canonical:
+	// "" for topology.ControllerTopology).
+	mine map[string]topology.Controller
 	// partial: only the rows a change set concerns were read (readFor).
 	partial bool
 	// prefixes maps object-name prefixes to the networks owning switches
@@ -199,7 +200,7 @@ func (s *snapshot) index() error {
 				return fmt.Errorf("%w: %s exists twice (rows %s and %s)", ErrInvalidChange, describe(k, key.key), prev.uuid, u)
 			}
 			s.owned[key] = observed{uuid: u, obj: obj, parent: p}
-			s.mine[u] = true
+			s.mine[u] = canonController(owner.Controller)
 		}
 	}
 	return nil

@@ -15,16 +15,19 @@ import (
 )
 
 // The external_ids keys that carry an object's owner. A row is the SDK's
-// when it has ExtNetwork.
+// when it has ExtNetwork; ExtController names the controller that owns it
+// (topology.Owner.Controller), absent on rows written before controllers
+// existed, which belong to topology.ControllerTopology.
 const (
-	ExtNetwork  = "k8s.ovn.org/network"
-	ExtTopology = "k8s.ovn.org/topology"
-	ExtRole     = "k8s.ovn.org/role"
-	ExtNode     = "k8s.ovn.org/node"
+	ExtController = "k8s.ovn.org/owner-controller"
+	ExtNetwork    = "k8s.ovn.org/network"
+	ExtTopology   = "k8s.ovn.org/topology"
+	ExtRole       = "k8s.ovn.org/role"
+	ExtNode       = "k8s.ovn.org/node"
 )
 
 func ownerIDs(o topology.Owner) map[string]string {
-	m := map[string]string{ExtNetwork: o.Network}
+	m := map[string]string{ExtController: o.Controller.String(), ExtNetwork: o.Network}
 	// Valid values in NetConf spelling ("layer3", "primary"); anything else
 	// verbatim so that it reads back unchanged.
 	if o.Topology.Valid() {
@@ -50,6 +53,12 @@ func ownerOf(ids map[string]string) (topology.Owner, bool) {
 		return topology.Owner{}, false
 	}
 	o := topology.Owner{Network: n, Node: ids[ExtNode]}
+	// Absent (a row written before controllers existed) or
+	// ControllerTopology's name: the network planners' row, held as the
+	// empty Controller.
+	if c := topology.Controller(ids[ExtController]); c != topology.ControllerTopology {
+		o.Controller = c
+	}
 	if v, ok := ids[ExtTopology]; ok {
 		o.Topology = netconf.Topology(v)
 		for _, t := range []netconf.Topology{netconf.TopologyLayer2, netconf.TopologyLayer3, netconf.TopologyLocalnet} {
@@ -490,3 +499,12 @@ func kindOfTable(table string) topology.Kind {
 
 // describe names an object for error messages: `switch_port "x"`.
 func describe(k topology.Kind, key string) string { return k.String() + " " + strconv.Quote(key) }
+
+// canonController returns c with topology.ControllerTopology spelled "",
+// the form in which rows' owners are read back.
+func canonController(c topology.Controller) topology.Controller {
+	if c == topology.ControllerTopology {
+		return ""
+	}
+	return c
+}

@@ -89,11 +89,16 @@ func scopeOf(changes topology.Changes) (lookups []lookup, lbgs bool, ok bool) {
 			o := obj.OwnedBy()
 			ids := map[any]any{}
 			for k, v := range ownerIDs(o) {
-				ids[k] = v
+				// Not the controller: rows written before it existed
+				// lack it (and reading another controller's row under
+				// the key is harmless: it is indexed with its owner).
+				if k != ExtController {
+					ids[k] = v
+				}
 			}
 			key := obj.Kind().Table() + "|" + obj.Key()
 			own := append(slices.Clone(where), ovsdb.NewCondition("external_ids", ovsdb.ConditionIncludes, ovsdb.OvsMap{GoMap: ids}))
-			add("o|"+key+"|"+o.Network+"|"+string(o.Topology)+"|"+string(o.Role)+"|"+o.Node, lookup{table: obj.Kind().Table(), where: own})
+			add("o|"+key+"|"+string(o.Controller)+"|"+o.Network+"|"+string(o.Topology)+"|"+string(o.Role)+"|"+o.Node, lookup{table: obj.Kind().Table(), where: own})
 			if pk, pname, _ := parentOf(obj); whole[objKey{pk.kind, pname}] {
 				continue
 			}
