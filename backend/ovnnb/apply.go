@@ -145,7 +145,8 @@ type planner struct {
 	s       *snapshot
 	changes topology.Changes
 	n       int
-	created map[objKey]string // → named UUID
+	created map[objKey]string // → named UUID (real for an adopted row)
+	adopted map[objKey]bool   // created by adopting an unreferenced load balancer group
 	deleted map[string]bool   // UUIDs deleted by the change set
 	units   map[[3]string]*unit
 	order   []*unit
@@ -216,7 +217,7 @@ func (p *planner) resolve(k topology.Kind, name string, ownedOnly bool) (string,
 }
 
 func (c *Client) plan(s *snapshot, changes topology.Changes) ([]*unit, error) {
-	p := &planner{c: c, s: s, changes: changes, created: map[objKey]string{}, deleted: map[string]bool{},
+	p := &planner{c: c, s: s, changes: changes, created: map[objKey]string{}, adopted: map[objKey]bool{}, deleted: map[string]bool{},
 		units: map[[3]string]*unit{}, ids: newIDsCache()}
 	// Pass 1: check every change against the snapshot.
 	for i, ch := range changes {
@@ -242,8 +243,18 @@ func (c *Client) plan(s *snapshot, changes topology.Changes) ([]*unit, error) {
 			if _, ok := p.created[k]; ok {
 				return nil, p.fail(i, invalid("created twice"))
 			}
-			if namedKind(ch.Kind) && len(s.byName[ch.Kind][ch.Key]) > 0 {
-				return nil, p.fail(i, invalid("a row not owned by udnkit has this name"))
+			if us := s.byName[ch.Kind][ch.Key]; namedKind(ch.Kind) && len(us) > 0 {
+				// A load balancer group has no external_ids to tell whose it
+				// is: one that nothing references (the SDK's own, left by
+				// a batched apply that stopped before the switches and
+				// routers that reference it) is adopted by the exact name
+				// the change set creates, instead of blocking every later
+				// Sync on the name index.
+				if ch.Kind != topology.KindLoadBalancerGroup || len(us) != 1 || len(s.lbgRefs[us[0]]) > 0 || p.deleted[us[0]] {
+					return nil, p.fail(i, invalid("a row not owned by udnkit has this name"))
+				}
+				p.created[k], p.adopted[k] = us[0], true
+				continue
 			}
 			p.created[k] = p.named()
 		case topology.OpUpdate, topology.OpDelete:
@@ -460,6 +471,17 @@ func (p *planner) create(i int, ch topology.Change) error {
 	}
 	m, pre := b.m, b.pre
 	pk, pname, member := parentOf(obj)
+	if p.adopted[objKey{ch.Kind, ch.Key}] {
+		row, err := p.c.encodeRow(m, []string{"load_balancer"}, p.ids)
+		if err != nil {
+			return err
+		}
+		u := p.unit(0, ch.Kind, ch.Key, i)
+		u.post = append(u.post, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationUpdate, Table: ch.Kind.Table(), Row: row,
+			Where: []ovsdb.Condition{uuidIs(named)}}, ch: i, rows: 1})
+		u.touched = append(u.touched, i)
+		return nil
+	}
 	if !member {
 		u := p.unit(0, ch.Kind, ch.Key, i)
 		u.head, u.headOp = m, named

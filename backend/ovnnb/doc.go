@@ -15,9 +15,13 @@
 // topology.Diff, which touches only the (controller, network) pairs the
 // desired State speaks for, so one controller's Sync never changes or
 // deletes another's rows, nor removes them from a parent's member column.
-// Load_Balancer_Group has no external_ids: a group is the SDK's when its
-// name starts with the object-name prefix of a network that owns a switch
-// or router. Apply updates and deletes only owned rows, adds and removes
+// Load_Balancer_Group has no external_ids: a group is the SDK's when the
+// switches and routers that reference it are all owned, by one controller
+// and network (never by its name: a foreign group named like a network's
+// rows survives every Sync). A group nothing references is nobody's, except
+// that a create under exactly its name adopts it (what a batched apply
+// stopped between batches leaves behind), instead of failing on the name
+// index forever. Apply updates and deletes only owned rows, adds and removes
 // only its own members in parents' reference sets, refuses to create a row
 // whose name a foreign row already has, and refuses to delete a parent that
 // holds a member it does not own or that another controller owns (a pod

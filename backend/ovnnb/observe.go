@@ -10,7 +10,6 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
 	"github.com/udnkit/udnkit/internal/nbdb"
-	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -40,9 +39,11 @@ type snapshot struct {
 	mine map[string]topology.Controller
 	// partial: only the rows a change set concerns were read (readFor).
 	partial bool
-	// prefixes maps object-name prefixes to the networks owning switches
-	// or routers, when read apart from the rows (partial snapshots).
-	prefixes map[string]topology.Owner
+	// lbgRefs holds, for every Load_Balancer_Group UUID, the owners of
+	// the switches and routers that reference it (a foreign referrer as
+	// the zero Owner); read apart from the rows in partial snapshots, else
+	// built by index.
+	lbgRefs map[string][]lbgRef
 }
 
 // snapshotTables are read by one select transaction.
@@ -149,14 +150,20 @@ func (s *snapshot) index() error {
 			}
 		}
 	}
-	// Load_Balancer_Group has no external_ids: a group is owned when its
-	// name carries the object-name prefix of a network that owns rows.
-	prefixes := s.prefixes
-	if prefixes == nil {
-		prefixes = map[string]topology.Owner{}
+	// Load_Balancer_Group has no external_ids: a group is owned when the
+	// rows that reference it are all owned by one (controller, network).
+	if s.lbgRefs == nil {
+		s.lbgRefs = map[string][]lbgRef{}
 		for _, k := range []topology.Kind{topology.KindSwitch, topology.KindRouter} {
 			for _, m := range s.rows[k.Table()] {
-				addPrefix(prefixes, rowIDs(m))
+				var groups []string
+				switch r := m.(type) {
+				case *nbdb.LogicalSwitch:
+					groups = r.LoadBalancerGroup
+				case *nbdb.LogicalRouter:
+					groups = r.LoadBalancerGroup
+				}
+				addLBGRefs(s.lbgRefs, rowIDs(m), groups)
 			}
 		}
 	}
@@ -171,7 +178,7 @@ func (s *snapshot) index() error {
 			var owner topology.Owner
 			var ok bool
 			if k == topology.KindLoadBalancerGroup {
-				owner, ok = lbgOwner(s.name[u], prefixes)
+				owner, ok = lbgOwner(s.lbgRefs[u])
 			} else {
 				owner, ok = ownerOf(rowIDs(m))
 			}
@@ -206,27 +213,39 @@ func (s *snapshot) index() error {
 	return nil
 }
 
-// addPrefix records the owner in a switch's or router's external_ids
-// (without its node) under its network's object-name prefix, which the
-// network's load balancer groups carry.
-func addPrefix(prefixes map[string]topology.Owner, ids map[string]string) {
-	if o, ok := ownerOf(ids); ok {
-		o.Node = ""
-		prefixes[netconf.NetworkPrefix(o.Network)] = o
+// lbgRef is the owner of one row referencing a load balancer group; owned
+// is false for a row udnkit does not own.
+type lbgRef struct {
+	owner topology.Owner
+	owned bool
+}
+
+// addLBGRefs records that a switch or router with external_ids ids
+// references groups.
+func addLBGRefs(refs map[string][]lbgRef, ids map[string]string, groups []string) {
+	o, ok := ownerOf(ids)
+	o.Node = ""
+	for _, g := range groups {
+		refs[g] = append(refs[g], lbgRef{o, ok})
 	}
 }
 
-func lbgOwner(name string, prefixes map[string]topology.Owner) (topology.Owner, bool) {
-	best := ""
-	for p := range prefixes {
-		if strings.HasPrefix(name, p) && len(p) > len(best) {
-			best = p
-		}
-	}
-	if best == "" {
+// lbgOwner returns the owner of a load balancer group from the rows that
+// reference it: owned when at least one row references it and every one is
+// owned by the same controller and network (their owner without the node).
+// A group nothing references, or that a foreign row or two owners
+// reference, is not the SDK's: Sync never deletes it, whatever its name.
+func lbgOwner(refs []lbgRef) (topology.Owner, bool) {
+	if len(refs) == 0 {
 		return topology.Owner{}, false
 	}
-	return prefixes[best], true
+	o := refs[0].owner
+	for _, r := range refs {
+		if !r.owned || r.owner.Controller != o.Controller || r.owner.Network != o.Network {
+			return topology.Owner{}, false
+		}
+	}
+	return o, true
 }
 
 // Observe returns the objects the SDK owns in the database (rows whose

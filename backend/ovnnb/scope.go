@@ -165,8 +165,8 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 	if lbgs {
 		owners = len(ops)
 		ops = append(ops,
-			ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LogicalSwitchTable, Columns: []string{"_uuid", "external_ids"}, Where: []ovsdb.Condition{}},
-			ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LogicalRouterTable, Columns: []string{"_uuid", "external_ids"}, Where: []ovsdb.Condition{}},
+			ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LogicalSwitchTable, Columns: []string{"_uuid", "external_ids", "load_balancer_group"}, Where: []ovsdb.Condition{}},
+			ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LogicalRouterTable, Columns: []string{"_uuid", "external_ids", "load_balancer_group"}, Where: []ovsdb.Condition{}},
 			ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LoadBalancerGroupTable, Where: []ovsdb.Condition{}})
 	}
 	res, err := c.ovs.Transact(ctx, ops...)
@@ -180,7 +180,7 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 	}
 	s := newSnapshot()
 	s.partial = true
-	s.prefixes = map[string]topology.Owner{}
+	s.lbgRefs = map[string][]lbgRef{}
 	for _, t := range snapshotTables {
 		s.rows[t] = map[string]model.Model{}
 	}
@@ -215,7 +215,11 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 				if err != nil {
 					return nil, fmt.Errorf("%w: %s row %s: %v", ErrSchema, t, u.GoUUID, err)
 				}
-				addPrefix(s.prefixes, ids)
+				groups, err := refsOf(row, "load_balancer_group")
+				if err != nil {
+					return nil, fmt.Errorf("%w: %s row %s: %v", ErrSchema, t, u.GoUUID, err)
+				}
+				addLBGRefs(s.lbgRefs, ids, groups)
 				continue
 			}
 			if _, dup := s.rows[t][u.GoUUID]; dup {
@@ -258,6 +262,28 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 // errIncomplete: a scoped read found a row it cannot judge without the
 // rest (planFor then reads every row).
 var errIncomplete = errors.New("ovnnb: scoped read incomplete")
+
+// refsOf decodes a set-of-references column of a selected row.
+func refsOf(row *ovsdb.Row, col string) ([]string, error) {
+	switch v := (*row)[col].(type) {
+	case nil:
+		return nil, nil
+	case ovsdb.UUID:
+		return []string{v.GoUUID}, nil
+	case ovsdb.OvsSet:
+		out := make([]string, 0, len(v.GoSet))
+		for _, x := range v.GoSet {
+			u, ok := x.(ovsdb.UUID)
+			if !ok {
+				return nil, fmt.Errorf("%s holds %T", col, x)
+			}
+			out = append(out, u.GoUUID)
+		}
+		return out, nil
+	default:
+		return nil, fmt.Errorf("%s is %T", col, v)
+	}
+}
 
 // idsOf decodes the external_ids column of a selected row.
 func idsOf(row *ovsdb.Row) (map[string]string, error) {
