@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
@@ -89,7 +90,11 @@ func (c *Client) Operations(ctx context.Context, changes topology.Changes) ([]ov
 
 // Sync observes the networks desired speaks for, diffs and applies: it
 // makes the database hold desired and returns the changes it applied. A
-// second Sync of the same State sends nothing.
+// second Sync of the same State sends nothing. It also deletes the
+// duplicates of the rows desired speaks for (same kind and key, left by a
+// writer that did not guard its creates: see the package documentation),
+// which Observe leaves out; those deletes are counted in the Result but
+// are not among the returned changes.
 func (c *Client) Sync(ctx context.Context, desired topology.State) (topology.Changes, Result, error) {
 	snap, err := c.read(ctx)
 	if err != nil {
@@ -100,10 +105,11 @@ func (c *Client) Sync(ctx context.Context, desired topology.State) (topology.Cha
 		return nil, Result{}, err
 	}
 	changes := topology.Diff(observed, desired)
-	if len(changes) == 0 {
+	heal := snap.extrasFor(desired)
+	if len(changes) == 0 && len(heal) == 0 {
 		return nil, Result{}, nil
 	}
-	p, err := c.plan(snap, changes)
+	p, err := c.planHeal(snap, changes, heal)
 	if err != nil {
 		return changes, Result{}, err
 	}
@@ -217,6 +223,24 @@ func (p *planner) resolve(k topology.Kind, name string, ownedOnly bool) (string,
 }
 
 func (c *Client) plan(s *snapshot, changes topology.Changes) ([]*unit, error) {
+	return c.planHeal(s, changes, nil)
+}
+
+// extrasFor returns the duplicate rows of the (controller, network) pairs
+// desired speaks for.
+func (s *snapshot) extrasFor(desired topology.State) []observed {
+	var out []observed
+	for _, o := range s.extras {
+		if own := o.obj.OwnedBy(); desired.SpeaksFor(own.Controller, own.Network) {
+			out = append(out, o)
+		}
+	}
+	slices.SortFunc(out, func(a, b observed) int { return strings.Compare(a.uuid, b.uuid) })
+	return out
+}
+
+// planHeal plans changes and the deletion of the duplicate rows heal.
+func (c *Client) planHeal(s *snapshot, changes topology.Changes, heal []observed) ([]*unit, error) {
 	p := &planner{c: c, s: s, changes: changes, created: map[objKey]string{}, adopted: map[objKey]bool{}, deleted: map[string]bool{},
 		units: map[[3]string]*unit{}, ids: newIDsCache()}
 	// Pass 1: check every change against the snapshot.
@@ -286,6 +310,20 @@ func (c *Client) plan(s *snapshot, changes topology.Changes) ([]*unit, error) {
 		}
 		if err != nil {
 			return nil, p.fail(i, err)
+		}
+	}
+	if len(heal) > 0 {
+		p.changes = slices.Clip(p.changes)
+		for _, h := range heal {
+			if p.deleted[h.uuid] {
+				continue
+			}
+			p.deleted[h.uuid] = true
+			k := h.obj.Kind()
+			p.changes = append(p.changes, topology.Change{Op: topology.OpDelete, Kind: k, Key: h.obj.Key(), Object: h.obj, Old: h.obj})
+			if err := p.deleteRow(len(p.changes)-1, k, h.obj.Key(), h); err != nil {
+				return nil, p.fail(len(p.changes)-1, err)
+			}
 		}
 	}
 	units := p.order
@@ -485,6 +523,9 @@ func (p *planner) create(i int, ch topology.Change) error {
 	if !member {
 		u := p.unit(0, ch.Kind, ch.Key, i)
 		u.head, u.headOp = m, named
+		if unindexed(ch.Kind) {
+			u.pre = append(u.pre, waitNoName(ch.Kind.Table(), ch.Key, i))
+		}
 		u.pre = append(u.pre, pre...)
 		u.touched = append(u.touched, i)
 		return nil
@@ -624,7 +665,12 @@ func (s *snapshot) tableOf(uuid string) string {
 }
 
 func (p *planner) delete(i int, ch topology.Change) error {
-	obs := p.s.owned[objKey{ch.Kind, ch.Key}]
+	return p.deleteRow(i, ch.Kind, ch.Key, p.s.owned[objKey{ch.Kind, ch.Key}])
+}
+
+// deleteRow deletes the owned row obs, of kind k and key key, for change i.
+func (p *planner) deleteRow(i int, k topology.Kind, key string, obs observed) error {
+	ch := topology.Change{Kind: k, Key: key}
 	del := taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationDelete, Table: ch.Kind.Table(), Where: []ovsdb.Condition{uuidIs(obs.uuid)}}, ch: i, rows: 1}
 	pk, _, member := parentOf(obs.obj)
 	if !member {
@@ -687,6 +733,31 @@ func uuidSet(us []string) ovsdb.OvsSet {
 		s.GoSet[i] = ovsdb.UUID{GoUUID: u}
 	}
 	return s
+}
+
+// unindexed reports whether the table of kind k has a name column but no
+// index on it (Logical_Switch, Logical_Router, Load_Balancer): the server
+// would take two rows of one name.
+func unindexed(k topology.Kind) bool {
+	switch k {
+	case topology.KindSwitch, topology.KindRouter, topology.KindLoadBalancer:
+		return true
+	}
+	return false
+}
+
+// waitNoName makes the transaction fail unless table has no row called
+// name (RFC 7047 wait, timeout 0): of concurrent writers creating the same
+// row, whose transactions the server runs one after the other, the first
+// creates it and the others are refused, instead of each adding a copy.
+func waitNoName(table, name string, ch int) taggedOp {
+	timeout := 0
+	return taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationWait, Table: table, Timeout: &timeout,
+		Where: []ovsdb.Condition{ovsdb.NewCondition("name", ovsdb.ConditionEqual, name)}, Columns: []string{"name"},
+		// "Until the rows named name differ from one such row": true when
+		// there is none (an empty rows member would be left out by the
+		// encoder, and the server requires it).
+		Until: string(ovsdb.WaitConditionNotEqual), Rows: []ovsdb.Row{{"name": name}}}, ch: ch}
 }
 
 // waitMembers makes the transaction fail unless the parent row still holds

@@ -52,8 +52,16 @@
 // refuse the transaction instead of deleting that member with its parent.
 // A row another writer creates between the read and the write under a
 // name the change set creates is refused by the server's name index
-// (ports, port groups, address sets, load balancer groups); a switch,
-// router or load balancer (no name index) would then exist twice.
+// (ports, port groups, address sets, load balancer groups); the create of
+// a switch, router or load balancer (no name index) carries a wait
+// operation (timeout 0) that there is no row of that name, so of several
+// writers creating it the first wins and the others' transactions are
+// refused (ErrTransaction: Sync again). A duplicate owned row left by a
+// writer without that guard (same kind and key) does not make Observe
+// fail: it keeps one (the one with more members, then the smaller UUID)
+// and the next Sync of that network deletes the others. A row of one
+// network that cannot be read back fails that network's Observe and Sync
+// (ErrSchema) and no other's.
 // Config.MaxOpsPerTransaction bounds transactions instead; a parent
 // created with its members always shares one, named UUIDs of earlier
 // batches are replaced by the real ones, and a failure midway leaves a

@@ -581,5 +581,6 @@ func (m *monitor) pendingWrites() int {
 
 func newSnapshot() *snapshot {
 	return &snapshot{rows: map[string]map[string]model.Model{}, owned: map[objKey]observed{},
-		byName: map[topology.Kind]map[string][]string{}, name: map[string]string{}, gcs: map[string]*nbdb.GatewayChassis{}, mine: map[string]topology.Controller{}}
+		byName: map[topology.Kind]map[string][]string{}, name: map[string]string{}, gcs: map[string]*nbdb.GatewayChassis{}, mine: map[string]topology.Controller{},
+		extra: map[string]bool{}, broken: map[string]error{}}
 }

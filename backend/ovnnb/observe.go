@@ -3,6 +3,7 @@ package ovnnb
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -34,6 +35,13 @@ type snapshot struct {
 	byName map[topology.Kind]map[string][]string
 	name   map[string]string // UUID → name, for named rows
 	gcs    map[string]*nbdb.GatewayChassis
+	// extras are the duplicates of owned rows (same kind and key) that
+	// index did not keep; extra holds their UUIDs. Sync deletes them.
+	extras []observed
+	extra  map[string]bool
+	// broken holds, per network, the first of its rows that index could
+	// not read back (Observe and Sync of that network fail with it).
+	broken map[string]error
 	// mine maps the UUIDs of the owned rows to their controller (canonical:
 	// "" for topology.ControllerTopology).
 	mine map[string]topology.Controller
@@ -186,9 +194,20 @@ func (s *snapshot) index() error {
 				continue
 			}
 			p := parent[u]
+			if s.extra[p] {
+				// A member of a duplicate parent goes with it when Sync
+				// deletes that parent.
+				s.mine[u] = canonController(owner.Controller)
+				continue
+			}
 			obj, err := fromRow(m, owner, names, s.name[p], s.gcs)
 			if err != nil {
-				return fmt.Errorf("%w: %v", ErrSchema, err)
+				// One network's malformed row fails that network's
+				// Observe and Sync, not every network's.
+				if s.broken[owner.Network] == nil {
+					s.broken[owner.Network] = fmt.Errorf("%w: network %q: %v", ErrSchema, owner.Network, err)
+				}
+				continue
 			}
 			if acl, isACL := obj.(topology.ACL); isACL && p != "" {
 				if _, inPG := s.rows[nbdb.PortGroupTable][p]; inPG {
@@ -203,11 +222,19 @@ func (s *snapshot) index() error {
 				continue
 			}
 			key := objKey{k, obj.Key()}
-			if prev, dup := s.owned[key]; dup {
-				return fmt.Errorf("%w: %s exists twice (rows %s and %s)", ErrInvalidChange, describe(k, key.key), prev.uuid, u)
-			}
-			s.owned[key] = observed{uuid: u, obj: obj, parent: p}
+			o := observed{uuid: u, obj: obj, parent: p}
 			s.mine[u] = canonController(owner.Controller)
+			if prev, dup := s.owned[key]; dup {
+				// A duplicate (left by a writer without the create guard,
+				// see Apply): keep one, deterministically, and let Sync
+				// delete the others.
+				if !s.keeps(prev, o) {
+					prev, o = o, prev
+				}
+				s.extras = append(s.extras, prev)
+				s.extra[prev.uuid] = true
+			}
+			s.owned[key] = o
 		}
 	}
 	return nil
@@ -218,6 +245,24 @@ func (s *snapshot) index() error {
 type lbgRef struct {
 	owner topology.Owner
 	owned bool
+}
+
+// keeps reports whether a duplicate row b is kept rather than a: the one
+// with more members, then the smaller UUID.
+func (s *snapshot) keeps(a, b observed) bool {
+	na, nb := memberCount(s.rows[a.obj.Kind().Table()][a.uuid]), memberCount(s.rows[b.obj.Kind().Table()][b.uuid])
+	if na != nb {
+		return nb > na
+	}
+	return b.uuid < a.uuid
+}
+
+func memberCount(m model.Model) int {
+	n := 0
+	for _, us := range members(m) {
+		n += len(us)
+	}
+	return n
 }
 
 // addLBGRefs records that a switch or router with external_ids ids
@@ -269,6 +314,16 @@ func (c *Client) Observe(ctx context.Context, networks ...string) (topology.Stat
 }
 
 func (s *snapshot) state(networks []string) (topology.State, error) {
+	if len(networks) == 0 {
+		for _, n := range slices.Sorted(maps.Keys(s.broken)) {
+			return topology.State{}, s.broken[n]
+		}
+	}
+	for _, n := range networks {
+		if err := s.broken[n]; err != nil {
+			return topology.State{}, err
+		}
+	}
 	var b topology.Builder
 	for _, n := range networks {
 		b.Own(n)
