@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,15 +198,33 @@ func TestPlannedKeys(t *testing.T) {
 	}
 }
 
-// TestBuilderCopy checks that a Builder copied by value after use can go
-// on being used (its string arena must not trip strings.Builder's copy
-// check).
+// TestBuilderCopy checks that a Builder copied by value after use cannot
+// silently lose objects: using the copy panics. (Before, the copy shared
+// the original's chunk, and what the original added next overwrote what
+// the copy had added.)
 func TestBuilderCopy(t *testing.T) {
 	objs := builderObjects([]string{"a", "b"}, 3)
 	var b Builder
-	b.Add(objs[:4]...)
-	c := b
-	c.Add(objs[4:]...)
+	b.Add(objs[:2]...)
+	var c Builder
+	reflect.ValueOf(&c).Elem().Set(reflect.ValueOf(&b).Elem()) // c := b, past go vet
+	defer func() {
+		if recover() == nil {
+			t.Error("adding to a copied Builder did not panic")
+		}
+	}()
+	c.Add(objs[2])
+}
+
+// TestBuilderClone checks that a clone and its original build
+// independently, whatever the order of their adds.
+func TestBuilderClone(t *testing.T) {
+	objs := builderObjects([]string{"a", "b"}, 3)
+	var b Builder
+	b.Add(objs[:2]...)
+	c := b.Clone()
+	c.Add(objs[2:4]...)
+	b.Add(objs[4:]...) // would overwrite c's objects in a shared chunk
 	sb, err := b.State()
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +233,18 @@ func TestBuilderCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sb.Len() != 4 || sc.Len() != len(objs) {
-		t.Errorf("Len = %d and %d, want 4 and %d", sb.Len(), sc.Len(), len(objs))
+	for _, tc := range []struct {
+		s    State
+		want []Object
+	}{{sb, append(slices.Clone(objs[:2]), objs[4:]...)}, {sc, objs[:4]}} {
+		var wb Builder
+		wb.Add(tc.want...)
+		want, err := wb.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tc.s.Equal(want) {
+			t.Errorf("built:\n%s\nwant:\n%s", tc.s, want)
+		}
 	}
 }

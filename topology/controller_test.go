@@ -133,3 +133,14 @@ func TestStateControllers(t *testing.T) {
 		t.Errorf("one key, two controllers: %v", err)
 	}
 }
+
+// TestChangesStringNilObject: rendering a change without an object (a
+// malformed change set) does not panic.
+func TestChangesStringNilObject(t *testing.T) {
+	cs := Changes{{Op: OpCreate, Kind: KindSwitch, Key: "s"}, {Op: OpUpdate, Kind: KindRouter, Key: "r", Columns: []string{"options"}},
+		{Op: OpDelete, Kind: KindSwitch, Key: "d"}}
+	want := "create switch s\n    (no object)\nupdate router r [options]\n    (no object)\ndelete switch d\n"
+	if got := cs.String(); got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}

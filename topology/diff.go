@@ -80,7 +80,11 @@ func (cs Changes) String() string {
 		b.WriteByte('\n')
 		if c.Op != OpDelete {
 			b.WriteString("    ")
-			c.Object.render(&b)
+			if c.Object == nil {
+				b.WriteString("(no object)")
+			} else {
+				c.Object.render(&b)
+			}
 			b.WriteByte('\n')
 		}
 	}

@@ -386,7 +386,15 @@ func checkPrefixes(networks []string) error {
 
 // Builder collects objects into a State. The zero value is ready to use. A
 // Builder is not safe for concurrent use.
+//
+// A Builder must not be copied once used: a copy would share its storage,
+// and what one of them adds would overwrite what the other added. Using a
+// copy panics (as with strings.Builder) and go vet reports the copy; use
+// Clone for an independent Builder.
 type Builder struct {
+	_    noCopy
+	addr *Builder // the Builder itself once used, to detect copies
+
 	// The objects, in runs of consecutive objects of one partition (a
 	// partition may have several runs; State unites them). The last run is
 	// open while open is true: its entries are the tail chunk[start:] of a
@@ -410,8 +418,40 @@ type Builder struct {
 // plan has few objects) and double up to entryChunk.
 const minEntryChunk, entryChunk = 32, 1024
 
+// noCopy makes go vet's copylocks check report a copied Builder.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
+
+// copyCheck panics when b is a copy of a used Builder.
+func (b *Builder) copyCheck() {
+	if b.addr == nil {
+		b.addr = b
+	} else if b.addr != b {
+		panic("topology: a Builder was copied by value after use; use Builder.Clone")
+	}
+}
+
+// Clone returns an independent copy of b: adding to one never changes
+// what the other builds.
+func (b *Builder) Clone() *Builder {
+	b.copyCheck()
+	c := &Builder{keys: slices.Clone(b.keys), runs: make([][]entry, len(b.runs)), scope: slices.Clone(b.scope),
+		err: b.err, trusted: b.trusted}
+	c.addr = c
+	for i, r := range b.runs {
+		c.runs[i] = slices.Clone(r)
+	}
+	if b.open {
+		c.runs[len(c.runs)-1] = slices.Clone(b.chunk[b.start:])
+	}
+	return c
+}
+
 // grow prepares b for about n runs.
 func (b *Builder) grow(n int) {
+	b.copyCheck()
 	b.keys, b.runs = slices.Grow(b.keys, n), slices.Grow(b.runs, n)
 }
 
@@ -424,6 +464,7 @@ func (b *Builder) Own(network string) { b.OwnFor(ControllerTopology, network) }
 // State deletes c's rows of network that the State lacks, and no other
 // controller's.
 func (b *Builder) OwnFor(c Controller, network string) {
+	b.copyCheck()
 	b.scope = append(b.scope, scopeKey{c.canon(), network})
 }
 
@@ -444,6 +485,7 @@ func (b *Builder) Add(objs ...Object) {
 
 // add adds objects the caller hands over (no copy).
 func (b *Builder) add(objs ...Object) {
+	b.copyCheck()
 	for _, o := range objs {
 		b.addKeyed(o, b.key(o))
 	}
@@ -502,6 +544,7 @@ func (b *Builder) newChunk() {
 // State returns the State built so far. Keys must be unique per kind;
 // errors wrap ErrConflict or ErrInvalid and name the object.
 func (b *Builder) State() (State, error) {
+	b.copyCheck()
 	if b.err != nil {
 		return State{}, b.err
 	}

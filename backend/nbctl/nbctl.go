@@ -13,8 +13,13 @@ import (
 	"github.com/udnkit/udnkit/topology"
 )
 
-// ErrUnsupported: a change the renderer cannot express.
-var ErrUnsupported = errors.New("nbctl: unsupported change")
+var (
+	// ErrUnsupported: a change the renderer cannot express.
+	ErrUnsupported = errors.New("nbctl: unsupported change")
+	// ErrInvalidChange: a change is malformed (no object, an object of
+	// another kind or key).
+	ErrInvalidChange = errors.New("nbctl: invalid change")
+)
 
 // Config tunes the script. The zero value renders "ovn-nbctl" commands
 // that use the default database (or OVN_NB_DB).
@@ -47,6 +52,16 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 		r.ids = 0
 		r.line("")
 		r.line("# %s", ch.String())
+		obj := ch.Object
+		if obj == nil && ch.Op == topology.OpDelete {
+			obj = ch.Old
+		}
+		if obj == nil {
+			return fmt.Errorf("nbctl: %s: %w: the change has no object", ch.String(), ErrInvalidChange)
+		}
+		if obj.Kind() != ch.Kind || obj.Key() != ch.Key {
+			return fmt.Errorf("nbctl: %s: %w: its object is %s %q", ch.String(), ErrInvalidChange, obj.Kind(), obj.Key())
+		}
 		var err error
 		switch ch.Op {
 		case topology.OpCreate:
@@ -54,10 +69,6 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 		case topology.OpUpdate:
 			err = r.update(ch)
 		case topology.OpDelete:
-			obj := ch.Object
-			if obj == nil {
-				obj = ch.Old
-			}
 			err = r.delete(obj)
 		default:
 			err = fmt.Errorf("%w: operation %v", ErrUnsupported, ch.Op)

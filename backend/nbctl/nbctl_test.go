@@ -2,6 +2,7 @@ package nbctl_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -164,4 +165,27 @@ func onlyIn(a, b string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestScriptMalformedChange: a change without an object, or with an object
+// of another kind or key, is an error naming the change, not a panic.
+func TestScriptMalformedChange(t *testing.T) {
+	own := topology.Owner{Network: "ns_net"}
+	for _, tc := range []struct {
+		name string
+		ch   topology.Change
+	}{
+		{"create without object", topology.Change{Op: topology.OpCreate, Kind: topology.KindSwitch, Key: "s"}},
+		{"update without object", topology.Change{Op: topology.OpUpdate, Kind: topology.KindSwitch, Key: "s", Columns: []string{"other_config"}}},
+		{"delete without object", topology.Change{Op: topology.OpDelete, Kind: topology.KindSwitch, Key: "s"}},
+		{"object of another key", topology.Change{Op: topology.OpCreate, Kind: topology.KindSwitch, Key: "s",
+			Object: topology.Switch{Owner: own, Name: "t"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := nbctl.Script(topology.Changes{tc.ch}, nbctl.Config{})
+			if !errors.Is(err, nbctl.ErrInvalidChange) || !strings.Contains(err.Error(), "switch s") {
+				t.Errorf("Script: %v, want ErrInvalidChange naming switch s", err)
+			}
+		})
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ovn-kubernetes/libovsdb/client"
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
@@ -115,6 +116,25 @@ func (c *Client) Sync(ctx context.Context, desired topology.State) (topology.Cha
 	}
 	r, err := c.run(ctx, p)
 	return changes, r, err
+}
+
+// sendError classifies an error of sending a transaction that got no
+// reply. Only a request that surely never left (no connection, refused
+// before sending) wraps ErrConnect; anything else (the context ending
+// while waiting for the reply, the connection lost mid-request) may have
+// been committed, and wraps ErrOutcomeUnknown.
+func sendError(ctx context.Context, err error, res Result) error {
+	done := ""
+	if res.Transactions > 0 {
+		done = fmt.Sprintf(" (after %d committed transactions)", res.Transactions)
+	}
+	if errors.Is(err, ErrConnect) || errors.Is(err, client.ErrNotConnected) {
+		return fmt.Errorf("%w: nothing sent%s: %w", ErrConnect, done, err)
+	}
+	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+	}
+	return fmt.Errorf("%w%s: observe again before writing: %w", ErrOutcomeUnknown, done, err)
 }
 
 // taggedOp is one operation with the change it belongs to.
@@ -625,7 +645,11 @@ func (p *planner) update(i int, ch topology.Change) error {
 			}
 		}
 	}
-	u.pre = append(u.pre, pre...)
+	if slices.Contains(write, "gateway_chassis") {
+		// New Gateway_Chassis rows only with the column that references
+		// them: an update of other columns leaves the old ones.
+		u.pre = append(u.pre, pre...)
+	}
 	if len(write) > 0 {
 		row, err := p.c.encodeRow(m, write, p.ids)
 		if err != nil {
@@ -890,13 +914,7 @@ func (c *Client) run(ctx context.Context, units []*unit) (Result, error) {
 		}
 		results, err := c.transact(ctx, ops)
 		if err != nil {
-			if ctx.Err() != nil {
-				return res, fmt.Errorf("%w: %w", ErrTransaction, ctx.Err())
-			}
-			if errors.Is(err, ErrConnect) {
-				return res, fmt.Errorf("%w: %w", ErrTransaction, err)
-			}
-			return res, fmt.Errorf("%w: %v", ErrTransaction, err)
+			return res, sendError(ctx, err, res)
 		}
 		if err := c.check(results, ops, batch); err != nil {
 			return res, err

@@ -36,6 +36,12 @@ var (
 	// ErrTransaction: the server refused a transaction. Nothing of that
 	// transaction was written.
 	ErrTransaction = errors.New("ovnnb: transaction failed")
+	// ErrOutcomeUnknown: a transaction was sent (or may have been) but no
+	// reply came: the context ended while waiting, or the connection was
+	// lost. The server may have committed it or not. Observe (or Sync)
+	// again before writing; applying the same changes again blindly may
+	// fail or write twice.
+	ErrOutcomeUnknown = errors.New("ovnnb: transaction outcome unknown")
 )
 
 // Config says where the Northbound database is and how to write to it.

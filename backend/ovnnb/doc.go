@@ -79,9 +79,12 @@
 //
 // # Errors
 //
-// Errors wrap ErrConnect, ErrSchema, ErrInvalidChange (nothing written) or
+// Errors wrap ErrConnect, ErrSchema, ErrInvalidChange (nothing written),
 // ErrTransaction (the server refused; nothing of that transaction written),
-// or a context error. A *ChangeError names the change (operation, kind,
+// ErrOutcomeUnknown (a transaction was sent but its reply never came: the
+// context ended or the connection dropped; it may have committed, so
+// observe again before writing), or a context error (nothing sent). With
+// batches, transactions before the failing one are committed. A *ChangeError names the change (operation, kind,
 // key) it concerns.
 //
 // # Connections

@@ -365,7 +365,11 @@ func (e *expect) shown(c *Client, rows map[string]map[string]model.Model) bool {
 // TableCache.Table call waits for, so two passes that return the same rows
 // (the cache replaces a model on every change, never edits it) bracket no
 // update. The models are shared with the cache: read only.
-func (m *monitor) cacheRows() (map[string]map[string]model.Model, error) {
+//
+// Under other writers two passes may keep differing: after a few tries it
+// backs off (cacheRowsBackoff, doubling to cacheRowsMaxBackoff) so that
+// update notifications get applied, and it gives up with the context.
+func (m *monitor) cacheRows(ctx context.Context) (map[string]map[string]model.Model, error) {
 	pass := func() (map[string]map[string]model.Model, error) {
 		tc := m.raw.Cache()
 		if tc == nil {
@@ -385,7 +389,20 @@ func (m *monitor) cacheRows() (map[string]map[string]model.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
+	backoff := time.Duration(0)
+	for try := 1; ; try++ {
+		if try > cacheRowsTries {
+			backoff = min(max(2*backoff, cacheRowsBackoff), cacheRowsMaxBackoff)
+			t := time.NewTimer(backoff)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("%w: the client cache kept changing while being read: %w", ErrConnect, ctx.Err())
+			case <-t.C:
+			}
+		} else if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%w: reading the client cache: %w", ErrConnect, err)
+		}
 		b, err := pass()
 		if err != nil {
 			return nil, err
@@ -396,6 +413,13 @@ func (m *monitor) cacheRows() (map[string]map[string]model.Model, error) {
 		a = b
 	}
 }
+
+// cacheRows tries back to back this many times, then backs off.
+const (
+	cacheRowsTries      = 3
+	cacheRowsBackoff    = time.Millisecond
+	cacheRowsMaxBackoff = 50 * time.Millisecond
+)
 
 func sameRows(a, b map[string]map[string]model.Model) bool {
 	for t, ra := range a {
@@ -449,7 +473,7 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 	}
 	deadline := time.Now().Add(min(m.c.timeout(), ownWritesWait))
 	for {
-		rows, err := m.cacheRows()
+		rows, err := m.cacheRows(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -326,7 +326,7 @@ func TestMonitorPendingWrites(t *testing.T) {
 	if _, err := c.Observe(ctx); err != nil {
 		t.Fatal(err)
 	}
-	base, err := c.mon.cacheRows()
+	base, err := c.mon.cacheRows(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

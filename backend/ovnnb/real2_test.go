@@ -184,7 +184,10 @@ ovn-nbctl pg-add foreign-pg
 	want := foreignRows(t, env, ids)
 
 	l3, l2 := twoPrimaries(t)
-	both, _ := l3.Merge(l2)
+	both, err := l3.Merge(l2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := c.Sync(ctx, both); err != nil {
 		t.Fatal(err)
 	}
@@ -198,8 +201,10 @@ ovn-nbctl acl-add ns1_blue_node1 to-lport 999 'ip4.src == 1.2.3.4' drop
 	if err != nil {
 		t.Fatal(err, out)
 	}
-	rows, _ = env.Rows(ctx, append(ovntest.NBTables, "Logical_Router_Static_Route")...)
-	obs, _ := c.Observe(ctx)
+	rows, err = env.Rows(ctx, append(ovntest.NBTables, "Logical_Router_Static_Route")...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for tb, rs := range rows {
 		for u, r := range rs {
 			if ids[u] {
@@ -210,14 +215,16 @@ ovn-nbctl acl-add ns1_blue_node1 to-lport 999 'ip4.src == 1.2.3.4' drop
 			}
 		}
 	}
-	_ = obs
 	want2 := foreignRows(t, env, ids)
 
 	// Re-apply, remove a node, remove the Layer2 network.
 	if ch, _, err := c.Sync(ctx, both); err != nil || len(ch) != 0 {
 		t.Fatalf("re-apply: %v %v", err, ch)
 	}
-	l3two, _ := ovntest.Plan(ovntest.Layer3Network(), ovntest.Nodes(3, "zone1")[:2], "zone1")
+	l3two, err := ovntest.Plan(ovntest.Layer3Network(), ovntest.Nodes(3, "zone1")[:2], "zone1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := c.Sync(ctx, l3two); err != nil {
 		t.Fatal(err)
 	}
@@ -229,12 +236,19 @@ ovn-nbctl acl-add ns1_blue_node1 to-lport 999 'ip4.src == 1.2.3.4' drop
 	}
 	// Removing ns1_blue would delete pod-x, the route and the ACL with their
 	// parents: refused, nothing written.
-	snap, _ := env.Canonical(ctx)
+	snap, err := env.Canonical(ctx)
+	if err != nil || snap == "" {
+		t.Fatalf("reading the NB before the removal: %v", err)
+	}
 	_, _, err = c.Sync(ctx, topology.Removal("ns1_blue"))
 	if !errors.Is(err, ovnnb.ErrInvalidChange) || !strings.Contains(err.Error(), "does not own") {
 		t.Fatalf("removal with foreign members: err = %v", err)
 	}
-	if now, _ := env.Canonical(ctx); now != snap {
+	now, err := env.Canonical(ctx)
+	if err != nil {
+		t.Fatalf("reading the NB after the removal: %v", err)
+	}
+	if now != snap {
 		t.Fatal("a refused removal wrote something")
 	}
 	out, err = env.Shell(ctx, `
@@ -382,7 +396,10 @@ func TestRealBoundedBatches(t *testing.T) {
 	_, c := realOVN(t, ovnnb.Config{MaxOpsPerTransaction: 25})
 	ctx := context.Background()
 	l3, l2 := twoPrimaries(t)
-	both, _ := l3.Merge(l2)
+	both, err := l3.Merge(l2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, res, err := c.Sync(ctx, both)
 	if err != nil {
 		t.Fatal(err)
@@ -397,8 +414,8 @@ func TestRealBoundedBatches(t *testing.T) {
 	if ch, r, err := c.Sync(ctx, topology.Removal("ns2_red")); err != nil || r.Operations == 0 || len(ch) == 0 {
 		t.Fatalf("bounded removal: %v, %+v", err, r)
 	}
-	got, _ = c.Observe(ctx)
-	if !got.Equal(l3) {
-		t.Fatalf("after bounded removal:\n%s", topology.Diff(got, l3))
+	got, err = c.Observe(ctx)
+	if err != nil || !got.Equal(l3) {
+		t.Fatalf("after bounded removal: %v\n%s", err, topology.Diff(got, l3))
 	}
 }
