@@ -168,4 +168,3 @@ func TestCacheRowsBounded(t *testing.T) {
 		t.Errorf("cacheRows with an ended context: %v", err)
 	}
 }
-
