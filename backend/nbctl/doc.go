@@ -11,5 +11,23 @@
 // and ACLs have no name, so the script finds them by their key columns;
 // an update of one is rendered as delete then create.
 //
+// # Quoting
+//
+// Names, matches and values come from users (a NetConf name, a cluster's
+// external bridge) and may hold anything. Every argument is quoted the one
+// way a POSIX shell reads back exactly: a word of letters, digits and
+// @%+=:,./_- as it is, anything else between single quotes (inside which
+// newline, ;, $( ), backquotes and double quotes are plain characters),
+// a single quote as '\''. Column values are OVSDB atoms (JSON strings) inside
+// that quoting. The "# change" comment above each command escapes control
+// characters, DEL, Unicode line separators and the backslash (\n, \x1b,
+// \\), so a newline in a name cannot end the comment and start a command.
+// A test runs such names through the real sh and ovn-nbctl and checks the
+// rows equal the adapter's and that nothing else ran. Config.Command is
+// written as it is: it is the caller's command line, not data.
+//
+// Errors wrap ErrInvalidChange (a change without its object, or with
+// another kind's or key's) or ErrUnsupported.
+//
 // Render is pure and deterministic; it is safe for concurrent use.
 package nbctl

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/topology"
@@ -51,7 +52,7 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 	for _, ch := range changes {
 		r.ids = 0
 		r.line("")
-		r.line("# %s", ch.String())
+		r.line("# %s", comment(ch.String()))
 		obj := ch.Object
 		if obj == nil && ch.Op == topology.OpDelete {
 			obj = ch.Old
@@ -147,7 +148,32 @@ func value(v any) string {
 	panic(fmt.Sprintf("nbctl: value of type %T", v))
 }
 
-// sh quotes a word for the shell.
+// comment makes s safe as the text of a "# ..." comment line: the shell
+// ignores a comment up to the end of its line, so a newline in a name must
+// not end it. Control characters (newline and carriage return included),
+// DEL, the Unicode line separators and the backslash are written as Go
+// escapes (\n, \x1b, \u2028, \\); everything else as it is, so the comment
+// stays one line and reads unambiguously.
+func comment(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 || r == utf8.RuneError:
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// sh quotes a word for the shell: a word of safe characters as it is,
+// anything else between single quotes, inside which a POSIX shell takes
+// every character literally (newlines, $, backquotes, double quotes, ;)
+// but the single quote itself, written as '\''.
 func sh(s string) string {
 	if s != "" && strings.IndexFunc(s, func(c rune) bool {
 		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("@%+=:,./_-", c))
