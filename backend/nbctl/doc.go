@@ -18,8 +18,8 @@
 // way a POSIX shell reads back exactly: a word of letters, digits and
 // @%+=:,./_- as it is, anything else between single quotes (inside which
 // newline, ;, $( ), backquotes and double quotes are plain characters),
-// a single quote as '\''. Column values are OVSDB atoms (JSON strings) inside
-// that quoting. The "# change" comment above each command escapes control
+// a single quote as close quote, backslash, quote, open quote. Column
+// values are OVSDB atoms (JSON strings) inside that quoting. The "# change" comment above each command escapes control
 // characters, DEL, Unicode line separators and the backslash (\n, \x1b,
 // \\), so a newline in a name cannot end the comment and start a command.
 // A test runs such names through the real sh and ovn-nbctl and checks the

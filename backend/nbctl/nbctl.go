@@ -173,7 +173,8 @@ func comment(s string) string {
 // sh quotes a word for the shell: a word of safe characters as it is,
 // anything else between single quotes, inside which a POSIX shell takes
 // every character literally (newlines, $, backquotes, double quotes, ;)
-// but the single quote itself, written as '\''.
+// but the single quote itself, written as close quote, backslash, quote,
+// open quote.
 func sh(s string) string {
 	if s != "" && strings.IndexFunc(s, func(c rune) bool {
 		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("@%+=:,./_-", c))
