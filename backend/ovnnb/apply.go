@@ -174,6 +174,9 @@ type planner struct {
 	created map[objKey]string // → named UUID (real for an adopted row)
 	adopted map[objKey]bool   // created by adopting an unreferenced load balancer group
 	deleted map[string]bool   // UUIDs deleted by the change set
+	// rowUnit maps the UUID of an existing switch, router or load balancer
+	// group that the change set updates or deletes to that unit.
+	rowUnit map[string]*unit
 	units   map[[3]string]*unit
 	order   []*unit
 	of      []topology.Change // per change: its operation, kind and key
@@ -261,7 +264,7 @@ func (s *snapshot) extrasFor(desired topology.State) []observed {
 
 // planHeal plans changes and the deletion of the duplicate rows heal.
 func (c *Client) planHeal(s *snapshot, changes topology.Changes, heal []observed) ([]*unit, error) {
-	p := &planner{c: c, s: s, changes: changes, created: map[objKey]string{}, adopted: map[objKey]bool{}, deleted: map[string]bool{},
+	p := &planner{c: c, s: s, changes: changes, created: map[objKey]string{}, adopted: map[objKey]bool{}, deleted: map[string]bool{}, rowUnit: map[string]*unit{},
 		units: map[[3]string]*unit{}, ids: newIDsCache()}
 	// Pass 1: check every change against the snapshot.
 	for i, ch := range changes {
@@ -364,7 +367,61 @@ func (c *Client) planHeal(s *snapshot, changes topology.Changes, heal []observed
 			return nil, p.fail(u.ch, err)
 		}
 	}
-	return units, nil
+	return p.joinLBGDeletes(units), nil
+}
+
+// joinLBGDeletes moves the updates and deletes of the switches and routers
+// that reference a load balancer group the change set deletes into the
+// group's own unit: one transaction then drops the last reference and the
+// group together. Split across batches, a stop between them would leave a
+// group nothing references, which is nobody's (see lbgOwner) and would
+// never be deleted.
+func (p *planner) joinLBGDeletes(units []*unit) []*unit {
+	moved := map[*unit]bool{}
+	host := map[*unit]*unit{} // a moved unit → the unit holding its operations
+	for _, u := range units {
+		if u.phase != 2 || u.rank != topology.KindLoadBalancerGroup || moved[u] {
+			continue
+		}
+		g := ""
+		for _, op := range u.ops {
+			if op.op.Op == ovsdb.OperationDelete && op.op.Table == nbdb.LoadBalancerGroupTable {
+				g = op.op.Where[0].Value.(ovsdb.UUID).GoUUID
+			}
+		}
+		var extra []taggedOp
+		into := u
+		for _, r := range p.s.lbgRefs[g] {
+			ru := p.rowUnit[r.uuid]
+			if ru == nil || ru == u {
+				continue
+			}
+			if h := host[ru]; h != nil {
+				// Already joined to an earlier group's unit: this group
+				// joins that unit too.
+				into = h
+				continue
+			}
+			moved[ru], host[ru] = true, u
+			extra = append(extra, ru.ops...)
+			u.touched = append(u.touched, ru.touched...)
+		}
+		u.ops = append(extra, u.ops...)
+		if into != u {
+			into.ops = append(into.ops, u.ops...)
+			into.touched = append(into.touched, u.touched...)
+			moved[u] = true
+			for r, h := range host {
+				if h == u {
+					host[r] = into
+				}
+			}
+		}
+	}
+	if len(moved) == 0 {
+		return units
+	}
+	return slices.DeleteFunc(units, func(u *unit) bool { return moved[u] })
 }
 
 // row builds the OVSDB row of m: every non-default column, or exactly the
@@ -617,6 +674,7 @@ func (p *planner) update(i int, ch topology.Change) error {
 		cols = updatable(ch.Kind)
 	}
 	u := p.unit(1, ch.Kind, ch.Key, i)
+	p.rowUnit[obs.uuid] = u
 	u.touched = append(u.touched, i)
 	var write []string
 	move := false
@@ -719,6 +777,7 @@ func (p *planner) deleteRow(i int, k topology.Kind, key string, obs observed) er
 			}
 		}
 		u := p.unit(2, ch.Kind, ch.Key, i)
+		p.rowUnit[obs.uuid] = u
 		u.post = append(u.post, wait...)
 		u.post = append(u.post, del)
 		u.touched = append(u.touched, i)

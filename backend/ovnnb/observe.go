@@ -163,7 +163,7 @@ func (s *snapshot) index() error {
 	if s.lbgRefs == nil {
 		s.lbgRefs = map[string][]lbgRef{}
 		for _, k := range []topology.Kind{topology.KindSwitch, topology.KindRouter} {
-			for _, m := range s.rows[k.Table()] {
+			for u, m := range s.rows[k.Table()] {
 				var groups []string
 				switch r := m.(type) {
 				case *nbdb.LogicalSwitch:
@@ -171,7 +171,7 @@ func (s *snapshot) index() error {
 				case *nbdb.LogicalRouter:
 					groups = r.LoadBalancerGroup
 				}
-				addLBGRefs(s.lbgRefs, rowIDs(m), groups)
+				addLBGRefs(s.lbgRefs, u, rowIDs(m), groups)
 			}
 		}
 	}
@@ -245,6 +245,7 @@ func (s *snapshot) index() error {
 type lbgRef struct {
 	owner topology.Owner
 	owned bool
+	uuid  string // of the switch or router
 }
 
 // keeps reports whether a duplicate row b is kept rather than a: the one
@@ -267,11 +268,11 @@ func memberCount(m model.Model) int {
 
 // addLBGRefs records that a switch or router with external_ids ids
 // references groups.
-func addLBGRefs(refs map[string][]lbgRef, ids map[string]string, groups []string) {
+func addLBGRefs(refs map[string][]lbgRef, uuid string, ids map[string]string, groups []string) {
 	o, ok := ownerOf(ids)
 	o.Node = ""
 	for _, g := range groups {
-		refs[g] = append(refs[g], lbgRef{o, ok})
+		refs[g] = append(refs[g], lbgRef{o, ok, uuid})
 	}
 }
 

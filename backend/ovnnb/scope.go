@@ -219,7 +219,7 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 				if err != nil {
 					return nil, fmt.Errorf("%w: %s row %s: %v", ErrSchema, t, u.GoUUID, err)
 				}
-				addLBGRefs(s.lbgRefs, ids, groups)
+				addLBGRefs(s.lbgRefs, u.GoUUID, ids, groups)
 				continue
 			}
 			if _, dup := s.rows[t][u.GoUUID]; dup {
