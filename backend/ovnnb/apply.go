@@ -17,6 +17,7 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
+	"github.com/udnkit/udnkit/backend"
 	"github.com/udnkit/udnkit/internal/nbdb"
 	"github.com/udnkit/udnkit/topology"
 )
@@ -37,15 +38,12 @@ func (e *ChangeError) Error() string {
 
 func (e *ChangeError) Unwrap() error { return e.Err }
 
-// Result counts what an Apply wrote.
-type Result struct {
-	// Transactions sent (0 for an empty change set).
-	Transactions int
-	// Operations sent: inserts, updates, mutations and deletes.
-	Operations int
-	// Rows inserted, updated or deleted.
-	Rows int
-}
+// Result counts what an Apply wrote (the Result every backend.Applier
+// returns).
+type Result = backend.Result
+
+// The Client is a backend.Applier.
+var _ backend.Applier = (*Client)(nil)
 
 // Apply writes changes (from topology.Diff against a State this Client
 // observed) in one transaction, or in transactions of at most

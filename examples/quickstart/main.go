@@ -10,7 +10,9 @@
 //
 //	go run ./examples/quickstart                          # embedded in-memory NB
 //	go run ./examples/quickstart -nb tcp:127.0.0.1:6641   # a real NB
-//	go run ./examples/quickstart -script                  # print the ovn-nbctl script instead
+//	go run ./examples/quickstart -script                  # print the ovn-nbctl script instead (a dry run)
+//
+// Each is a backend.Applier: the program picks one and runs one path.
 //
 // The two networks' pod subnets overlap on purpose: OVN keeps them apart.
 package main
@@ -25,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/udnkit/udnkit/backend"
 	"github.com/udnkit/udnkit/backend/nbctl"
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/ipam"
@@ -115,54 +118,74 @@ func plan() (topology.State, error) {
 	return states[0].Merge(states[1:]...)
 }
 
+// open returns the backend the quickstart applies to, a description of
+// it, and what closes it: an ovn-nbctl script written to w (-script), a
+// real Northbound database, or an embedded one.
+func open(ctx context.Context, w io.Writer, endpoints string, script bool) (backend.Applier, string, func(), error) {
+	if script {
+		return nbctl.NewWriter(w, nbctl.Config{}, topology.State{}), "an ovn-nbctl script (dry run)", func() {}, nil
+	}
+	cfg := ovnnb.Config{Endpoints: strings.Split(endpoints, ",")}
+	where, stop := endpoints, func() {}
+	if endpoints == "" {
+		e, err := ovnnb.StartEmbedded()
+		if err != nil {
+			return nil, "", nil, err
+		}
+		cfg, where, stop = e.Config(), "embedded in-memory Northbound database", func() { _ = e.Close() }
+	}
+	c, err := ovnnb.Dial(ctx, cfg)
+	if err != nil {
+		stop()
+		return nil, "", nil, err
+	}
+	return c, where + " (schema " + c.SchemaVersion() + ")", func() { c.Close(); stop() }, nil
+}
+
+// run plans, applies through whichever backend open chose, reports, and
+// applies again. With -script the report follows the script as comments.
 func run(ctx context.Context, w io.Writer, endpoints string, script bool) error {
 	desired, err := plan()
 	if err != nil {
 		return err
 	}
-	if script {
-		return nbctl.Render(w, topology.Diff(topology.State{}, desired), nbctl.Config{})
-	}
-	cfg := ovnnb.Config{Endpoints: strings.Split(endpoints, ",")}
-	where := endpoints
-	if endpoints == "" {
-		e, err := ovnnb.StartEmbedded()
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		cfg = e.Config()
-		where = "embedded in-memory Northbound database"
-	}
-	c, err := ovnnb.Dial(ctx, cfg)
+	a, where, closeFn, err := open(ctx, w, endpoints, script)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	fmt.Fprintf(w, "Northbound: %s (schema %s)\n", where, c.SchemaVersion())
-	fmt.Fprintf(w, "zone: %s's (interconnect: every node its own zone; the other nodes are remote peers)\n\n", zone)
+	defer closeFn()
+	var out strings.Builder
+	defer func() {
+		text := out.String()
+		if script {
+			text = "\n# " + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n# ") + "\n"
+		}
+		_, _ = io.WriteString(w, text)
+	}()
+	fmt.Fprintf(&out, "Northbound: %s\n", where)
+	fmt.Fprintf(&out, "zone: %s's (interconnect: every node its own zone; the other nodes are remote peers)\n\n", zone)
 
 	start := time.Now()
-	changes, res, err := c.Sync(ctx, desired)
+	changes, res, err := a.Sync(ctx, desired)
 	if err != nil {
 		return err
 	}
 	took := time.Since(start)
 	creates, updates, deletes := changes.Count()
-	fmt.Fprintf(w, "applied %d changes (%d create, %d update, %d delete) as %d operations in %d transaction(s), %s\n\n",
+	fmt.Fprintf(&out, "applied %d changes (%d create, %d update, %d delete) as %d operations in %d transaction(s), %s\n\n",
 		len(changes), creates, updates, deletes, res.Operations, res.Transactions, took.Round(time.Millisecond))
 
-	observed, err := c.Observe(ctx)
+	observed, err := a.Observe(ctx)
 	if err != nil {
 		return err
 	}
-	summarize(w, observed)
+	summarize(&out, observed)
 
-	changes, res, err = c.Sync(ctx, desired)
+	changes, res, err = a.Sync(ctx, desired)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\napplying the same plan again: %d changes, %d operations\n", len(changes), res.Operations)
+	fmt.Fprintf(&out, "\napplying the same plan again: %d changes, %d operations\n", len(changes), res.Operations)
 	return nil
 }
 

@@ -74,4 +74,10 @@ func TestQuickstartScript(t *testing.T) {
 	if n := strings.Count(out.String(), "\novn-nbctl "); n != 68 {
 		t.Errorf("script has %d ovn-nbctl commands, want 68", n)
 	}
+	for _, want := range []string{"\n# applied 68 changes (68 create, 0 update, 0 delete) as 68 operations in 68 transaction(s)",
+		"\n#   router tenant.b_red_transit_router\n", "\n# applying the same plan again: 0 changes, 0 operations\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("script lacks %q:\n%s", want, out.String())
+		}
+	}
 }
