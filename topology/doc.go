@@ -45,6 +45,30 @@
 // are adopted as they are, and gain the key when their external_ids are
 // next written.
 //
+// # Kinds
+//
+// Every kind has one Descriptor (kinds.go): its name, table, whether it is
+// keyed by name and whether the table indexes that name, its key columns,
+// parents, reference columns and updatable columns. It is the single
+// source of those facts: the generated methods (kinds_gen.go: Kind,
+// OwnedBy, Key for a named kind), the OVN adapters' shared row mapping
+// (internal/nbrow: parents, references, key and updatable columns, the
+// create guard for unindexed names) and the ovn-nbctl renderer (the key
+// columns a script finds a row by) read it, and a test checks each
+// descriptor against the Northbound schema. Adding a kind touches:
+//
+//  1. model.go: its Kind constant (in creation order) and its type;
+//  2. kinds.go: its descriptor, plus its case in Parent and References
+//     when it is a member or holds references;
+//  3. objects.go: clone, normalize, isNormal, columns and render (these
+//     still differ per kind and are written by hand);
+//  4. internal/nbrow: its ToRow, FromRow and Check cases;
+//  5. go generate ./topology, which writes kinds_gen.go.
+//
+// The adapters' planning, ownership, scoped reads, observing and the
+// renderer need no change. (The target, one file plus go generate, would
+// also generate step 3 and 4 from the type's fields; not done yet.)
+//
 // # Planners
 //
 // PlanLayer3, PlanLayer2 (a primary network on a transit router, seed

@@ -35,29 +35,12 @@ const (
 	kindEnd
 )
 
-// kindNames holds each kind's short name and OVN table, indexed by Kind.
-var kindNames = [kindEnd]struct{ name, table string }{
-	{},
-	{"address_set", "Address_Set"},
-	{"load_balancer", "Load_Balancer"},
-	{"load_balancer_group", "Load_Balancer_Group"},
-	{"switch", "Logical_Switch"},
-	{"router", "Logical_Router"},
-	{"switch_port", "Logical_Switch_Port"},
-	{"router_port", "Logical_Router_Port"},
-	{"port_group", "Port_Group"},
-	{"static_route", "Logical_Router_Static_Route"},
-	{"policy", "Logical_Router_Policy"},
-	{"nat", "NAT"},
-	{"acl", "ACL"},
-}
-
 // String returns the kind's short name ("switch_port").
 func (k Kind) String() string {
 	if k == 0 || k >= kindEnd {
 		return "kind(" + strconv.Itoa(int(k)) + ")"
 	}
-	return kindNames[k].name
+	return descriptors[k].Name
 }
 
 // Table returns the OVN Northbound table that holds objects of kind k, ""
@@ -66,7 +49,7 @@ func (k Kind) Table() string {
 	if k >= kindEnd {
 		return ""
 	}
-	return kindNames[k].table
+	return descriptors[k].Table
 }
 
 // Kinds returns every kind in creation order.
@@ -519,104 +502,6 @@ type PortGroup struct {
 	Name  string
 	Ports []string
 }
-
-// Kind implementations.
-
-// Kind returns KindAddressSet.
-func (AddressSet) Kind() Kind { return KindAddressSet }
-
-// Kind returns KindLoadBalancer.
-func (LoadBalancer) Kind() Kind { return KindLoadBalancer }
-
-// Kind returns KindLoadBalancerGroup.
-func (LoadBalancerGroup) Kind() Kind { return KindLoadBalancerGroup }
-
-// Kind returns KindSwitch.
-func (Switch) Kind() Kind { return KindSwitch }
-
-// Kind returns KindRouter.
-func (Router) Kind() Kind { return KindRouter }
-
-// Kind returns KindSwitchPort.
-func (SwitchPort) Kind() Kind { return KindSwitchPort }
-
-// Kind returns KindRouterPort.
-func (RouterPort) Kind() Kind { return KindRouterPort }
-
-// Kind returns KindPortGroup.
-func (PortGroup) Kind() Kind { return KindPortGroup }
-
-// Kind returns KindStaticRoute.
-func (StaticRoute) Kind() Kind { return KindStaticRoute }
-
-// Kind returns KindPolicy.
-func (Policy) Kind() Kind { return KindPolicy }
-
-// Kind returns KindNAT.
-func (NAT) Kind() Kind { return KindNAT }
-
-// Kind returns KindACL.
-func (ACL) Kind() Kind { return KindACL }
-
-// OwnedBy returns the owner.
-func (o AddressSet) OwnedBy() Owner { return o.Owner }
-
-// OwnedBy returns the owner.
-func (o LoadBalancer) OwnedBy() Owner { return o.Owner }
-
-// OwnedBy returns the owner.
-func (o LoadBalancerGroup) OwnedBy() Owner { return o.Owner }
-
-// OwnedBy returns the owner.
-func (o Switch) OwnedBy() Owner { return o.Owner }
-
-// OwnedBy returns the owner.
-func (o Router) OwnedBy() Owner { return o.Owner }
-
-// OwnedBy returns the owner.
-func (o SwitchPort) OwnedBy() Owner { return o.Owner }
-
-// OwnedBy returns the owner.
-func (o RouterPort) OwnedBy() Owner { return o.Owner }
-
-// OwnedBy returns the owner.
-func (o PortGroup) OwnedBy() Owner { return o.Owner }
-
-// OwnedBy returns the owner.
-func (o StaticRoute) OwnedBy() Owner { return o.Owner }
-
-// OwnedBy returns the owner.
-func (o Policy) OwnedBy() Owner { return o.Owner }
-
-// OwnedBy returns the owner.
-func (o NAT) OwnedBy() Owner { return o.Owner }
-
-// OwnedBy returns the owner.
-func (o ACL) OwnedBy() Owner { return o.Owner }
-
-// Key returns the name.
-func (o AddressSet) Key() string { return o.Name }
-
-// Key returns the name.
-func (o LoadBalancer) Key() string { return o.Name }
-
-// Key returns the name.
-func (o LoadBalancerGroup) Key() string { return o.Name }
-
-// Key returns the name.
-func (o Switch) Key() string { return o.Name }
-
-// Key returns the name.
-func (o Router) Key() string { return o.Name }
-
-// Key returns the name.
-func (o SwitchPort) Key() string { return o.Name }
-
-// Key returns the name.
-func (o RouterPort) Key() string { return o.Name }
-
-// Key returns the name.
-func (o PortGroup) Key() string { return o.Name }
 
 // Key returns "router|route_table|policy|prefix|nexthop".
 func (o StaticRoute) Key() string {

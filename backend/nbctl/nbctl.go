@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -18,8 +18,9 @@ var (
 	// ErrUnsupported: a change the renderer cannot express.
 	ErrUnsupported = errors.New("nbctl: unsupported change")
 	// ErrInvalidChange: a change is malformed (no object, an object of
-	// another kind or key).
-	ErrInvalidChange = errors.New("nbctl: invalid change")
+	// another kind or key, a row OVN could not use). It is the same error
+	// as ovnnb.ErrInvalidChange.
+	ErrInvalidChange = nbrow.ErrInvalid
 )
 
 // Config tunes the script. The zero value renders "ovn-nbctl" commands
@@ -184,9 +185,22 @@ func sh(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// subst marks a word that holds a command substitution built from quoted
+// words: join writes it in double quotes, so that its $( ) runs and its
+// output stays one word.
+func subst(s string) string { return substPrefix + s }
+
+// substPrefix starts a word join writes in double quotes (a NUL, which no
+// other word can hold: names with NUL are refused by the shell anyway).
+const substPrefix = "\x00subst:"
+
 func join(words []string) string {
 	q := make([]string, len(words))
 	for i, w := range words {
+		if s, ok := strings.CutPrefix(w, substPrefix); ok {
+			q[i] = `"` + s + `"`
+			continue
+		}
 		q[i] = sh(w)
 	}
 	return strings.Join(q, " ")
@@ -208,7 +222,7 @@ func columns(cols map[string]any) []string {
 
 // refs renders "get" commands binding the referenced rows and returns the
 // reference column words.
-func (r *renderer) refs(row ovnnb.Row, words *[]string) []string {
+func (r *renderer) refs(row nbrow.Row, words *[]string) []string {
 	var cols []string
 	for _, ref := range row.Refs {
 		ids := make([]string, len(ref.Names))
@@ -235,7 +249,7 @@ func (r *renderer) refs(row ovnnb.Row, words *[]string) []string {
 }
 
 func (r *renderer) create(obj topology.Object) error {
-	row, err := ovnnb.RowOf(obj)
+	row, err := nbrow.RowOf(obj)
 	if err != nil {
 		return err
 	}
@@ -253,13 +267,7 @@ func (r *renderer) create(obj topology.Object) error {
 }
 
 // named kinds have a name: the record can be named on the command line.
-func named(k topology.Kind) bool {
-	switch k {
-	case topology.KindStaticRoute, topology.KindPolicy, topology.KindNAT, topology.KindACL:
-		return false
-	}
-	return true
-}
+func named(k topology.Kind) bool { return nbrow.Named(k) }
 
 var pseudo = map[string]bool{topology.ColumnSwitch: true, topology.ColumnRouter: true}
 
@@ -274,7 +282,7 @@ func (r *renderer) update(ch topology.Change) error {
 		}
 		return r.create(ch.Object)
 	}
-	row, err := ovnnb.RowOf(ch.Object)
+	row, err := nbrow.RowOf(ch.Object)
 	if err != nil {
 		return err
 	}
@@ -313,7 +321,7 @@ func (r *renderer) update(ch topology.Change) error {
 		words = append(words, "--", "clear", row.Table, self, c)
 	}
 	if move && row.Parent != nil {
-		old, err := ovnnb.RowOf(ch.Old)
+		old, err := nbrow.RowOf(ch.Old)
 		if err != nil {
 			return err
 		}
@@ -332,25 +340,32 @@ func (r *renderer) update(ch topology.Change) error {
 }
 
 // findWords returns "find" conditions that select an unnamed row by its
-// key columns.
-func findWords(obj topology.Object) ([]string, error) {
-	row, err := ovnnb.RowOf(obj)
+// key columns (its descriptor's, as the adapter matches them) and its
+// owner's external_ids. A reference among the key columns (a NAT's
+// gateway_port) is matched by the UUID of the named row, looked up by a
+// nested ovn-nbctl command.
+func (r *renderer) findWords(obj topology.Object) ([]string, error) {
+	row, err := nbrow.RowOf(obj)
 	if err != nil {
 		return nil, err
 	}
-	var keys []string
-	switch obj.Kind() {
-	case topology.KindStaticRoute:
-		keys = []string{"ip_prefix", "nexthop", "route_table", "policy"}
-	case topology.KindPolicy:
-		keys = []string{"priority", "match"}
-	case topology.KindNAT:
-		keys = []string{"type", "logical_ip", "external_ip", "logical_port", "match"}
-	case topology.KindACL:
-		keys = []string{"tier", "direction", "priority", "match"}
+	refs := map[string]nbrow.NameRef{}
+	for _, nr := range nbrow.NameRefs(obj) {
+		refs[nr.Column] = nr
 	}
 	w := []string{"--bare", "--columns=_uuid", "find", row.Table}
-	for _, k := range keys {
+	for _, k := range nbrow.KeyColumns(obj.Kind()) {
+		if nr, ok := refs[k]; ok {
+			if len(nr.Names) == 0 {
+				w = append(w, k+"=[]")
+				continue
+			}
+			// Quoted as a word of its own by join: the shell expands the
+			// $( ) of this one word only (join leaves it unquoted).
+			w = append(w, subst(k+"=$("+r.cmd+" "+join([]string{"--bare", "--columns=_uuid", "find", nr.Kind.Table(),
+				"name=" + atom(nr.Names[0])})+")"))
+			continue
+		}
 		if v, ok := row.Columns[k]; ok {
 			w = append(w, k+"="+value(v))
 		} else {
@@ -365,7 +380,7 @@ func findWords(obj topology.Object) ([]string, error) {
 		}
 	}
 	ids, _ := row.Columns["external_ids"].(map[string]string)
-	keys = keys[:0]
+	keys := make([]string, 0, len(ids))
 	for k := range ids {
 		keys = append(keys, k)
 	}
@@ -380,13 +395,13 @@ func (r *renderer) delete(obj topology.Object) error {
 	if obj == nil {
 		return fmt.Errorf("%w: delete without an object", ErrUnsupported)
 	}
-	row, err := ovnnb.RowOf(obj)
+	row, err := nbrow.RowOf(obj)
 	if err != nil {
 		return err
 	}
 	switch {
 	case !named(obj.Kind()):
-		fw, err := findWords(obj)
+		fw, err := r.findWords(obj)
 		if err != nil {
 			return err
 		}

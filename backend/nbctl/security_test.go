@@ -45,7 +45,7 @@ func hostileState(t *testing.T, gwMTU string) topology.State {
 			Prefix: netip.MustParsePrefix("10.10.0.0/16"), Nexthop: netip.MustParseAddr("10.9.0.7"), OutputPort: hostile("lrp")},
 		topology.Policy{Owner: own, Router: rt, Priority: 100, Match: hostile("ip4.src == 10.9.0.5"), Action: topology.PolicyAllow},
 		topology.NAT{Owner: own, Router: rt, Type: topology.NATSNAT, LogicalIP: netip.MustParsePrefix("10.9.0.0/16"),
-			ExternalIP: netip.MustParseAddr("172.18.0.9"), Match: hostile("ip4")},
+			ExternalIP: netip.MustParseAddr("172.18.0.9"), Match: hostile("ip4"), GatewayPort: hostile("lrp")},
 		topology.ACL{Owner: own, PortGroup: pg, Name: hostile("acl"), Direction: topology.ACLToLport, Priority: 1000,
 			Match: hostile("ip4"), Action: topology.ACLDrop},
 		topology.ACL{Owner: own, Switch: sw, Name: hostile("acl2"), Direction: topology.ACLFromLport, Priority: 1001,

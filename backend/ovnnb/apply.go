@@ -216,15 +216,6 @@ func (p *planner) unit(phase int, k topology.Kind, key string, ch int) *unit {
 	return u
 }
 
-// named kinds have a name column; names are their keys.
-func namedKind(k topology.Kind) bool {
-	switch k {
-	case topology.KindStaticRoute, topology.KindPolicy, topology.KindNAT, topology.KindACL:
-		return false
-	}
-	return true
-}
-
 // resolve returns the UUID (real or named) of the row of kind called name:
 // created by the change set, owned, or (for plain references) foreign.
 func (p *planner) resolve(k topology.Kind, name string, ownedOnly bool) (string, bool) {
@@ -475,10 +466,10 @@ func (p *planner) fill(i int, obj topology.Object, ids *idsCache) (model.Model, 
 	}
 	for _, r := range nameRefs(obj) {
 		var us []string
-		for _, n := range r.names {
-			u, ok := p.resolve(r.kind, n, false)
+		for _, n := range r.Names {
+			u, ok := p.resolve(r.Kind, n, false)
 			if !ok {
-				return nil, nil, invalid("%s: %s not found", r.column, describe(r.kind, n))
+				return nil, nil, invalid("%s: %s not found", r.Column, describe(r.Kind, n))
 			}
 			us = append(us, u)
 		}
@@ -606,60 +597,28 @@ func (p *planner) create(i int, ch topology.Change) error {
 		return nil
 	}
 	if pname == "" {
-		return invalid("no parent %s", pk.kind)
+		return invalid("no parent %s", pk.Kind)
 	}
 	ins := taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: ch.Kind.Table(), UUIDName: named, Row: b.row}, ch: i, rows: 1}
-	u := p.unit(0, pk.kind, pname, i)
+	u := p.unit(0, pk.Kind, pname, i)
 	u.pre = append(u.pre, pre...)
 	u.pre = append(u.pre, ins)
-	if _, ok := p.created[objKey{pk.kind, pname}]; ok {
-		u.refs = appendTo(u.refs, pk.column, named)
+	if _, ok := p.created[objKey{pk.Kind, pname}]; ok {
+		u.refs = appendTo(u.refs, pk.Column, named)
 		return nil
 	}
-	o, ok := p.s.owned[objKey{pk.kind, pname}]
+	o, ok := p.s.owned[objKey{pk.Kind, pname}]
 	if !ok || p.deleted[o.uuid] {
-		return invalid("parent %s not found among the rows udnkit owns", describe(pk.kind, pname))
+		return invalid("parent %s not found among the rows udnkit owns", describe(pk.Kind, pname))
 	}
-	u.parent, u.ptable = o.uuid, pk.kind.Table()
-	u.add = appendTo(u.add, pk.column, named)
+	u.parent, u.ptable = o.uuid, pk.Kind.Table()
+	u.add = appendTo(u.add, pk.Column, named)
 	return nil
 }
 
 // structural columns of each kind that Apply never writes in an update:
 // members are managed by mutation.
 var memberColumns = map[string]bool{"ports": true, "acls": true, "static_routes": true, "policies": true, "nat": true}
-
-// updatable lists the columns an update may write for a kind when the
-// change does not say.
-func updatable(k topology.Kind) []string {
-	switch k {
-	case topology.KindAddressSet:
-		return []string{"addresses", "external_ids"}
-	case topology.KindLoadBalancer:
-		return []string{"protocol", "vips", "options", "external_ids"}
-	case topology.KindLoadBalancerGroup:
-		return []string{"load_balancer"}
-	case topology.KindSwitch:
-		return []string{"other_config", "load_balancer_group", "external_ids"}
-	case topology.KindRouter:
-		return []string{"options", "load_balancer_group", "external_ids"}
-	case topology.KindSwitchPort:
-		return []string{"type", "addresses", "port_security", "options", "tag_request", "external_ids"}
-	case topology.KindRouterPort:
-		return []string{"mac", "networks", "peer", "options", "gateway_chassis", "external_ids"}
-	case topology.KindPortGroup:
-		return []string{"ports", "external_ids"}
-	case topology.KindStaticRoute:
-		return []string{"output_port", "options", "external_ids"}
-	case topology.KindPolicy:
-		return []string{"action", "nexthops", "options", "external_ids"}
-	case topology.KindNAT:
-		return []string{"match", "options", "external_ids"}
-	case topology.KindACL:
-		return []string{"name", "action", "options", "external_ids"}
-	}
-	return nil
-}
 
 func (p *planner) update(i int, ch topology.Change) error {
 	obs := p.s.owned[objKey{ch.Kind, ch.Key}]
@@ -696,7 +655,7 @@ func (p *planner) update(i int, ch topology.Change) error {
 	}
 	if !move {
 		if pk, pname, member := parentOf(ch.Object); member {
-			if cur, ok := p.s.rows[pk.kind.Table()][obs.parent]; !ok || func() bool { n, _ := rowName(cur); return n != pname }() {
+			if cur, ok := p.s.rows[pk.Kind.Table()][obs.parent]; !ok || func() bool { n, _ := rowName(cur); return n != pname }() {
 				move = true
 			}
 		}
@@ -718,18 +677,18 @@ func (p *planner) update(i int, ch topology.Change) error {
 		pk, pname, _ := parentOf(ch.Object)
 		if obs.parent != "" && !p.deleted[obs.parent] {
 			oldTable := p.s.tableOf(obs.parent)
-			col := pk.column
+			col := pk.Column
 			u.post = append(u.post, mutate(oldTable, obs.parent, col, ovsdb.MutateOperationDelete, []string{obs.uuid}, i))
 		}
-		if _, ok := p.created[objKey{pk.kind, pname}]; ok {
-			cu := p.unit(0, pk.kind, pname, i)
-			cu.refs = appendTo(cu.refs, pk.column, obs.uuid)
+		if _, ok := p.created[objKey{pk.Kind, pname}]; ok {
+			cu := p.unit(0, pk.Kind, pname, i)
+			cu.refs = appendTo(cu.refs, pk.Column, obs.uuid)
 		} else {
-			np, ok := p.s.owned[objKey{pk.kind, pname}]
+			np, ok := p.s.owned[objKey{pk.Kind, pname}]
 			if !ok || p.deleted[np.uuid] {
-				return invalid("new parent %s not found among the rows udnkit owns", describe(pk.kind, pname))
+				return invalid("new parent %s not found among the rows udnkit owns", describe(pk.Kind, pname))
 			}
-			u.post = append(u.post, mutate(pk.kind.Table(), np.uuid, pk.column, ovsdb.MutateOperationInsert, []string{obs.uuid}, i))
+			u.post = append(u.post, mutate(pk.Kind.Table(), np.uuid, pk.Column, ovsdb.MutateOperationInsert, []string{obs.uuid}, i))
 		}
 	}
 	return nil
@@ -790,7 +749,7 @@ func (p *planner) deleteRow(i int, k topology.Kind, key string, obs observed) er
 	name := p.s.name[obs.parent]
 	u := p.unit(2, kindOfTable(table), name, i)
 	u.parent, u.ptable = obs.parent, table
-	u.del = appendTo(u.del, pk.column, obs.uuid)
+	u.del = appendTo(u.del, pk.Column, obs.uuid)
 	u.post = append(u.post, del)
 	u.touched = append(u.touched, i)
 	return nil
@@ -814,17 +773,6 @@ func uuidSet(us []string) ovsdb.OvsSet {
 		s.GoSet[i] = ovsdb.UUID{GoUUID: u}
 	}
 	return s
-}
-
-// unindexed reports whether the table of kind k has a name column but no
-// index on it (Logical_Switch, Logical_Router, Load_Balancer): the server
-// would take two rows of one name.
-func unindexed(k topology.Kind) bool {
-	switch k {
-	case topology.KindSwitch, topology.KindRouter, topology.KindLoadBalancer:
-		return true
-	}
-	return false
 }
 
 // waitNoName makes the transaction fail unless table has no row called

@@ -1,6 +1,8 @@
 package ovnnb
 
 import (
+	"github.com/udnkit/udnkit/internal/nbrow"
+
 	"context"
 	"crypto/tls"
 	"errors"
@@ -32,7 +34,7 @@ var (
 	// ErrInvalidChange: a change set is malformed (unknown kind, missing
 	// parent, a row to update or delete that is not there, a duplicate).
 	// Nothing was written.
-	ErrInvalidChange = errors.New("ovnnb: invalid change")
+	ErrInvalidChange = nbrow.ErrInvalid
 	// ErrTransaction: the server refused a transaction. Nothing of that
 	// transaction was written.
 	ErrTransaction = errors.New("ovnnb: transaction failed")

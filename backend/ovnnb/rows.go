@@ -1,16 +1,9 @@
 package ovnnb
 
 import (
-	"fmt"
-	"net/netip"
-	"slices"
-	"strconv"
-	"strings"
-
 	"github.com/ovn-kubernetes/libovsdb/model"
 
-	"github.com/udnkit/udnkit/internal/nbdb"
-	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -19,492 +12,50 @@ import (
 // (topology.Owner.Controller), absent on rows written before controllers
 // existed, which belong to topology.ControllerTopology.
 const (
-	ExtController = "k8s.ovn.org/owner-controller"
-	ExtNetwork    = "k8s.ovn.org/network"
-	ExtTopology   = "k8s.ovn.org/topology"
-	ExtRole       = "k8s.ovn.org/role"
-	ExtNode       = "k8s.ovn.org/node"
+	ExtController = nbrow.ExtController
+	ExtNetwork    = nbrow.ExtNetwork
+	ExtTopology   = nbrow.ExtTopology
+	ExtRole       = nbrow.ExtRole
+	ExtNode       = nbrow.ExtNode
 )
 
-func ownerIDs(o topology.Owner) map[string]string {
-	m := map[string]string{ExtController: o.Controller.String(), ExtNetwork: o.Network}
-	// Valid values in NetConf spelling ("layer3", "primary"); anything else
-	// verbatim so that it reads back unchanged.
-	if o.Topology.Valid() {
-		m[ExtTopology] = o.Topology.NetConfValue()
-	} else if o.Topology != "" {
-		m[ExtTopology] = string(o.Topology)
-	}
-	if o.Role.Valid() {
-		m[ExtRole] = o.Role.NetConfValue()
-	} else if o.Role != "" {
-		m[ExtRole] = string(o.Role)
-	}
-	if o.Node != "" {
-		m[ExtNode] = o.Node
-	}
-	return m
-}
+// Row is the OVN Northbound row an object maps to, as the adapter writes
+// it (the mapping lives in internal/nbrow, shared with backend/nbctl).
+type Row = nbrow.Row
 
-// ownerOf returns the owner recorded in ids, and whether the row is owned.
-func ownerOf(ids map[string]string) (topology.Owner, bool) {
-	n, ok := ids[ExtNetwork]
-	if !ok || n == "" {
-		return topology.Owner{}, false
-	}
-	o := topology.Owner{Network: n, Node: ids[ExtNode]}
-	// Absent (a row written before controllers existed) or
-	// ControllerTopology's name: the network planners' row, held as the
-	// empty Controller.
-	if c := topology.Controller(ids[ExtController]); c != topology.ControllerTopology {
-		o.Controller = c
-	}
-	if v, ok := ids[ExtTopology]; ok {
-		o.Topology = netconf.Topology(v)
-		for _, t := range []netconf.Topology{netconf.TopologyLayer2, netconf.TopologyLayer3, netconf.TopologyLocalnet} {
-			if t.NetConfValue() == v {
-				o.Topology = t
-			}
-		}
-	}
-	if v, ok := ids[ExtRole]; ok {
-		o.Role = netconf.Role(v)
-		for _, r := range []netconf.Role{netconf.RolePrimary, netconf.RoleSecondary} {
-			if r.NetConfValue() == v {
-				o.Role = r
-			}
-		}
-	}
-	return o, true
-}
+// Ref is a reference column by names.
+type Ref = nbrow.Ref
 
-// ipString spells a prefix as OVN tools do: a single address without its
-// length, anything else as address/length.
-func ipString(p netip.Prefix) string {
-	if !p.IsValid() {
-		return ""
-	}
-	if p.IsSingleIP() {
-		return p.Addr().String()
-	}
-	return p.String()
-}
+// RowOf returns the row obj maps to.
+func RowOf(obj topology.Object) (Row, error) { return nbrow.RowOf(obj) }
 
-func parseIP(s string) (netip.Prefix, error) {
-	if s == "" {
-		return netip.Prefix{}, nil
-	}
-	if strings.Contains(s, "/") {
-		return netip.ParsePrefix(s)
-	}
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		return netip.Prefix{}, err
-	}
-	return netip.PrefixFrom(a, a.BitLen()), nil
-}
+// The adapter's names for the shared mapping.
+var (
+	ownerIDs        = nbrow.OwnerIDs
+	ownerOf         = nbrow.OwnerOf
+	ipString        = nbrow.IPString
+	parseIP         = nbrow.ParseIP
+	addrString      = nbrow.AddrString
+	parseAP         = nbrow.ParseAP
+	fromRow         = nbrow.FromRow
+	kindOfTable     = nbrow.KindOfTable
+	canonController = nbrow.CanonController
+	parentOf        = nbrow.ParentOf
+	nameRefs        = nbrow.NameRefs
+	describe        = nbrow.Describe
+	namedKind       = nbrow.Named
+	unindexed       = nbrow.Unindexed
+	updatable       = nbrow.Updatable
+)
 
-func addrString(a netip.Addr) string {
-	if !a.IsValid() {
-		return ""
-	}
-	return a.String()
-}
+// toRow maps an object to a libovsdb model (see nbrow.ToRow).
+func toRow(o topology.Object) (model.Model, error) { return nbrow.ToRow(o, nil) }
 
-func parseAddr(s string) (netip.Addr, error) {
-	if s == "" {
-		return netip.Addr{}, nil
-	}
-	return netip.ParseAddr(s)
-}
-
-func apString(ap netip.AddrPort) string {
-	if ap.Port() == 0 {
-		return ap.Addr().String()
-	}
-	return ap.String()
-}
-
-func parseAP(s string) (netip.AddrPort, error) {
-	if ap, err := netip.ParseAddrPort(s); err == nil {
-		return ap, nil
-	}
-	a, err := netip.ParseAddr(strings.Trim(s, "[]"))
-	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("address %q: %w", s, err)
-	}
-	return netip.AddrPortFrom(a, 0), nil
-}
-
-func strPtr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func deref[T ~string](p *T) string {
-	if p == nil {
-		return ""
-	}
-	return string(*p)
-}
-
-func optMap(o topology.Options) map[string]string {
-	if len(o) == 0 {
-		return nil
-	}
-	return o.Map()
-}
-
-func opts(m map[string]string) topology.Options {
-	if len(m) == 0 {
-		return nil
-	}
-	return topology.OptionsFromMap(m)
-}
-
-// refs names which parent column holds a member kind.
-type parentRef struct {
-	kind   topology.Kind
-	column string
-}
-
-// parentOf returns the parent of a member object (switch port, router port,
-// route, policy, NAT, ACL) and the parent's column that references it.
-func parentOf(o topology.Object) (parentRef, string, bool) {
-	switch x := o.(type) {
-	case topology.SwitchPort:
-		return parentRef{topology.KindSwitch, "ports"}, x.Switch, true
-	case topology.RouterPort:
-		return parentRef{topology.KindRouter, "ports"}, x.Router, true
-	case topology.StaticRoute:
-		return parentRef{topology.KindRouter, "static_routes"}, x.Router, true
-	case topology.Policy:
-		return parentRef{topology.KindRouter, "policies"}, x.Router, true
-	case topology.NAT:
-		return parentRef{topology.KindRouter, "nat"}, x.Router, true
-	case topology.ACL:
-		if x.PortGroup != "" {
-			return parentRef{topology.KindPortGroup, "acls"}, x.PortGroup, true
-		}
-		return parentRef{topology.KindSwitch, "acls"}, x.Switch, true
-	}
-	return parentRef{}, "", false
-}
-
-// nameRef is a column of o holding references by name to other rows.
-type nameRef struct {
-	column string
-	kind   topology.Kind
-	names  []string
-}
-
-func nameRefs(o topology.Object) []nameRef {
-	switch x := o.(type) {
-	case topology.LoadBalancerGroup:
-		return []nameRef{{"load_balancer", topology.KindLoadBalancer, x.LoadBalancers}}
-	case topology.Switch:
-		return []nameRef{{"load_balancer_group", topology.KindLoadBalancerGroup, x.LoadBalancerGroups}}
-	case topology.Router:
-		return []nameRef{{"load_balancer_group", topology.KindLoadBalancerGroup, x.LoadBalancerGroups}}
-	case topology.PortGroup:
-		return []nameRef{{"ports", topology.KindSwitchPort, x.Ports}}
-	case topology.NAT:
-		if x.GatewayPort != "" {
-			return []nameRef{{"gateway_port", topology.KindRouterPort, []string{x.GatewayPort}}}
-		}
-		return []nameRef{{"gateway_port", topology.KindRouterPort, nil}}
-	}
-	return nil
-}
-
-// toRow maps an object to a libovsdb model without its UUID and without the
-// columns that reference other rows (see nameRefs, parentOf and
-// gateway_chassis), which the caller fills in.
-func toRow(o topology.Object) (model.Model, error) {
-	return toRowIDs(o, nil)
-}
-
-// toRowIDs is toRow with the external_ids map from ids (nil: a new map).
+// toRowIDs is toRow with the external_ids map of o's owner from cache (nil:
+// a new map).
 func toRowIDs(o topology.Object, cache *idsCache) (model.Model, error) {
-	if err := check(o); err != nil {
-		return nil, err
+	if cache == nil {
+		return nbrow.ToRow(o, nil)
 	}
-	var ids map[string]string
-	if cache != nil {
-		ids = cache.ids(o.OwnedBy())
-	} else {
-		ids = ownerIDs(o.OwnedBy())
-	}
-	switch x := o.(type) {
-	case topology.AddressSet:
-		r := &nbdb.AddressSet{Name: x.Name, ExternalIDs: ids}
-		for _, p := range x.Addresses {
-			r.Addresses = append(r.Addresses, ipString(p))
-		}
-		return r, nil
-	case topology.LoadBalancer:
-		r := &nbdb.LoadBalancer{Name: x.Name, ExternalIDs: ids, Options: optMap(x.Options)}
-		if x.Protocol != "" {
-			p := nbdb.LoadBalancerProtocol(x.Protocol)
-			r.Protocol = &p
-		}
-		if len(x.VIPs) > 0 {
-			r.Vips = make(map[string]string, len(x.VIPs))
-			for _, v := range x.VIPs {
-				be := make([]string, len(v.Backends))
-				for i, b := range v.Backends {
-					be[i] = apString(b)
-				}
-				r.Vips[apString(v.VIP)] = strings.Join(be, ",")
-			}
-		}
-		return r, nil
-	case topology.LoadBalancerGroup:
-		// Load_Balancer_Group has no external_ids: ownership is by name
-		// (see snapshot).
-		return &nbdb.LoadBalancerGroup{Name: x.Name}, nil
-	case topology.Switch:
-		return &nbdb.LogicalSwitch{Name: x.Name, ExternalIDs: ids, OtherConfig: optMap(x.OtherConfig)}, nil
-	case topology.Router:
-		return &nbdb.LogicalRouter{Name: x.Name, ExternalIDs: ids, Options: optMap(x.Options)}, nil
-	case topology.SwitchPort:
-		r := &nbdb.LogicalSwitchPort{Name: x.Name, ExternalIDs: ids, Type: string(x.Type),
-			Addresses: slices.Clone(x.Addresses), PortSecurity: slices.Clone(x.PortSecurity), Options: optMap(x.Options)}
-		if x.TagRequest != 0 {
-			t := x.TagRequest
-			r.TagRequest = &t
-		}
-		return r, nil
-	case topology.RouterPort:
-		r := &nbdb.LogicalRouterPort{Name: x.Name, ExternalIDs: ids, MAC: x.MAC, Peer: strPtr(x.Peer), Options: optMap(x.Options)}
-		for _, p := range x.Networks {
-			r.Networks = append(r.Networks, p.String())
-		}
-		return r, nil
-	case topology.StaticRoute:
-		r := &nbdb.LogicalRouterStaticRoute{ExternalIDs: ids, IPPrefix: ipString(x.Prefix), Nexthop: addrString(x.Nexthop),
-			RouteTable: x.RouteTable, OutputPort: strPtr(x.OutputPort), Options: optMap(x.Options)}
-		if x.Policy != "" {
-			p := nbdb.LogicalRouterStaticRoutePolicy(x.Policy)
-			r.Policy = &p
-		}
-		return r, nil
-	case topology.Policy:
-		r := &nbdb.LogicalRouterPolicy{ExternalIDs: ids, Priority: x.Priority, Match: x.Match,
-			Action: nbdb.LogicalRouterPolicyAction(x.Action), Options: optMap(x.Options)}
-		for _, a := range x.Nexthops {
-			r.Nexthops = append(r.Nexthops, a.String())
-		}
-		return r, nil
-	case topology.NAT:
-		return &nbdb.NAT{ExternalIDs: ids, Type: nbdb.NATType(x.Type), LogicalIP: ipString(x.LogicalIP),
-			ExternalIP: addrString(x.ExternalIP), LogicalPort: strPtr(x.LogicalPort), Match: x.Match, Options: optMap(x.Options)}, nil
-	case topology.ACL:
-		return &nbdb.ACL{ExternalIDs: ids, Name: strPtr(x.Name), Tier: x.Tier, Direction: nbdb.ACLDirection(x.Direction),
-			Priority: x.Priority, Match: x.Match, Action: nbdb.ACLAction(x.Action), Options: optMap(x.Options)}, nil
-	case topology.PortGroup:
-		return &nbdb.PortGroup{Name: x.Name, ExternalIDs: ids}, nil
-	}
-	return nil, fmt.Errorf("%w: object of type %T", ErrInvalidChange, o)
-}
-
-// check refuses objects the database would take but OVN could not use.
-func check(o topology.Object) error {
-	field := func(name string) error { return fmt.Errorf("%w: %s is empty or invalid", ErrInvalidChange, name) }
-	switch x := o.(type) {
-	case topology.AddressSet, topology.LoadBalancer, topology.LoadBalancerGroup, topology.Switch, topology.Router,
-		topology.SwitchPort, topology.PortGroup:
-		if o.Key() == "" {
-			return field("name")
-		}
-	case topology.RouterPort:
-		switch {
-		case x.Name == "":
-			return field("name")
-		case x.MAC == "":
-			return field("mac")
-		case len(x.Networks) == 0:
-			return field("networks")
-		}
-	case topology.StaticRoute:
-		if !x.Prefix.IsValid() {
-			return field("prefix (ip_prefix)")
-		}
-	case topology.Policy:
-		if x.Match == "" {
-			return field("match")
-		}
-		if x.Action == "" {
-			return field("action")
-		}
-	case topology.NAT:
-		switch {
-		case x.Type == "":
-			return field("type")
-		case !x.LogicalIP.IsValid():
-			return field("logical_ip")
-		case !x.ExternalIP.IsValid():
-			return field("external_ip")
-		}
-	case topology.ACL:
-		switch {
-		case x.Match == "":
-			return field("match")
-		case x.Action == "":
-			return field("action")
-		case x.Direction == "":
-			return field("direction")
-		}
-	}
-	return nil
-}
-
-// fromRow maps an owned row back to an object. names resolves a UUID of a
-// referenced row to its name; parent is the name of the row's parent (for
-// members); gcs resolves Gateway_Chassis UUIDs.
-func fromRow(m model.Model, owner topology.Owner, names func(string) string, parent string, gcs map[string]*nbdb.GatewayChassis) (topology.Object, error) {
-	switch r := m.(type) {
-	case *nbdb.AddressSet:
-		o := topology.AddressSet{Owner: owner, Name: r.Name}
-		for _, s := range r.Addresses {
-			p, err := parseIP(s)
-			if err != nil {
-				return nil, fmt.Errorf("address set %q: addresses: %w", r.Name, err)
-			}
-			o.Addresses = append(o.Addresses, p)
-		}
-		return o, nil
-	case *nbdb.LoadBalancer:
-		o := topology.LoadBalancer{Owner: owner, Name: r.Name, Protocol: deref(r.Protocol), Options: opts(r.Options)}
-		for vip, bes := range r.Vips {
-			v, err := parseAP(vip)
-			if err != nil {
-				return nil, fmt.Errorf("load balancer %q: vips: %w", r.Name, err)
-			}
-			e := topology.LBVIP{VIP: v}
-			for _, b := range strings.Split(bes, ",") {
-				if b == "" {
-					continue
-				}
-				ap, err := parseAP(b)
-				if err != nil {
-					return nil, fmt.Errorf("load balancer %q: vips %q: %w", r.Name, vip, err)
-				}
-				e.Backends = append(e.Backends, ap)
-			}
-			o.VIPs = append(o.VIPs, e)
-		}
-		return o, nil
-	case *nbdb.LoadBalancerGroup:
-		o := topology.LoadBalancerGroup{Owner: owner, Name: r.Name}
-		for _, u := range r.LoadBalancer {
-			o.LoadBalancers = append(o.LoadBalancers, names(u))
-		}
-		return o, nil
-	case *nbdb.LogicalSwitch:
-		o := topology.Switch{Owner: owner, Name: r.Name, OtherConfig: opts(r.OtherConfig)}
-		for _, u := range r.LoadBalancerGroup {
-			o.LoadBalancerGroups = append(o.LoadBalancerGroups, names(u))
-		}
-		return o, nil
-	case *nbdb.LogicalRouter:
-		o := topology.Router{Owner: owner, Name: r.Name, Options: opts(r.Options)}
-		for _, u := range r.LoadBalancerGroup {
-			o.LoadBalancerGroups = append(o.LoadBalancerGroups, names(u))
-		}
-		return o, nil
-	case *nbdb.LogicalSwitchPort:
-		o := topology.SwitchPort{Owner: owner, Name: r.Name, Switch: parent, Type: topology.PortType(r.Type),
-			Addresses: slices.Clone(r.Addresses), PortSecurity: slices.Clone(r.PortSecurity), Options: opts(r.Options)}
-		if r.TagRequest != nil {
-			o.TagRequest = *r.TagRequest
-		}
-		return o, nil
-	case *nbdb.LogicalRouterPort:
-		o := topology.RouterPort{Owner: owner, Name: r.Name, Router: parent, MAC: r.MAC, Peer: deref(r.Peer), Options: opts(r.Options)}
-		for _, s := range r.Networks {
-			p, err := netip.ParsePrefix(s)
-			if err != nil {
-				return nil, fmt.Errorf("router port %q: networks: %w", r.Name, err)
-			}
-			o.Networks = append(o.Networks, p)
-		}
-		for _, u := range r.GatewayChassis {
-			if g, ok := gcs[u]; ok {
-				o.GatewayChassis = append(o.GatewayChassis, topology.GatewayChassis{Name: g.Name, Chassis: g.ChassisName, Priority: g.Priority})
-			}
-		}
-		return o, nil
-	case *nbdb.LogicalRouterStaticRoute:
-		p, err := parseIP(r.IPPrefix)
-		if err != nil {
-			return nil, fmt.Errorf("static route %s on router %q: ip_prefix: %w", r.UUID, parent, err)
-		}
-		nh, err := parseAddr(r.Nexthop)
-		if err != nil {
-			return nil, fmt.Errorf("static route %s on router %q: nexthop: %w", r.UUID, parent, err)
-		}
-		return topology.StaticRoute{Owner: owner, Router: parent, RouteTable: r.RouteTable, Policy: topology.RoutePolicy(deref(r.Policy)),
-			Prefix: p, Nexthop: nh, OutputPort: deref(r.OutputPort), Options: opts(r.Options)}, nil
-	case *nbdb.LogicalRouterPolicy:
-		o := topology.Policy{Owner: owner, Router: parent, Priority: r.Priority, Match: r.Match,
-			Action: topology.PolicyAction(r.Action), Options: opts(r.Options)}
-		for _, s := range r.Nexthops {
-			a, err := netip.ParseAddr(s)
-			if err != nil {
-				return nil, fmt.Errorf("policy %s on router %q: nexthops: %w", r.UUID, parent, err)
-			}
-			o.Nexthops = append(o.Nexthops, a)
-		}
-		return o, nil
-	case *nbdb.NAT:
-		lip, err := parseIP(r.LogicalIP)
-		if err != nil {
-			return nil, fmt.Errorf("NAT %s on router %q: logical_ip: %w", r.UUID, parent, err)
-		}
-		eip, err := parseAddr(r.ExternalIP)
-		if err != nil {
-			return nil, fmt.Errorf("NAT %s on router %q: external_ip: %w", r.UUID, parent, err)
-		}
-		o := topology.NAT{Owner: owner, Router: parent, Type: topology.NATType(r.Type), LogicalIP: lip, ExternalIP: eip,
-			LogicalPort: deref(r.LogicalPort), Match: r.Match, Options: opts(r.Options)}
-		if r.GatewayPort != nil {
-			o.GatewayPort = names(*r.GatewayPort)
-		}
-		return o, nil
-	case *nbdb.ACL:
-		return topology.ACL{Owner: owner, Name: deref(r.Name), Tier: r.Tier, Direction: topology.ACLDirection(r.Direction),
-			Priority: r.Priority, Match: r.Match, Action: topology.ACLAction(r.Action), Options: opts(r.Options)}, nil
-	case *nbdb.PortGroup:
-		o := topology.PortGroup{Owner: owner, Name: r.Name}
-		for _, u := range r.Ports {
-			o.Ports = append(o.Ports, names(u))
-		}
-		return o, nil
-	}
-	return nil, fmt.Errorf("unexpected row type %T", m)
-}
-
-// kindOfTable maps a table to its kind.
-func kindOfTable(table string) topology.Kind {
-	for _, k := range topology.Kinds() {
-		if k.Table() == table {
-			return k
-		}
-	}
-	return 0
-}
-
-// describe names an object for error messages: `switch_port "x"`.
-func describe(k topology.Kind, key string) string { return k.String() + " " + strconv.Quote(key) }
-
-// canonController returns c with topology.ControllerTopology spelled "",
-// the form in which rows' owners are read back.
-func canonController(c topology.Controller) topology.Controller {
-	if c == topology.ControllerTopology {
-		return ""
-	}
-	return c
+	return nbrow.ToRow(o, cache.ids(o.OwnedBy()))
 }

@@ -70,11 +70,11 @@ func scopeOf(changes topology.Changes) (lookups []lookup, lbgs bool, ok bool) {
 				continue
 			}
 			if pk, pname, ok := parentOf(obj); ok {
-				name(pk.kind, pname)
+				name(pk.Kind, pname)
 			}
 			for _, r := range nameRefs(obj) {
-				for _, n := range r.names {
-					name(r.kind, n)
+				for _, n := range r.Names {
+					name(r.Kind, n)
 				}
 			}
 			where, ok := keyWhere(obj)
@@ -99,7 +99,7 @@ func scopeOf(changes topology.Changes) (lookups []lookup, lbgs bool, ok bool) {
 			key := obj.Kind().Table() + "|" + obj.Key()
 			own := append(slices.Clone(where), ovsdb.NewCondition("external_ids", ovsdb.ConditionIncludes, ovsdb.OvsMap{GoMap: ids}))
 			add("o|"+key+"|"+string(o.Controller)+"|"+o.Network+"|"+string(o.Topology)+"|"+string(o.Role)+"|"+o.Node, lookup{table: obj.Kind().Table(), where: own})
-			if pk, pname, _ := parentOf(obj); whole[objKey{pk.kind, pname}] {
+			if pk, pname, _ := parentOf(obj); whole[objKey{pk.Kind, pname}] {
 				continue
 			}
 			probe := lookup{table: obj.Kind().Table(), where: where, probe: true}

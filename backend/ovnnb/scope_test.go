@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/netip"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -296,5 +298,36 @@ func TestRealScopedApply(t *testing.T) {
 	})
 	if obs, err := c.Observe(ctx); err != nil || len(topology.Diff(obs, two)) != 0 {
 		t.Fatalf("end state: %v %v", err, topology.Diff(obs, two))
+	}
+}
+
+// TestKeyWhereFollowsDescriptors: the columns a scoped read matches an
+// unnamed row by are its descriptor's key columns (a NAT's gateway_port,
+// a reference, by the probe's gateway port): topology's Key, the adapter
+// and the ovn-nbctl renderer agree on every kind's key.
+func TestKeyWhereFollowsDescriptors(t *testing.T) {
+	own := topology.Owner{Network: "n"}
+	for _, o := range []topology.Object{
+		topology.StaticRoute{Owner: own, Router: "r", Prefix: netip.MustParsePrefix("10.0.0.0/8")},
+		topology.Policy{Owner: own, Router: "r", Priority: 1, Match: "1"},
+		topology.NAT{Owner: own, Router: "r", Type: topology.NATSNAT},
+		topology.ACL{Owner: own, Switch: "s", Match: "1"},
+	} {
+		where, ok := keyWhere(o)
+		if !ok {
+			t.Fatalf("%v: no key conditions", o.Kind())
+		}
+		var cols []string
+		for _, c := range where {
+			cols = append(cols, c.Column)
+		}
+		if o.Kind() == topology.KindNAT {
+			cols = append(cols, "gateway_port")
+		}
+		slices.Sort(cols)
+		want := slices.Sorted(slices.Values(o.Kind().Descriptor().KeyColumns))
+		if !slices.Equal(cols, want) {
+			t.Errorf("%v: matched by %v, descriptor key columns %v", o.Kind(), cols, want)
+		}
 	}
 }

@@ -1,0 +1,626 @@
+// Package nbrow maps topology objects to OVN Northbound rows and back: the
+// one mapping both backends use (backend/ovnnb writes the rows,
+// backend/nbctl renders them as ovn-nbctl commands), so that every form
+// writes the same columns. What it knows of a kind beyond the columns
+// (parents, references, key and updatable columns, name index) comes from
+// the kind's topology.Descriptor.
+//
+// It is internal: its API follows the adapters' needs. Functions are pure
+// and safe for concurrent use.
+package nbrow
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ovn-kubernetes/libovsdb/model"
+
+	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/topology"
+)
+
+// ErrInvalid: an object the database would take but OVN could not use (a
+// name, match or address missing), or of an unknown type. Both backends'
+// ErrInvalidChange are this error.
+var ErrInvalid = errors.New("invalid change")
+
+// The external_ids keys that carry an object's owner. A row is the SDK's
+// when it has ExtNetwork; ExtController names the controller that owns it
+// (topology.Owner.Controller), absent on rows written before controllers
+// existed, which belong to topology.ControllerTopology.
+const (
+	ExtController = "k8s.ovn.org/owner-controller"
+	ExtNetwork    = "k8s.ovn.org/network"
+	ExtTopology   = "k8s.ovn.org/topology"
+	ExtRole       = "k8s.ovn.org/role"
+	ExtNode       = "k8s.ovn.org/node"
+)
+
+func OwnerIDs(o topology.Owner) map[string]string {
+	m := map[string]string{ExtController: o.Controller.String(), ExtNetwork: o.Network}
+	// Valid values in NetConf spelling ("layer3", "primary"); anything else
+	// verbatim so that it reads back unchanged.
+	if o.Topology.Valid() {
+		m[ExtTopology] = o.Topology.NetConfValue()
+	} else if o.Topology != "" {
+		m[ExtTopology] = string(o.Topology)
+	}
+	if o.Role.Valid() {
+		m[ExtRole] = o.Role.NetConfValue()
+	} else if o.Role != "" {
+		m[ExtRole] = string(o.Role)
+	}
+	if o.Node != "" {
+		m[ExtNode] = o.Node
+	}
+	return m
+}
+
+// OwnerOf returns the owner recorded in ids, and whether the row is owned.
+func OwnerOf(ids map[string]string) (topology.Owner, bool) {
+	n, ok := ids[ExtNetwork]
+	if !ok || n == "" {
+		return topology.Owner{}, false
+	}
+	o := topology.Owner{Network: n, Node: ids[ExtNode]}
+	// Absent (a row written before controllers existed) or
+	// ControllerTopology's name: the network planners' row, held as the
+	// empty Controller.
+	if c := topology.Controller(ids[ExtController]); c != topology.ControllerTopology {
+		o.Controller = c
+	}
+	if v, ok := ids[ExtTopology]; ok {
+		o.Topology = netconf.Topology(v)
+		for _, t := range []netconf.Topology{netconf.TopologyLayer2, netconf.TopologyLayer3, netconf.TopologyLocalnet} {
+			if t.NetConfValue() == v {
+				o.Topology = t
+			}
+		}
+	}
+	if v, ok := ids[ExtRole]; ok {
+		o.Role = netconf.Role(v)
+		for _, r := range []netconf.Role{netconf.RolePrimary, netconf.RoleSecondary} {
+			if r.NetConfValue() == v {
+				o.Role = r
+			}
+		}
+	}
+	return o, true
+}
+
+// IPString spells a prefix as OVN tools do: a single address without its
+// length, anything else as address/length.
+func IPString(p netip.Prefix) string {
+	if !p.IsValid() {
+		return ""
+	}
+	if p.IsSingleIP() {
+		return p.Addr().String()
+	}
+	return p.String()
+}
+
+func ParseIP(s string) (netip.Prefix, error) {
+	if s == "" {
+		return netip.Prefix{}, nil
+	}
+	if strings.Contains(s, "/") {
+		return netip.ParsePrefix(s)
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}
+
+func AddrString(a netip.Addr) string {
+	if !a.IsValid() {
+		return ""
+	}
+	return a.String()
+}
+
+func ParseAddr(s string) (netip.Addr, error) {
+	if s == "" {
+		return netip.Addr{}, nil
+	}
+	return netip.ParseAddr(s)
+}
+
+func APString(ap netip.AddrPort) string {
+	if ap.Port() == 0 {
+		return ap.Addr().String()
+	}
+	return ap.String()
+}
+
+func ParseAP(s string) (netip.AddrPort, error) {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap, nil
+	}
+	a, err := netip.ParseAddr(strings.Trim(s, "[]"))
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("address %q: %w", s, err)
+	}
+	return netip.AddrPortFrom(a, 0), nil
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref[T ~string](p *T) string {
+	if p == nil {
+		return ""
+	}
+	return string(*p)
+}
+
+func optMap(o topology.Options) map[string]string {
+	if len(o) == 0 {
+		return nil
+	}
+	return o.Map()
+}
+
+func opts(m map[string]string) topology.Options {
+	if len(m) == 0 {
+		return nil
+	}
+	return topology.OptionsFromMap(m)
+}
+
+// ToRow maps an object to a libovsdb model without its UUID and without
+// the columns that reference other rows (see NameRefs, ParentOf and
+// gateway_chassis), which the caller fills in. ids is its external_ids
+// map (nil: OwnerIDs of its owner; a caller writing many rows of one owner
+// shares one map).
+func ToRow(o topology.Object, ids map[string]string) (model.Model, error) {
+	if err := Check(o); err != nil {
+		return nil, err
+	}
+	if ids == nil {
+		ids = OwnerIDs(o.OwnedBy())
+	}
+	switch x := o.(type) {
+	case topology.AddressSet:
+		r := &nbdb.AddressSet{Name: x.Name, ExternalIDs: ids}
+		for _, p := range x.Addresses {
+			r.Addresses = append(r.Addresses, IPString(p))
+		}
+		return r, nil
+	case topology.LoadBalancer:
+		r := &nbdb.LoadBalancer{Name: x.Name, ExternalIDs: ids, Options: optMap(x.Options)}
+		if x.Protocol != "" {
+			p := nbdb.LoadBalancerProtocol(x.Protocol)
+			r.Protocol = &p
+		}
+		if len(x.VIPs) > 0 {
+			r.Vips = make(map[string]string, len(x.VIPs))
+			for _, v := range x.VIPs {
+				be := make([]string, len(v.Backends))
+				for i, b := range v.Backends {
+					be[i] = APString(b)
+				}
+				r.Vips[APString(v.VIP)] = strings.Join(be, ",")
+			}
+		}
+		return r, nil
+	case topology.LoadBalancerGroup:
+		// Load_Balancer_Group has no external_ids: ownership is by name
+		// (see snapshot).
+		return &nbdb.LoadBalancerGroup{Name: x.Name}, nil
+	case topology.Switch:
+		return &nbdb.LogicalSwitch{Name: x.Name, ExternalIDs: ids, OtherConfig: optMap(x.OtherConfig)}, nil
+	case topology.Router:
+		return &nbdb.LogicalRouter{Name: x.Name, ExternalIDs: ids, Options: optMap(x.Options)}, nil
+	case topology.SwitchPort:
+		r := &nbdb.LogicalSwitchPort{Name: x.Name, ExternalIDs: ids, Type: string(x.Type),
+			Addresses: slices.Clone(x.Addresses), PortSecurity: slices.Clone(x.PortSecurity), Options: optMap(x.Options)}
+		if x.TagRequest != 0 {
+			t := x.TagRequest
+			r.TagRequest = &t
+		}
+		return r, nil
+	case topology.RouterPort:
+		r := &nbdb.LogicalRouterPort{Name: x.Name, ExternalIDs: ids, MAC: x.MAC, Peer: strPtr(x.Peer), Options: optMap(x.Options)}
+		for _, p := range x.Networks {
+			r.Networks = append(r.Networks, p.String())
+		}
+		return r, nil
+	case topology.StaticRoute:
+		r := &nbdb.LogicalRouterStaticRoute{ExternalIDs: ids, IPPrefix: IPString(x.Prefix), Nexthop: AddrString(x.Nexthop),
+			RouteTable: x.RouteTable, OutputPort: strPtr(x.OutputPort), Options: optMap(x.Options)}
+		if x.Policy != "" {
+			p := nbdb.LogicalRouterStaticRoutePolicy(x.Policy)
+			r.Policy = &p
+		}
+		return r, nil
+	case topology.Policy:
+		r := &nbdb.LogicalRouterPolicy{ExternalIDs: ids, Priority: x.Priority, Match: x.Match,
+			Action: nbdb.LogicalRouterPolicyAction(x.Action), Options: optMap(x.Options)}
+		for _, a := range x.Nexthops {
+			r.Nexthops = append(r.Nexthops, a.String())
+		}
+		return r, nil
+	case topology.NAT:
+		return &nbdb.NAT{ExternalIDs: ids, Type: nbdb.NATType(x.Type), LogicalIP: IPString(x.LogicalIP),
+			ExternalIP: AddrString(x.ExternalIP), LogicalPort: strPtr(x.LogicalPort), Match: x.Match, Options: optMap(x.Options)}, nil
+	case topology.ACL:
+		return &nbdb.ACL{ExternalIDs: ids, Name: strPtr(x.Name), Tier: x.Tier, Direction: nbdb.ACLDirection(x.Direction),
+			Priority: x.Priority, Match: x.Match, Action: nbdb.ACLAction(x.Action), Options: optMap(x.Options)}, nil
+	case topology.PortGroup:
+		return &nbdb.PortGroup{Name: x.Name, ExternalIDs: ids}, nil
+	}
+	return nil, fmt.Errorf("%w: object of type %T", ErrInvalid, o)
+}
+
+// Check refuses objects the database would take but OVN could not use.
+func Check(o topology.Object) error {
+	field := func(name string) error { return fmt.Errorf("%w: %s is empty or invalid", ErrInvalid, name) }
+	switch x := o.(type) {
+	case topology.AddressSet, topology.LoadBalancer, topology.LoadBalancerGroup, topology.Switch, topology.Router,
+		topology.SwitchPort, topology.PortGroup:
+		if o.Key() == "" {
+			return field("name")
+		}
+	case topology.RouterPort:
+		switch {
+		case x.Name == "":
+			return field("name")
+		case x.MAC == "":
+			return field("mac")
+		case len(x.Networks) == 0:
+			return field("networks")
+		}
+	case topology.StaticRoute:
+		if !x.Prefix.IsValid() {
+			return field("prefix (ip_prefix)")
+		}
+	case topology.Policy:
+		if x.Match == "" {
+			return field("match")
+		}
+		if x.Action == "" {
+			return field("action")
+		}
+	case topology.NAT:
+		switch {
+		case x.Type == "":
+			return field("type")
+		case !x.LogicalIP.IsValid():
+			return field("logical_ip")
+		case !x.ExternalIP.IsValid():
+			return field("external_ip")
+		}
+	case topology.ACL:
+		switch {
+		case x.Match == "":
+			return field("match")
+		case x.Action == "":
+			return field("action")
+		case x.Direction == "":
+			return field("direction")
+		}
+	}
+	return nil
+}
+
+// FromRow maps an owned row back to an object. names resolves a UUID of a
+// referenced row to its name; parent is the name of the row's parent (for
+// members); gcs resolves Gateway_Chassis UUIDs.
+func FromRow(m model.Model, owner topology.Owner, names func(string) string, parent string, gcs map[string]*nbdb.GatewayChassis) (topology.Object, error) {
+	switch r := m.(type) {
+	case *nbdb.AddressSet:
+		o := topology.AddressSet{Owner: owner, Name: r.Name}
+		for _, s := range r.Addresses {
+			p, err := ParseIP(s)
+			if err != nil {
+				return nil, fmt.Errorf("address set %q: addresses: %w", r.Name, err)
+			}
+			o.Addresses = append(o.Addresses, p)
+		}
+		return o, nil
+	case *nbdb.LoadBalancer:
+		o := topology.LoadBalancer{Owner: owner, Name: r.Name, Protocol: deref(r.Protocol), Options: opts(r.Options)}
+		for vip, bes := range r.Vips {
+			v, err := ParseAP(vip)
+			if err != nil {
+				return nil, fmt.Errorf("load balancer %q: vips: %w", r.Name, err)
+			}
+			e := topology.LBVIP{VIP: v}
+			for _, b := range strings.Split(bes, ",") {
+				if b == "" {
+					continue
+				}
+				ap, err := ParseAP(b)
+				if err != nil {
+					return nil, fmt.Errorf("load balancer %q: vips %q: %w", r.Name, vip, err)
+				}
+				e.Backends = append(e.Backends, ap)
+			}
+			o.VIPs = append(o.VIPs, e)
+		}
+		return o, nil
+	case *nbdb.LoadBalancerGroup:
+		o := topology.LoadBalancerGroup{Owner: owner, Name: r.Name}
+		for _, u := range r.LoadBalancer {
+			o.LoadBalancers = append(o.LoadBalancers, names(u))
+		}
+		return o, nil
+	case *nbdb.LogicalSwitch:
+		o := topology.Switch{Owner: owner, Name: r.Name, OtherConfig: opts(r.OtherConfig)}
+		for _, u := range r.LoadBalancerGroup {
+			o.LoadBalancerGroups = append(o.LoadBalancerGroups, names(u))
+		}
+		return o, nil
+	case *nbdb.LogicalRouter:
+		o := topology.Router{Owner: owner, Name: r.Name, Options: opts(r.Options)}
+		for _, u := range r.LoadBalancerGroup {
+			o.LoadBalancerGroups = append(o.LoadBalancerGroups, names(u))
+		}
+		return o, nil
+	case *nbdb.LogicalSwitchPort:
+		o := topology.SwitchPort{Owner: owner, Name: r.Name, Switch: parent, Type: topology.PortType(r.Type),
+			Addresses: slices.Clone(r.Addresses), PortSecurity: slices.Clone(r.PortSecurity), Options: opts(r.Options)}
+		if r.TagRequest != nil {
+			o.TagRequest = *r.TagRequest
+		}
+		return o, nil
+	case *nbdb.LogicalRouterPort:
+		o := topology.RouterPort{Owner: owner, Name: r.Name, Router: parent, MAC: r.MAC, Peer: deref(r.Peer), Options: opts(r.Options)}
+		for _, s := range r.Networks {
+			p, err := netip.ParsePrefix(s)
+			if err != nil {
+				return nil, fmt.Errorf("router port %q: networks: %w", r.Name, err)
+			}
+			o.Networks = append(o.Networks, p)
+		}
+		for _, u := range r.GatewayChassis {
+			if g, ok := gcs[u]; ok {
+				o.GatewayChassis = append(o.GatewayChassis, topology.GatewayChassis{Name: g.Name, Chassis: g.ChassisName, Priority: g.Priority})
+			}
+		}
+		return o, nil
+	case *nbdb.LogicalRouterStaticRoute:
+		p, err := ParseIP(r.IPPrefix)
+		if err != nil {
+			return nil, fmt.Errorf("static route %s on router %q: ip_prefix: %w", r.UUID, parent, err)
+		}
+		nh, err := ParseAddr(r.Nexthop)
+		if err != nil {
+			return nil, fmt.Errorf("static route %s on router %q: nexthop: %w", r.UUID, parent, err)
+		}
+		return topology.StaticRoute{Owner: owner, Router: parent, RouteTable: r.RouteTable, Policy: topology.RoutePolicy(deref(r.Policy)),
+			Prefix: p, Nexthop: nh, OutputPort: deref(r.OutputPort), Options: opts(r.Options)}, nil
+	case *nbdb.LogicalRouterPolicy:
+		o := topology.Policy{Owner: owner, Router: parent, Priority: r.Priority, Match: r.Match,
+			Action: topology.PolicyAction(r.Action), Options: opts(r.Options)}
+		for _, s := range r.Nexthops {
+			a, err := netip.ParseAddr(s)
+			if err != nil {
+				return nil, fmt.Errorf("policy %s on router %q: nexthops: %w", r.UUID, parent, err)
+			}
+			o.Nexthops = append(o.Nexthops, a)
+		}
+		return o, nil
+	case *nbdb.NAT:
+		lip, err := ParseIP(r.LogicalIP)
+		if err != nil {
+			return nil, fmt.Errorf("NAT %s on router %q: logical_ip: %w", r.UUID, parent, err)
+		}
+		eip, err := ParseAddr(r.ExternalIP)
+		if err != nil {
+			return nil, fmt.Errorf("NAT %s on router %q: external_ip: %w", r.UUID, parent, err)
+		}
+		o := topology.NAT{Owner: owner, Router: parent, Type: topology.NATType(r.Type), LogicalIP: lip, ExternalIP: eip,
+			LogicalPort: deref(r.LogicalPort), Match: r.Match, Options: opts(r.Options)}
+		if r.GatewayPort != nil {
+			o.GatewayPort = names(*r.GatewayPort)
+		}
+		return o, nil
+	case *nbdb.ACL:
+		return topology.ACL{Owner: owner, Name: deref(r.Name), Tier: r.Tier, Direction: topology.ACLDirection(r.Direction),
+			Priority: r.Priority, Match: r.Match, Action: topology.ACLAction(r.Action), Options: opts(r.Options)}, nil
+	case *nbdb.PortGroup:
+		o := topology.PortGroup{Owner: owner, Name: r.Name}
+		for _, u := range r.Ports {
+			o.Ports = append(o.Ports, names(u))
+		}
+		return o, nil
+	}
+	return nil, fmt.Errorf("unexpected row type %T", m)
+}
+
+// KindOfTable maps a table to its kind.
+func KindOfTable(table string) topology.Kind {
+	for _, k := range topology.Kinds() {
+		if k.Table() == table {
+			return k
+		}
+	}
+	return 0
+}
+
+// CanonController returns c with topology.ControllerTopology spelled "",
+// the form in which rows' owners are read back.
+func CanonController(c topology.Controller) topology.Controller {
+	if c == topology.ControllerTopology {
+		return ""
+	}
+	return c
+}
+
+// Parent is a parent kind and its column holding members.
+type Parent = topology.ParentColumn
+
+// ParentOf returns the parent of a member object (switch port, router
+// port, route, policy, NAT, ACL), from its descriptor, with the parent's
+// name.
+func ParentOf(o topology.Object) (Parent, string, bool) {
+	k, name, ok := topology.Parent(o)
+	if !ok {
+		return Parent{}, "", false
+	}
+	for _, p := range o.Kind().Descriptor().Parents {
+		if p.Kind == k {
+			return p, name, true
+		}
+	}
+	return Parent{}, "", false
+}
+
+// NameRef is a column of an object holding references by name to rows of
+// Kind.
+type NameRef struct {
+	Column string
+	Kind   topology.Kind
+	Names  []string
+}
+
+// NameRefs returns the reference columns of o, from its descriptor.
+func NameRefs(o topology.Object) []NameRef {
+	refs := o.Kind().Descriptor().Refs
+	if len(refs) == 0 {
+		return nil
+	}
+	names := topology.References(o)
+	out := make([]NameRef, len(refs))
+	for i, r := range refs {
+		out[i] = NameRef{Column: r.Column, Kind: r.Kind}
+		if i < len(names) {
+			out[i].Names = names[i]
+		}
+	}
+	return out
+}
+
+// Named reports whether kind k is keyed by its name column.
+func Named(k topology.Kind) bool { return k.Descriptor().Named }
+
+// Unindexed reports whether kind k has a name but its table no index on
+// it (Logical_Switch, Logical_Router, Load_Balancer).
+func Unindexed(k topology.Kind) bool { d := k.Descriptor(); return d.Named && !d.Indexed }
+
+// Updatable lists the columns an update of kind k may write.
+func Updatable(k topology.Kind) []string { return k.Descriptor().Updatable }
+
+// KeyColumns lists the columns that, with the parent, make the key of an
+// unnamed kind.
+func KeyColumns(k topology.Kind) []string { return k.Descriptor().KeyColumns }
+
+// Describe names an object for error messages: `switch_port "x"`.
+func Describe(k topology.Kind, key string) string { return k.String() + " " + strconv.Quote(key) }
+
+// Row is the OVN Northbound row an object maps to, as the adapter writes
+// it. Renderers of other forms (ovn-nbctl scripts) use it so that every
+// form writes the same columns.
+type Row struct {
+	// Table is the NB table.
+	Table string
+	// Columns holds every column with a value other than the default,
+	// excluding references: string, int, bool, []string or
+	// map[string]string values.
+	Columns map[string]any
+	// Refs are the reference columns, by the names of the referenced
+	// rows (load_balancer_group, ports of a port group, gateway_port...).
+	Refs []Ref
+	// Parent is the row whose reference set holds this one (members only).
+	Parent *Ref
+	// GatewayChassis are the Gateway_Chassis rows of a router port.
+	GatewayChassis []map[string]any
+}
+
+// Ref is a reference column by names.
+type Ref struct {
+	Column string
+	Table  string
+	Names  []string
+}
+
+// RowOf returns the row obj maps to.
+func RowOf(obj topology.Object) (Row, error) {
+	m, err := ToRow(obj, nil)
+	if err != nil {
+		return Row{}, err
+	}
+	r := Row{Table: obj.Kind().Table(), Columns: plainColumns(m)}
+	for _, nr := range NameRefs(obj) {
+		if len(nr.Names) > 0 {
+			r.Refs = append(r.Refs, Ref{Column: nr.Column, Table: nr.Kind.Table(), Names: slices.Clone(nr.Names)})
+		}
+	}
+	if pk, pname, ok := ParentOf(obj); ok {
+		r.Parent = &Ref{Column: pk.Column, Table: pk.Kind.Table(), Names: []string{pname}}
+	}
+	if rp, ok := obj.(topology.RouterPort); ok {
+		for _, g := range rp.GatewayChassis {
+			r.GatewayChassis = append(r.GatewayChassis, map[string]any{"name": g.Name, "chassis_name": g.Chassis, "priority": g.Priority})
+		}
+	}
+	return r, nil
+}
+
+// plainColumns reflects over a libovsdb model: non-default, non-reference
+// columns.
+func plainColumns(m any) map[string]any {
+	out := map[string]any{}
+	v := reflect.ValueOf(m).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		col := t.Field(i).Tag.Get("ovsdb")
+		if col == "" || col == "_uuid" {
+			continue
+		}
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Pointer:
+			if f.IsNil() {
+				continue
+			}
+			f = f.Elem()
+		case reflect.Slice, reflect.Map:
+			if f.Len() == 0 {
+				continue
+			}
+		}
+		switch f.Kind() {
+		case reflect.String:
+			if f.String() != "" || t.Field(i).Type.Kind() == reflect.Pointer {
+				out[col] = f.String()
+			}
+		case reflect.Int:
+			if f.Int() != 0 || t.Field(i).Type.Kind() == reflect.Pointer {
+				out[col] = int(f.Int())
+			}
+		case reflect.Bool:
+			out[col] = f.Bool()
+		case reflect.Slice:
+			s := make([]string, f.Len())
+			for j := range s {
+				s[j] = f.Index(j).String()
+			}
+			out[col] = s
+		case reflect.Map:
+			mm := make(map[string]string, f.Len())
+			it := f.MapRange()
+			for it.Next() {
+				mm[it.Key().String()] = it.Value().String()
+			}
+			out[col] = mm
+		default:
+			panic(fmt.Sprintf("nbrow: column %s of kind %s", col, f.Kind()))
+		}
+	}
+	return out
+}
