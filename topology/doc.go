@@ -40,6 +40,11 @@
 //	// adapter.Sync(ctx, desired) touches only Controller's rows of net.Name;
 //	// topology.RemovalFor(Controller, net.Name) removes them all.
 //
+// Emitter is the toolkit for such a package: the string arena, the slabs
+// and the key-with-match construction the network planners use, so that
+// it plans over a million rows per second with about one allocation per
+// row (BenchmarkEmitter), and a policy's key always agrees with its match.
+//
 // Rows written before controllers existed carry no owner-controller: they
 // belong to ControllerTopology (the only controller that wrote rows then),
 // are adopted as they are, and gain the key when their external_ids are

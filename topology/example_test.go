@@ -55,3 +55,31 @@ func Example() {
 	// create router_port trtor-GR_tenant_blue_node-c
 	// create static_route tenant_blue_transit_router||dst-ip|100.65.0.4/32|100.88.0.14
 }
+
+// Another planner package (a connect controller, say) emits rows of its
+// own controller onto the network planners' routers: Diff against its
+// State touches its rows only.
+func ExampleEmitter() {
+	const connect topology.Controller = "udnkit-connect"
+	own := topology.Owner{Controller: connect, Network: "tenant_blue"}
+	var e topology.Emitter
+	e.Own(connect, "tenant_blue")
+	for i, node := range []string{"node-a", "node-b"} {
+		subnet := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 200, byte(i), 0}), 24)
+		e.Policy(topology.Policy{Owner: own, Router: "tenant_blue_ovn_cluster_router", Priority: 9001,
+			Action: topology.PolicyReroute, Nexthops: e.Addrs(netip.AddrFrom4([4]byte{192, 168, 0, byte(2 * i)}))},
+			"inport == ", e.Quote(e.Cat("rtos-tenant_blue_", node)), " && ip4.dst == ", e.Prefix(subnet))
+	}
+	desired, err := e.State()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(desired.Controllers(), desired.Len())
+	for _, c := range topology.Diff(topology.State{}, desired) {
+		fmt.Println(c)
+	}
+	// Output:
+	// [udnkit-connect] 2
+	// create policy tenant_blue_ovn_cluster_router|9001|inport == "rtos-tenant_blue_node-a" && ip4.dst == 10.200.0.0/24
+	// create policy tenant_blue_ovn_cluster_router|9001|inport == "rtos-tenant_blue_node-b" && ip4.dst == 10.200.1.0/24
+}

@@ -477,10 +477,15 @@ func (b *Builder) Add(objs ...Object) {
 			continue
 		}
 		if o.OwnedBy().Network == "" && b.err == nil {
-			b.err = fmt.Errorf("%s %q: owner network: %w: empty", o.Kind(), o.Key(), ErrInvalid)
+			b.err = invalidOwner(o)
 		}
 		b.add(o.clone())
 	}
+}
+
+// invalidOwner is the error of an object without an owner network.
+func invalidOwner(o Object) error {
+	return fmt.Errorf("%s %q: owner network: %w: empty", o.Kind(), o.Key(), ErrInvalid)
 }
 
 // add adds objects the caller hands over (no copy).
