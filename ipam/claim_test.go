@@ -5,17 +5,10 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
-
-	ipamclaims "github.com/k8snetworkplumbingwg/ipamclaims/pkg/crd/ipamclaims/v1alpha1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func newClaim(ns, name, network string, ips ...string) *ipamclaims.IPAMClaim {
-	return &ipamclaims.IPAMClaim{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec:       ipamclaims.IPAMClaimSpec{Network: network, Interface: "pod16367aacb67"},
-		Status:     ipamclaims.IPAMClaimStatus{IPs: ips},
-	}
+func newClaim(ns, name, network string, ips ...string) RecordedClaim {
+	return RecordedClaim{Key: ClaimKey{Namespace: ns, Name: name}, Network: network, IPs: ips}
 }
 
 func TestClaimAllocatorPersistsAcrossPodsAndRestarts(t *testing.T) {
@@ -82,10 +75,9 @@ func TestClaimAllocatorRestoreErrors(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		claim *ipamclaims.IPAMClaim
+		claim RecordedClaim
 		want  error
 	}{
-		{"nil", nil, ErrInvalid},
 		{"other network", newClaim("ns", "b", "other", "10.100.200.10/24"), ErrInvalid},
 		{"garbage", newClaim("ns", "b", "net", "10.100.200.300/24"), ErrInvalid},
 		{"taken by a", newClaim("ns", "b", "net", "10.100.200.9/24"), ErrConflict},

@@ -7,8 +7,6 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
-
-	ipamclaims "github.com/k8snetworkplumbingwg/ipamclaims/pkg/crd/ipamclaims/v1alpha1"
 )
 
 // PodIPAllocator allocates pod addresses over one subnet per IP family (a
@@ -178,22 +176,30 @@ func (c *ClaimAllocator) Allocate(key ClaimKey) ([]netip.Prefix, error) {
 	return slices.Clone(got), nil
 }
 
+// RecordedClaim is what an IPAMClaim object records of its addresses: its
+// namespace and name, spec.network and status.ips. netconf.RecordedIPAMClaim
+// reads one from the Kubernetes object, so that ipam needs no API types.
+type RecordedClaim struct {
+	Key     ClaimKey
+	Network string
+	// IPs are the status.ips values: interface addresses ("10.0.0.5/24") or
+	// bare addresses.
+	IPs []string
+}
+
 // Restore re-registers the addresses recorded in an existing claim's status
 // (after a restart). A claim without addresses is a no-op; restoring the same
 // claim twice is harmless. It fails with ErrInvalid when the claim belongs to
 // another network or holds an unparsable address, and with ErrConflict when
 // an address is taken by someone else.
-func (c *ClaimAllocator) Restore(claim *ipamclaims.IPAMClaim) ([]netip.Prefix, error) {
-	if claim == nil {
-		return nil, fmt.Errorf("network %q: IPAM claim: %w: nil", c.network, ErrInvalid)
+func (c *ClaimAllocator) Restore(claim RecordedClaim) ([]netip.Prefix, error) {
+	key := claim.Key
+	if claim.Network != c.network {
+		return nil, fmt.Errorf("IPAM claim %s: spec.network %q: %w: allocator serves network %q", key, claim.Network, ErrInvalid, c.network)
 	}
-	key := ClaimKey{Namespace: claim.Namespace, Name: claim.Name}
-	if claim.Spec.Network != c.network {
-		return nil, fmt.Errorf("IPAM claim %s: spec.network %q: %w: allocator serves network %q", key, claim.Spec.Network, ErrInvalid, c.network)
-	}
-	addrs := make([]netip.Prefix, 0, len(claim.Status.IPs))
-	ips := make([]netip.Addr, 0, len(claim.Status.IPs))
-	for i, s := range claim.Status.IPs {
+	addrs := make([]netip.Prefix, 0, len(claim.IPs))
+	ips := make([]netip.Addr, 0, len(claim.IPs))
+	for i, s := range claim.IPs {
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
 			a, aerr := netip.ParseAddr(s)
@@ -211,7 +217,7 @@ func (c *ClaimAllocator) Restore(claim *ipamclaims.IPAMClaim) ([]netip.Prefix, e
 		if slices.Equal(prefixAddrs(got), ips) {
 			return slices.Clone(got), nil
 		}
-		return nil, fmt.Errorf("IPAM claim %s: status.ips %v: %w: claim already holds %v", key, claim.Status.IPs, ErrConflict, got)
+		return nil, fmt.Errorf("IPAM claim %s: status.ips %v: %w: claim already holds %v", key, claim.IPs, ErrConflict, got)
 	}
 	if len(ips) == 0 {
 		return nil, nil

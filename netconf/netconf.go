@@ -166,12 +166,12 @@ func validateNADKey(key string, p *field.Path) field.ErrorList {
 	return errs
 }
 
-// NetConf returns the NetConf of n for the NAD "<namespace>/<name>"
+// NetConfOf returns the NetConf of n for the NAD "<namespace>/<name>"
 // nadKey. Join subnets are rendered for primary networks, transit subnets
 // for primary Layer2 networks (Layer3 planners derive them, see
 // TransitSubnets). For a network n obtained from a spec or a NetConf,
-// NetConf(k).Network() equals n with ID 0 and NADs [k].
-func (n *Network) NetConf(nadKey string) *NetConf {
+// NetConfOf(n, k).Network() equals n with ID 0 and NADs [k].
+func NetConfOf(n *Network, nadKey string) *NetConf {
 	c := &NetConf{
 		CNIVersion:          CNIVersion,
 		Name:                n.Name,

@@ -116,7 +116,7 @@ func assertRoundTrip(t *testing.T, n *Network) {
 	if n.ID != 0 || len(n.NADs) != 1 {
 		t.Fatalf("round trip needs ID 0 and one NAD: %+v", n)
 	}
-	b, err := json.Marshal(n.NetConf(n.NADs[0]))
+	b, err := json.Marshal(NetConfOf(n, n.NADs[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestNetConfKeyOrder(t *testing.T) {
 		JoinSubnets: []netipPrefix{mustPrefix("100.65.0.0/16")}, TransitSubnets: []netipPrefix{mustPrefix("100.88.0.0/16")},
 		VRF: "x", PersistentIPs: true,
 	}
-	b, err := json.Marshal(n.NetConf("ns/x"))
+	b, err := json.Marshal(NetConfOf(n, "ns/x"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -173,7 +173,7 @@ func ownerRef(kind string, m *metav1.ObjectMeta) metav1.OwnerReference {
 }
 
 func renderNAD(n *Network, namespace, name string, owner metav1.OwnerReference) (*nadv1.NetworkAttachmentDefinition, error) {
-	cfg, err := json.Marshal(n.NetConf(namespace + "/" + name))
+	cfg, err := json.Marshal(NetConfOf(n, namespace+"/"+name))
 	if err != nil {
 		return nil, fmt.Errorf("netconf: marshal NetConf of %s: %w", n, err)
 	}

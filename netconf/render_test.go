@@ -278,7 +278,7 @@ func TestNetworkFromUDNDefaults(t *testing.T) {
 				t.Errorf("transit %s, want %s", got, tt.wantTransit)
 			}
 			// The NetConf carries the transit subnets of Layer2 networks only.
-			c := n.NetConf("demo/db-network")
+			c := NetConfOf(n, "demo/db-network")
 			if want := strings.ReplaceAll(tt.wantTransit, " ", ","); tt.topology != TopologyLayer2 {
 				if c.TransitSubnet != "" {
 					t.Errorf("NetConf transitSubnet %q for %s", c.TransitSubnet, tt.topology)
@@ -311,7 +311,7 @@ func TestSecondaryHasNoJoinOrTransit(t *testing.T) {
 	if len(n.JoinSubnets) != 0 || len(n.TransitSubnets) != 0 {
 		t.Errorf("secondary network has join %v transit %v", n.JoinSubnets, n.TransitSubnets)
 	}
-	c := n.NetConf("ns/x")
+	c := NetConfOf(n, "ns/x")
 	if c.JoinSubnet != "" || c.TransitSubnet != "" || c.Role != "secondary" {
 		t.Errorf("NetConf %+v", c)
 	}

@@ -79,7 +79,7 @@
 // PlanLayer3, PlanLayer2 (a primary network on a transit router, seed
 // OKEP-5094), PlanLegacyLayer2 (gateway routers on the switch),
 // PlanLayer2Upgrade (the rolling upgrade between the two) and PlanLocalnet
-// take an Input: the normalised netconf.Network with its ID, the nodes
+// take an Input: the normalised udn.Network with its ID, the nodes
 // (name, ID, zone, chassis, external addresses and next hops), the zone being
 // programmed, Layer3 host subnets or Layer2 tunnel keys, and cluster
 // settings. Names, addresses, tunnel keys and marks follow the project's

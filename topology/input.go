@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/udnkit/udnkit/ipam"
-	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/netconf/udn"
 )
 
 // Node is a cluster node as the planners see it.
@@ -73,7 +73,7 @@ type Cluster struct {
 // Input is what a planner needs to plan one network for one zone.
 type Input struct {
 	// Network is the normalised network, with its ID allocated.
-	Network *netconf.Network
+	Network *udn.Network
 	// Nodes are all the cluster's nodes (local and remote), in any order.
 	Nodes []Node
 	// Zone is the zone being programmed: nodes of this zone are local (get
@@ -166,7 +166,7 @@ func pickAddr(as []netip.Addr, is4 bool) (netip.Addr, bool) {
 }
 
 // validateNetwork checks the network fields every planner needs.
-func validateNetwork(n *netconf.Network) error {
+func validateNetwork(n *udn.Network) error {
 	if n == nil {
 		return errf("network: %w: nil", ErrInvalid)
 	}
@@ -192,7 +192,7 @@ func validateNetwork(n *netconf.Network) error {
 	if fam[true] > 1 || fam[false] > 1 {
 		return errf("%s: subnets: %w: more than one subnet of a family", n, ErrUnsupported)
 	}
-	if len(n.Subnets) == 0 && (n.IsPrimary() || n.Topology == netconf.TopologyLayer3) {
+	if len(n.Subnets) == 0 && (n.IsPrimary() || n.Topology == udn.TopologyLayer3) {
 		return errf("%s: subnets: %w: a %s %s network needs subnets", n, ErrInvalid, n.Role, n.Topology)
 	}
 	if n.MTU < 0 || n.MTU > 65535 {
@@ -202,7 +202,7 @@ func validateNetwork(n *netconf.Network) error {
 }
 
 // validateNodes checks names, IDs and uniqueness of all nodes.
-func validateNodes(n *netconf.Network, nodes []Node) error {
+func validateNodes(n *udn.Network, nodes []Node) error {
 	names := make(map[string]bool, len(nodes))
 	var ids [ipam.MaxNodeID + 1]int32 // index+1 into nodes of the node with that ID
 	for i := range nodes {
@@ -224,7 +224,7 @@ func validateNodes(n *netconf.Network, nodes []Node) error {
 
 // validateSomeNodes checks the named nodes and that they collide with no
 // other node (PlanNodes: the others were checked by an earlier full plan).
-func validateSomeNodes(n *netconf.Network, in Input, only map[string]bool) error {
+func validateSomeNodes(n *udn.Network, in Input, only map[string]bool) error {
 	found := 0
 	for i := range in.Nodes {
 		nd := &in.Nodes[i]
@@ -247,7 +247,7 @@ func validateSomeNodes(n *netconf.Network, in Input, only map[string]bool) error
 			if o.ID == nd.ID {
 				return errf("%s: node %q: id: %w: %d is also node %q's", n, nd.Name, ErrConflict, nd.ID, o.Name)
 			}
-			if n.Topology == netconf.TopologyLayer3 {
+			if n.Topology == udn.TopologyLayer3 {
 				for _, h := range in.HostSubnets[o.Name] {
 					if slices.Contains(hs, h) {
 						return errf("%s: node %q: hostSubnets: %w: %v is also node %q's", n, nd.Name, ErrConflict, h, o.Name)
@@ -267,7 +267,7 @@ func validateSomeNodes(n *netconf.Network, in Input, only map[string]bool) error
 }
 
 // checkNode checks one node's own fields.
-func checkNode(n *netconf.Network, i int, nd *Node) error {
+func checkNode(n *udn.Network, i int, nd *Node) error {
 	if !validName(nd.Name) || nd.Name == "join" {
 		return errf("%s: nodes[%d]: name: %w: %q is not a usable node name", n, i, ErrInvalid, nd.Name)
 	}
@@ -294,7 +294,7 @@ func checkNode(n *netconf.Network, i int, nd *Node) error {
 
 // checkOverlap refuses internal subnets (join, transit) that overlap the
 // network's subnets.
-func checkOverlap(n *netconf.Network, field string, ps []netip.Prefix) error {
+func checkOverlap(n *udn.Network, field string, ps []netip.Prefix) error {
 	for _, p := range ps {
 		for _, s := range n.Subnets {
 			if p.Overlaps(s.CIDR) {
@@ -306,7 +306,7 @@ func checkOverlap(n *netconf.Network, field string, ps []netip.Prefix) error {
 }
 
 // checkGatewayNode checks what a local node of a primary network needs.
-func checkGatewayNode(n *netconf.Network, nd *Node, families []bool) error {
+func checkGatewayNode(n *udn.Network, nd *Node, families []bool) error {
 	if nd.Chassis == "" {
 		return errf("%s: node %q: chassis: %w: empty", n, nd.Name, ErrInvalid)
 	}
@@ -321,7 +321,7 @@ func checkGatewayNode(n *netconf.Network, nd *Node, families []bool) error {
 	return nil
 }
 
-func checkRemoteNode(n *netconf.Network, nd *Node) error {
+func checkRemoteNode(n *udn.Network, nd *Node) error {
 	if nd.Chassis == "" {
 		return errf("%s: node %q: chassis: %w: empty (needed for remote ports)", n, nd.Name, ErrInvalid)
 	}
@@ -330,7 +330,7 @@ func checkRemoteNode(n *netconf.Network, nd *Node) error {
 
 // families returns the address families of the network's subnets, IPv4
 // first.
-func families(n *netconf.Network) []bool {
+func families(n *udn.Network) []bool {
 	var out []bool
 	subnets := n.SubnetPrefixes()
 	for _, is4 := range []bool{true, false} {
@@ -349,7 +349,7 @@ func withDefaultPrefixes(ps []netip.Prefix, def func() []netip.Prefix) []netip.P
 	return ps
 }
 
-func checkFamilies(n *netconf.Network, field string, ps []netip.Prefix, fams []bool) error {
+func checkFamilies(n *udn.Network, field string, ps []netip.Prefix, fams []bool) error {
 	for _, is4 := range fams {
 		if _, ok := pickPrefix(ps, is4); !ok {
 			return errf("%s: %s: %w: no %s subnet", n, field, ErrInvalid, familyName(is4))
@@ -367,7 +367,7 @@ func checkFamilies(n *netconf.Network, field string, ps []netip.Prefix, fams []b
 // the first repeated subnet in input order, naming the node it repeats.
 // (It sorts pointer-free records rather than filling a map of every host
 // subnet, which costs several times more for each plan.)
-func checkHostSubnets(n *netconf.Network, in Input) error {
+func checkHostSubnets(n *udn.Network, in Input) error {
 	type ref struct {
 		hi, lo    uint64 // the address; with fam and bits, equal iff the prefixes are
 		fam, bits int16  // Addr.BitLen, Prefix.Bits

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/udnkit/udnkit/ipam"
-	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/netconf/udn"
 )
 
 // Kind is the kind of an OVN Northbound object. The order of the constants is
@@ -77,8 +77,8 @@ type Owner struct {
 	// for its own rows only.
 	Controller Controller
 	Network    string
-	Topology   netconf.Topology
-	Role       netconf.Role
+	Topology   udn.Topology
+	Role       udn.Role
 	Node       string
 }
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/udnkit/udnkit/ipam"
-	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/netconf/udn"
 )
 
 // Priorities of the router policies the planners write.
@@ -62,7 +62,7 @@ type family struct {
 
 type planner struct {
 	in      Input
-	n       *netconf.Network
+	n       *udn.Network
 	c       Cluster
 	mode    mode
 	legacy  map[string]bool // modeUpgrade: remote nodes still on the legacy topology
@@ -143,11 +143,11 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 	topo := n.Topology
 	switch m {
 	case modeLayer3:
-		if topo != netconf.TopologyLayer3 {
+		if topo != udn.TopologyLayer3 {
 			return nil, errf("%s: topology: %w: the Layer3 planner got %s", n, ErrInvalid, topo)
 		}
 	case modeLayer2, modeLegacyLayer2, modeUpgrade:
-		if topo != netconf.TopologyLayer2 {
+		if topo != udn.TopologyLayer2 {
 			return nil, errf("%s: topology: %w: the Layer2 planner got %s", n, ErrInvalid, topo)
 		}
 		if m != modeLayer2 && !p.primary {
@@ -169,7 +169,7 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 			}
 		}
 	case modeLocalnet:
-		if topo != netconf.TopologyLocalnet {
+		if topo != udn.TopologyLocalnet {
 			return nil, errf("%s: topology: %w: the Localnet planner got %s", n, ErrInvalid, topo)
 		}
 		if p.primary {
@@ -257,7 +257,7 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 				return nil, errf("%s: joinSubnets: %w", n, err)
 			}
 		}
-		if topo == netconf.TopologyLayer2 && p.primary {
+		if topo == udn.TopologyLayer2 && p.primary {
 			var err error
 			if f.gw, err = ipam.GatewayIP(f.subnet); err != nil {
 				return nil, errf("%s: subnets: %w", n, err)
@@ -275,7 +275,7 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 	p.lbSwitch, p.lbRouter = strs[2:4:4], strs[4:6:6]
 	opts := p.opts.of(Option{OptGatewayMTU, p.mtu}, Option{OptStateless, "false"}, Option{OptNetworkName, p.c.PhysicalNetworkName})
 	p.mtuOpts, p.statelessOpts, p.extOpts = opts[0:1:1], opts[1:2:2], opts[2:3:3]
-	if topo == netconf.TopologyLayer2 && p.primary {
+	if topo == udn.TopologyLayer2 && p.primary {
 		p.initLayer2()
 	}
 
@@ -285,7 +285,7 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 			p.locals = append(p.locals, nd)
 		}
 	}
-	if len(p.locals) > 1 && topo == netconf.TopologyLayer2 && p.primary {
+	if len(p.locals) > 1 && topo == udn.TopologyLayer2 && p.primary {
 		// A primary Layer2 zone holds one node: the management port and
 		// the .1 gateway's SNAT exist once per switch, and the transit
 		// router sends the pod subnet to one gateway router (seed 004
@@ -430,11 +430,11 @@ func modeOf(in Input) (mode, error) {
 		return 0, errf("network: %w: nil", ErrInvalid)
 	}
 	switch in.Network.Topology {
-	case netconf.TopologyLayer3:
+	case udn.TopologyLayer3:
 		return modeLayer3, nil
-	case netconf.TopologyLayer2:
+	case udn.TopologyLayer2:
 		return modeLayer2, nil
-	case netconf.TopologyLocalnet:
+	case udn.TopologyLocalnet:
 		return modeLocalnet, nil
 	}
 	return 0, errf("%s: topology: %w: %q", in.Network, ErrInvalid, in.Network.Topology)

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/netconf/udn"
 )
 
 // partKey names one partition of a State: the objects one controller
@@ -375,7 +375,7 @@ func checkPrefixes(networks []string) error {
 	}
 	seen := make(map[string]string, len(networks))
 	for _, n := range networks {
-		p := netconf.NetworkPrefix(n)
+		p := udn.NetworkPrefix(n)
 		if o, ok := seen[p]; ok {
 			return fmt.Errorf("networks %q and %q: %w: both use the object-name prefix %q", o, n, ErrConflict, p)
 		}
