@@ -107,30 +107,15 @@ func (c Controller) canon() Controller {
 	return c
 }
 
-// Profile selects whose wire format a planner writes where the seeds and the
-// reference implementation (OVN-Kubernetes) part ways.
-type Profile uint8
+// Profile is udn.Profile: the seeds' design or the reference
+// implementation's wire format.
+type Profile = udn.Profile
 
-// Profiles.
+// Profiles, as in package udn.
 const (
-	// ProfileSeeds plans the seeds' design, with DESIGN's decisions where the
-	// seeds are silent (the default).
-	ProfileSeeds Profile = iota
-	// ProfileReference plans exactly what the reference implementation writes,
-	// for a controller running beside or after it.
-	ProfileReference
+	ProfileSeeds     = udn.ProfileSeeds
+	ProfileReference = udn.ProfileReference
 )
-
-// String returns "seeds" or "reference".
-func (p Profile) String() string {
-	switch p {
-	case ProfileSeeds:
-		return "seeds"
-	case ProfileReference:
-		return "reference"
-	}
-	return "profile(" + strconv.Itoa(int(p)) + ")"
-}
 
 // String returns "network/topology/role/node", prefixed with
 // "controller:" for a controller other than ControllerTopology.

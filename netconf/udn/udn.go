@@ -162,3 +162,28 @@ func (n *Network) SubnetPrefixes() []netip.Prefix {
 func (n *Network) String() string {
 	return fmt.Sprintf("network %q (%s %s, id %d)", n.Name, n.Role, n.Topology, n.ID)
 }
+
+// Profile selects whose wire format a planner or renderer writes where the seeds and the
+// reference implementation (OVN-Kubernetes) part ways.
+type Profile uint8
+
+// Profiles.
+const (
+	// ProfileSeeds plans the seeds' design, with DESIGN's decisions where the
+	// seeds are silent (the default).
+	ProfileSeeds Profile = iota
+	// ProfileReference plans exactly what the reference implementation writes,
+	// for a controller running beside or after it.
+	ProfileReference
+)
+
+// String returns "seeds" or "reference".
+func (p Profile) String() string {
+	switch p {
+	case ProfileSeeds:
+		return "seeds"
+	case ProfileReference:
+		return "reference"
+	}
+	return "profile(" + strconv.Itoa(int(p)) + ")"
+}
