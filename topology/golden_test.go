@@ -256,3 +256,37 @@ func TestMACMatchesIPAM(t *testing.T) {
 		t.Errorf("addresses = %q", got)
 	}
 }
+
+// TestPlanNodesHonoursLayer2Mode: an incremental plan of a network on the
+// legacy topology or mid-upgrade is the matching part of its full plan, never
+// the transit-router topology (which would delete stor-GR_ and create ports
+// on a router that does not exist).
+func TestPlanNodesHonoursLayer2Mode(t *testing.T) {
+	for _, mode := range []Layer2Mode{Layer2TransitRouter, Layer2Legacy, Layer2Upgrade} {
+		t.Run(mode.String(), func(t *testing.T) {
+			in := seed004Input("203.203.0.0/24")
+			in.Layer2, in.LegacyNodes = mode, []string{"ovn-worker"}
+			full := mustPlan(t, Plan, in)
+			for _, node := range []string{"ovn-control-plane", "ovn-worker"} {
+				part, err := PlanNodes(in, node)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := Diff(full, part); len(d) != 0 {
+					t.Errorf("PlanNodes(%s) disagrees with the full plan:\n%s", node, d)
+				}
+			}
+		})
+	}
+	in := seed004Input("203.203.0.0/24")
+	in.Network.Role = netconf.RoleSecondary
+	in.Layer2, in.TunnelKeys = Layer2Legacy, in.TunnelKeys[:1]
+	if _, err := Plan(in); err != nil {
+		t.Errorf("a secondary Layer2 network ignores the Layer2 mode: %v", err)
+	}
+	in = seed004Input("203.203.0.0/24")
+	in.Layer2 = Layer2Mode(9)
+	if _, err := Plan(in); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "layer2-mode(9)") {
+		t.Errorf("unknown Layer2 mode: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
@@ -97,6 +98,42 @@ type Input struct {
 	// Profile selects the seeds' design (the zero value) or the reference
 	// implementation's wire format where the two differ.
 	Profile Profile
+	// Layer2 is the topology a primary Layer2 network is on: the transit
+	// router (the zero value), the legacy one, or the rolling upgrade from
+	// one to the other. Every planner entry point, PlanNodes included,
+	// honours it; other networks ignore it.
+	Layer2 Layer2Mode
+	// LegacyNodes are, during Layer2Upgrade, the remote nodes that still run
+	// the legacy topology.
+	LegacyNodes []string
+}
+
+// Layer2Mode is the topology of a primary Layer2 network (seed 004).
+type Layer2Mode uint8
+
+// Layer2 modes.
+const (
+	// Layer2TransitRouter attaches the network to a transit router (seed
+	// 004's topology, the default).
+	Layer2TransitRouter Layer2Mode = iota
+	// Layer2Legacy attaches each node's gateway router to the switch.
+	Layer2Legacy
+	// Layer2Upgrade is a zone that has moved to the transit router while
+	// Input.LegacyNodes still run the legacy topology.
+	Layer2Upgrade
+)
+
+// String returns "transit-router", "legacy" or "upgrade".
+func (m Layer2Mode) String() string {
+	switch m {
+	case Layer2TransitRouter:
+		return "transit-router"
+	case Layer2Legacy:
+		return "legacy"
+	case Layer2Upgrade:
+		return "upgrade"
+	}
+	return "layer2-mode(" + strconv.Itoa(int(m)) + ")"
 }
 
 func (c Cluster) withDefaults() Cluster {

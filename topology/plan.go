@@ -413,18 +413,30 @@ func (p *planner) snat(o Owner, router string, logical netip.Prefix, external ne
 		Options: p.statelessOpts}
 }
 
-// Plan plans in.Network according to its topology and role: PlanLayer3,
-// PlanLayer2 (transit router for primary networks) or PlanLocalnet.
-func Plan(in Input) (State, error) {
+// Plan plans in.Network according to its topology, role and, for a primary
+// Layer2 network, in.Layer2: PlanLayer3, PlanLayer2 or PlanLocalnet.
+func Plan(in Input) (State, error) { return plan(in, nil) }
+
+// plan runs the planner in's network and Layer2 mode call for; only, when
+// set, names the nodes of an incremental plan.
+func plan(in Input, only map[string]bool) (State, error) {
 	m, err := modeOf(in)
 	if err != nil {
 		return State{}, err
 	}
-	return run(in, m, nil, nil)
+	var legacy map[string]bool
+	if m == modeUpgrade {
+		legacy = make(map[string]bool, len(in.LegacyNodes))
+		for _, n := range in.LegacyNodes {
+			legacy[n] = true
+		}
+	}
+	return run(in, m, legacy, only)
 }
 
 // modeOf returns the planner mode of in.Network's topology: Layer3,
-// Layer2 (transit router for primary networks) or Localnet.
+// Layer2 (in.Layer2 picks the transit router, legacy or upgrade topology of
+// a primary network) or Localnet.
 func modeOf(in Input) (mode, error) {
 	if in.Network == nil {
 		return 0, errf("network: %w: nil", ErrInvalid)
@@ -433,11 +445,27 @@ func modeOf(in Input) (mode, error) {
 	case udn.TopologyLayer3:
 		return modeLayer3, nil
 	case udn.TopologyLayer2:
-		return modeLayer2, nil
+		switch {
+		case !in.Network.IsPrimary() || in.Layer2 == Layer2TransitRouter:
+			return modeLayer2, nil
+		case in.Layer2 == Layer2Legacy:
+			return modeLegacyLayer2, nil
+		case in.Layer2 == Layer2Upgrade:
+			return modeUpgrade, nil
+		}
+		return 0, errf("%s: layer2 mode: %w: %s", in.Network, ErrInvalid, in.Layer2)
 	case udn.TopologyLocalnet:
 		return modeLocalnet, nil
 	}
 	return 0, errf("%s: topology: %w: %q", in.Network, ErrInvalid, in.Network.Topology)
+}
+
+// must checks that in's network has the topology a Plan* entry point plans.
+func must(in Input, t udn.Topology) error {
+	if in.Network != nil && in.Network.Topology != t {
+		return errf("%s: topology: %w: %s given to the %s planner", in.Network, ErrInvalid, in.Network.Topology, t)
+	}
+	return nil
 }
 
 // PlanLayer3 plans a Layer3 network for in.Zone. A primary network gets per
@@ -445,21 +473,40 @@ func modeOf(in Input) (mode, error) {
 // the cluster router by the join switch, an external switch, the transit
 // switch ports, routes, policies and NATs; remote nodes get remote transit
 // switch ports and routes. A secondary network is east-west only.
-func PlanLayer3(in Input) (State, error) { return run(in, modeLayer3, nil, nil) }
+func PlanLayer3(in Input) (State, error) {
+	if err := must(in, udn.TopologyLayer3); err != nil {
+		return State{}, err
+	}
+	return Plan(in)
+}
 
-// PlanLayer2 plans a Layer2 network for in.Zone: a primary network on a
-// transit router (seed 004), a secondary one as a lone switch. A primary
-// network's zone holds at most one node (ErrUnsupported otherwise).
-func PlanLayer2(in Input) (State, error) { return run(in, modeLayer2, nil, nil) }
+// PlanLayer2 plans a Layer2 network for in.Zone: a primary network on the
+// topology in.Layer2 names (by default a transit router, seed 004), a
+// secondary one as a lone switch. A primary network's zone holds at most one
+// node (ErrUnsupported otherwise).
+func PlanLayer2(in Input) (State, error) {
+	if err := must(in, udn.TopologyLayer2); err != nil {
+		return State{}, err
+	}
+	return Plan(in)
+}
 
-// PlanLegacyLayer2 plans a primary Layer2 network in the legacy topology:
-// each node's gateway router is attached to the switch. A zone may hold at
-// most one local node, as for PlanLayer2.
-func PlanLegacyLayer2(in Input) (State, error) { return run(in, modeLegacyLayer2, nil, nil) }
+// PlanLegacyLayer2 is PlanLayer2 with in.Layer2 = Layer2Legacy: a primary
+// Layer2 network in the legacy topology, each node's gateway router attached
+// to the switch. A zone may hold at most one local node.
+func PlanLegacyLayer2(in Input) (State, error) {
+	if in.Network != nil && !in.Network.IsPrimary() {
+		return State{}, errf("%s: role: %w: the legacy Layer2 topology is for primary networks", in.Network, ErrUnsupported)
+	}
+	in.Layer2 = Layer2Legacy
+	return PlanLayer2(in)
+}
 
-// PlanLayer2Upgrade plans a zone that has moved to the transit-router
+// PlanLayer2Upgrade is PlanLayer2 with in.Layer2 = Layer2Upgrade and
+// in.LegacyNodes = legacyNodes: a zone that has moved to the transit-router
 // topology while the remote nodes listed in legacyNodes still run the legacy
-// one (seed 004 "Rolling upgrade"). On top of PlanLayer2 it keeps:
+// one (seed 004 "Rolling upgrade"). On top of the transit-router plan it
+// keeps:
 //   - on the switch, the remote stor-GR_ ports of the legacy nodes (instead of
 //     their transit-router peer ports, which they do not have yet);
 //   - on the switch, the local node's router-type stor-GR_ port, its
@@ -471,29 +518,34 @@ func PlanLegacyLayer2(in Input) (State, error) { return run(in, modeLegacyLayer2
 // throughout. After the upgrade, Diff(observed, PlanLayer2(in)) removes the
 // kept pieces.
 func PlanLayer2Upgrade(in Input, legacyNodes []string) (State, error) {
-	legacy := make(map[string]bool, len(legacyNodes))
-	for _, n := range legacyNodes {
-		legacy[n] = true
+	if in.Network != nil && !in.Network.IsPrimary() {
+		return State{}, errf("%s: role: %w: the legacy Layer2 topology is for primary networks", in.Network, ErrUnsupported)
 	}
-	return run(in, modeUpgrade, legacy, nil)
+	in.Layer2, in.LegacyNodes = Layer2Upgrade, legacyNodes
+	return PlanLayer2(in)
 }
 
 // PlanLocalnet plans a Localnet secondary network: a switch with a localnet
 // port whose network_name is the physical network name (the network name
 // when empty) and whose tag_request is the VLAN.
-func PlanLocalnet(in Input) (State, error) { return run(in, modeLocalnet, nil, nil) }
+func PlanLocalnet(in Input) (State, error) {
+	if err := must(in, udn.TopologyLocalnet); err != nil {
+		return State{}, err
+	}
+	return Plan(in)
+}
 
 // PlanNodes plans only the objects owned by the named nodes and, when one of
 // them is local to in.Zone, the network-wide objects (the only ones that
 // depend on the set of local nodes), for incremental reconciliation. The
 // result is an incremental State that speaks only for those nodes: for a
 // node joining the cluster, part := PlanNodes(in, node), the changes are
-// Diff(observed, part), and the new desired state is previous.Overlay(part). It validates the network, the named nodes, and that they
-// collide with no other node; the other nodes are taken as checked by the
-// full plan that preceded.
+// Diff(observed, part), and the new desired state is previous.Overlay(part).
+// It plans the topology Plan would, in.Layer2 included. It validates the
+// network, the named nodes, and that they collide with no other node; the
+// other nodes are taken as checked by the full plan that preceded.
 func PlanNodes(in Input, nodes ...string) (State, error) {
-	m, err := modeOf(in)
-	if err != nil {
+	if _, err := modeOf(in); err != nil {
 		return State{}, err
 	}
 	if len(nodes) == 0 {
@@ -503,7 +555,7 @@ func PlanNodes(in Input, nodes ...string) (State, error) {
 	for _, n := range nodes {
 		only[n] = true
 	}
-	return run(in, m, nil, only)
+	return plan(in, only)
 }
 
 func run(in Input, m mode, legacy, only map[string]bool) (State, error) {

@@ -66,7 +66,7 @@ func randomInput(r *rand.Rand) (Input, func(Input) (State, error), bool) {
 			// A primary Layer2 zone holds one node (interconnect).
 			singleZone = false
 			if r.IntN(2) == 0 {
-				plan, legacy = PlanLegacyLayer2, true
+				in.Layer2, legacy = Layer2Legacy, true
 			}
 		}
 	default:
@@ -214,6 +214,9 @@ func TestProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 2026))
 	for i := range 300 {
 		in, plan, legacy := randomInput(r)
+		if legacy && in.Layer2 != Layer2Legacy {
+			t.Fatal("a legacy input without its Layer2 mode")
+		}
 		t.Run(fmt.Sprintf("%d_%s_%s", i, in.Network.Topology, in.Network.Role), func(t *testing.T) {
 			s, err := plan(in)
 			if err != nil {
@@ -281,8 +284,9 @@ func TestProperties(t *testing.T) {
 					t.Errorf("adding %s changes an object of node %s: %s", name, o.Node, c)
 				}
 			}
-			// Incremental planning gives the same state.
-			if !legacy {
+			// Incremental planning gives the same state, on every Layer2
+			// topology.
+			{
 				part, err := PlanNodes(in2, name)
 				if err != nil {
 					t.Fatal(err)
