@@ -2,6 +2,7 @@ package topology
 
 import (
 	"errors"
+	"net"
 	"net/netip"
 	"strings"
 	"testing"
@@ -204,7 +205,7 @@ func TestPlanErrors(t *testing.T) {
 		{"transit overlaps subnet", PlanLayer3, mod(func(in *Input) {
 			in.Network.TransitSubnets = []netip.Prefix{pfx("10.0.0.0/8"), pfx("fd97::/64")}
 		}), ErrConflict, "transitSubnets"},
-		{"bad node MAC", PlanLayer3, mod(func(in *Input) { in.Nodes[0].MAC = "0A:58:00:00:00:01" }), ErrInvalid, "mac"},
+		{"bad node MAC", PlanLayer3, mod(func(in *Input) { in.Nodes[0].MAC = net.HardwareAddr{0x0a, 0x58, 0, 0, 1} }), ErrInvalid, "mac"},
 		{"masquerade subnet too small", PlanLayer3, mod(func(in *Input) {
 			in.Network.ID = 200
 			in.Cluster.MasqueradeSubnets = []netip.Prefix{pfx("169.254.0.0/24"), pfx("fd69::/112")}
@@ -288,5 +289,16 @@ func TestPlanNodesHonoursLayer2Mode(t *testing.T) {
 	in.Layer2 = Layer2Mode(9)
 	if _, err := Plan(in); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "layer2-mode(9)") {
 		t.Errorf("unknown Layer2 mode: %v", err)
+	}
+}
+
+func TestNodeMACOnExternalPort(t *testing.T) {
+	in := layer3Input()
+	in.Nodes[0].MAC = net.HardwareAddr{0x02, 0x42, 0xac, 0x12, 0x00, 0x03}
+	local := in.Nodes[0].Name
+	in.Zone = local
+	s := mustPlan(t, PlanLayer3, in)
+	if got := routerPort(t, s, "rtoe-GR_ns1_blue_"+local).MAC; got != "02:42:ac:12:00:03" {
+		t.Errorf("rtoe- MAC = %q, want the node's 02:42:ac:12:00:03", got)
 	}
 }

@@ -35,8 +35,8 @@ type Node struct {
 	// per family. Local nodes of primary networks need one per family.
 	NextHops []netip.Addr
 	// MAC is the MAC of the external interface, used by the gateway router's
-	// external port; "" derives one from the first address (ipam.MACFromIP).
-	MAC string
+	// external port; nil derives one from the first address (ipam.MACFromIP).
+	MAC net.HardwareAddr
 }
 
 // zone returns the node's effective zone.
@@ -321,10 +321,8 @@ func checkNode(n *udn.Network, i int, nd *Node) error {
 			return errf("%s: node %q: nextHops[%d]: %w: %v", n, nd.Name, j, ErrInvalid, a)
 		}
 	}
-	if nd.MAC != "" {
-		if hw, err := net.ParseMAC(nd.MAC); err != nil || len(hw) != 6 || hw.String() != nd.MAC {
-			return errf("%s: node %q: mac: %w: %q is not a lowercase 6-byte MAC", n, nd.Name, ErrInvalid, nd.MAC)
-		}
+	if nd.MAC != nil && len(nd.MAC) != 6 {
+		return errf("%s: node %q: mac: %w: %v is not a 6-byte MAC", n, nd.Name, ErrInvalid, nd.MAC)
 	}
 	return nil
 }

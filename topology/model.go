@@ -82,6 +82,25 @@ type Owner struct {
 	Node       string
 }
 
+// Protocol is a load balancer's transport protocol; the empty value leaves
+// the column unset, which OVN reads as TCP.
+type Protocol string
+
+// Protocols a Load_Balancer row can have.
+const (
+	ProtocolTCP  Protocol = "tcp"
+	ProtocolUDP  Protocol = "udp"
+	ProtocolSCTP Protocol = "sctp"
+)
+
+// String returns the OVN spelling ("tcp").
+func (p Protocol) String() string { return string(p) }
+
+// Valid reports whether p is empty or one of the defined protocols.
+func (p Protocol) Valid() bool {
+	return p == "" || p == ProtocolTCP || p == ProtocolUDP || p == ProtocolSCTP
+}
+
 // Controller names a controller that owns Northbound rows.
 type Controller string
 
@@ -370,7 +389,7 @@ type LBVIP struct {
 type LoadBalancer struct {
 	Owner    Owner
 	Name     string
-	Protocol string // "tcp", "udp" or "sctp"
+	Protocol Protocol
 	VIPs     []LBVIP
 	Options  Options
 }

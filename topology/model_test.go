@@ -20,7 +20,7 @@ func allKinds(t *testing.T) State {
 			Match: "ip4.src == $ns_net_as", Action: ACLDrop, Options: Options{{"log-related", "true"}, {"apply-after-lb", "true"}}},
 		ACL{Owner: o, Switch: "ns_net_node-a", Tier: 0, Direction: ACLFromLport, Priority: 900, Match: "ip4", Action: ACLPass},
 		AddressSet{Owner: o, Name: "ns_net_as", Addresses: []netip.Prefix{pfx("10.0.0.2/32"), pfx("10.0.0.1/32")}},
-		LoadBalancer{Owner: o, Name: "ns_net_svc", Protocol: "tcp", VIPs: []LBVIP{
+		LoadBalancer{Owner: o, Name: "ns_net_svc", Protocol: ProtocolTCP, VIPs: []LBVIP{
 			{VIP: netip.MustParseAddrPort("10.96.0.20:80"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.0.0.1:8080")}},
 			{VIP: netip.MustParseAddrPort("10.96.0.10:53"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.0.0.2:53")}}}},
 		LoadBalancerGroup{Owner: o, Name: "ns_net_clusterLBGroup", LoadBalancers: []string{"ns_net_svc"}},
@@ -118,7 +118,7 @@ func TestDiffColumnsPerKind(t *testing.T) {
 			a.Addresses = append(a.Addresses, pfx("10.0.0.3/32"))
 			return a
 		}, []string{"addresses"}},
-		{KindLoadBalancer, "ns_net_svc", func(o Object) Object { l := o.(LoadBalancer); l.Protocol = "udp"; l.VIPs = l.VIPs[:1]; return l },
+		{KindLoadBalancer, "ns_net_svc", func(o Object) Object { l := o.(LoadBalancer); l.Protocol = ProtocolUDP; l.VIPs = l.VIPs[:1]; return l },
 			[]string{"protocol", "vips"}},
 		{KindLoadBalancerGroup, "ns_net_clusterLBGroup", func(o Object) Object {
 			g := o.(LoadBalancerGroup)

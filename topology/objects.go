@@ -432,7 +432,7 @@ func (o AddressSet) render(b *strings.Builder) {
 func (o LoadBalancer) render(b *strings.Builder) {
 	l := line{b}
 	l.head(o.Kind(), o.Name)
-	l.s("protocol", o.Protocol)
+	l.s("protocol", string(o.Protocol))
 	l.list("vips", len(o.VIPs), func(i int) string {
 		v := o.VIPs[i]
 		be := make([]string, len(v.Backends))

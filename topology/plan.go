@@ -678,9 +678,9 @@ func (p *planner) gatewayRouter(nd *Node, gr string) {
 	for i, f := range p.fams {
 		nets[i], _ = pickPrefix(nd.Addresses, f.is4)
 	}
-	m := nd.MAC
-	if m == "" {
-		m = p.mac(nets...)
+	m := p.mac(nets...)
+	if nd.MAC != nil {
+		m = nd.MAC.String()
 	}
 	p.b.add(
 		Switch{Owner: o, Name: ext},

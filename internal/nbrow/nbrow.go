@@ -332,7 +332,7 @@ func FromRow(m model.Model, owner topology.Owner, names func(string) string, par
 		}
 		return o, nil
 	case *nbdb.LoadBalancer:
-		o := topology.LoadBalancer{Owner: owner, Name: r.Name, Protocol: deref(r.Protocol), Options: opts(r.Options)}
+		o := topology.LoadBalancer{Owner: owner, Name: r.Name, Protocol: topology.Protocol(deref(r.Protocol)), Options: opts(r.Options)}
 		for vip, bes := range r.Vips {
 			v, err := ParseAP(vip)
 			if err != nil {
