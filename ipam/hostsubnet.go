@@ -196,11 +196,47 @@ func (a *HostSubnetAllocator) Restore(node string, subnets ...netip.Prefix) erro
 		}
 		locs = append(locs, *loc)
 	}
+	// A node holds one host subnet per family of the network, as Allocate
+	// hands them out.
+	var want, have [2]int
+	for _, r := range a.ranges {
+		want[famIndex(r.CIDR)] = 1
+	}
+	for _, s := range subnets {
+		have[famIndex(s)]++
+	}
+	if have != want {
+		return fmt.Errorf("network %q: node %q: host subnets %v: %w: want one subnet per family of the network (%s)",
+			a.network, node, subnets, ErrInvalid, a.familiesString())
+	}
 	for _, l := range locs {
 		l.r.bs.set(l.i)
 	}
 	a.byNode[node] = slices.Clone(subnets)
 	return nil
+}
+
+func famIndex(p netip.Prefix) int {
+	if p.Addr().Is4() {
+		return 0
+	}
+	return 1
+}
+
+// familiesString returns "IPv4", "IPv6" or "IPv4 and IPv6".
+func (a *HostSubnetAllocator) familiesString() string {
+	var v4, v6 bool
+	for _, r := range a.ranges {
+		v4 = v4 || r.CIDR.Addr().Is4()
+		v6 = v6 || !r.CIDR.Addr().Is4()
+	}
+	switch {
+	case v4 && v6:
+		return "IPv4 and IPv6"
+	case v6:
+		return "IPv6"
+	}
+	return "IPv4"
 }
 
 func (a *HostSubnetAllocator) holder(s netip.Prefix) string {

@@ -5,8 +5,27 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"strings"
 	"testing"
 )
+
+func TestHostSubnetRestoreOnePerFamily(t *testing.T) {
+	a, err := NewHostSubnetAllocator("tenant_v4", []HostSubnetRange{
+		{CIDR: pfx("10.128.0.0/16"), HostPrefix: 24}, {CIDR: pfx("10.129.0.0/16"), HostPrefix: 24},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Restore("node1", pfx("10.128.0.0/24"), pfx("10.129.0.0/24")); !errors.Is(err, ErrInvalid) {
+		t.Errorf("two IPv4 subnets for one node: %v, want ErrInvalid", err)
+	}
+	if err := a.Restore("node1", pfx("10.129.7.0/24")); err != nil {
+		t.Errorf("one subnet of the second range: %v", err)
+	}
+	if err := a.Restore("node2", pfx("10.129.7.0/24")); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), `"node1"`) {
+		t.Errorf("node1's subnet for node2: %v, want ErrConflict naming node1", err)
+	}
+}
 
 func TestHostSubnetAllocator(t *testing.T) {
 	a, err := NewHostSubnetAllocator("tenant_blue", []HostSubnetRange{
@@ -39,8 +58,11 @@ func TestHostSubnetAllocator(t *testing.T) {
 		subnets []netip.Prefix
 		want    error
 	}{
-		{"taken by node1", "node4", []netip.Prefix{pfx("10.128.0.0/24")}, ErrConflict},
+		{"taken by node1", "node4", []netip.Prefix{pfx("10.128.0.0/24"), pfx("fd00:10:128:2::/64")}, ErrConflict},
 		{"node3 holds others", "node3", []netip.Prefix{pfx("10.128.2.0/24")}, ErrConflict},
+		{"empty", "node4", nil, ErrInvalid},
+		{"one family of a dual-stack network", "node4", []netip.Prefix{pfx("10.128.2.0/24")}, ErrInvalid},
+		{"same subnet as node1, both families", "node4", []netip.Prefix{pfx("10.128.0.0/24"), pfx("fd00:10:128::/64")}, ErrConflict},
 		{"wrong length", "node4", []netip.Prefix{pfx("10.128.2.0/25")}, ErrOutOfRange},
 		{"unmasked", "node4", []netip.Prefix{pfx("10.128.2.1/24")}, ErrOutOfRange},
 		{"outside", "node4", []netip.Prefix{pfx("10.129.0.0/24")}, ErrOutOfRange},
