@@ -19,5 +19,8 @@
 // The import graph is a DAG: ipam and netconf at the bottom, the planners above them,
 // backends above the planners, examples and commands on top.
 //
-// This package holds documentation only; import the packages above.
+// This package holds the short path: [Networks] takes UDNs and CUDNs, allocates their
+// IDs, tunnel keys and host subnets, and plans any zone, in a few calls (see the
+// example). A controller that keeps its own allocators uses the packages above
+// directly.
 package udnkit

@@ -5,35 +5,21 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/backend/ovnnb"
-	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 )
 
-// From a UserDefinedNetwork to rows in an OVN Northbound database: validate and
-// render it, give it an ID and tunnel keys, plan one node's zone, and sync.
+// From a UserDefinedNetwork to rows in an OVN Northbound database: add it to
+// the cluster's networks (validated, normalised, ID and tunnel keys
+// allocated), plan one node's zone, and sync.
 func Example() {
-	udn, err := netconf.DecodeUDN([]byte(`
+	u, err := netconf.DecodeUDN([]byte(`
 kind: UserDefinedNetwork
 metadata: {name: red, namespace: tenant-b, uid: 6c1f0a52-3f4e-4d59-9a41-0f3b7c2e8d10}
 spec: {topology: Layer2, role: Primary, subnets: ["10.128.0.0/16"]}
 `))
-	if err != nil {
-		panic(err)
-	}
-	if errs := netconf.ValidateUDN(udn); len(errs) > 0 {
-		panic(errs.ToAggregate())
-	}
-	rendered, err := netconf.RenderUDN(udn)
-	if err != nil {
-		panic(err)
-	}
-	network := rendered.Network
-	if network.ID, err = ipam.NewNetworkIDAllocator().Allocate(network.Name); err != nil {
-		panic(err)
-	}
-	keys, err := ipam.NewTunnelKeyAllocator().Allocate(network.Name, ipam.Layer2TunnelKeys)
 	if err != nil {
 		panic(err)
 	}
@@ -42,8 +28,15 @@ spec: {topology: Layer2, role: Primary, subnets: ["10.128.0.0/16"]}
 			Addresses: []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{172, 18, 0, byte(id)}), 16)},
 			NextHops:  []netip.Addr{netip.MustParseAddr("172.18.0.1")}}
 	}
-	desired, err := topology.Plan(topology.Input{Network: network, Zone: "node-a", TunnelKeys: keys,
-		Nodes: []topology.Node{node("node-a", 2), node("node-b", 3)}})
+	networks, err := udnkit.New(udnkit.Config{Nodes: []topology.Node{node("node-a", 2), node("node-b", 3)}})
+	if err != nil {
+		panic(err)
+	}
+	network, err := networks.AddUDN(u)
+	if err != nil {
+		panic(err)
+	}
+	desired, err := networks.Plan("node-a")
 	if err != nil {
 		panic(err)
 	}

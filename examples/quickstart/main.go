@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/backend"
 	"github.com/udnkit/udnkit/backend/nbctl"
 	"github.com/udnkit/udnkit/backend/ovnnb"
@@ -70,52 +71,22 @@ func nodes() []topology.Node {
 	return out
 }
 
-// plan turns the UDNs into the desired OVN state.
+// plan turns the UDNs into the desired OVN state of the zone.
 func plan() (topology.State, error) {
-	netIDs, tunnelKeys := ipam.NewNetworkIDAllocator(), ipam.NewTunnelKeyAllocator()
-	var states []topology.State
-	for _, doc := range strings.Split(udns, "---") {
-		udn, err := netconf.DecodeUDN([]byte(doc))
-		if err != nil {
-			return topology.State{}, err
-		}
-		n, err := netconf.NetworkFromUDN(udn)
-		if err != nil {
-			return topology.State{}, err
-		}
-		if n.ID, err = netIDs.Allocate(n.Name); err != nil {
-			return topology.State{}, err
-		}
-		in := topology.Input{Network: n, Nodes: nodes(), Zone: zone}
-		switch n.Topology {
-		case netconf.TopologyLayer3:
-			var ranges []ipam.HostSubnetRange
-			for _, s := range n.Subnets {
-				ranges = append(ranges, ipam.HostSubnetRange{CIDR: s.CIDR, HostPrefix: s.HostPrefix})
-			}
-			subnets, err := ipam.NewHostSubnetAllocator(n.Name, ranges)
-			if err != nil {
-				return topology.State{}, err
-			}
-			in.HostSubnets = map[string][]netip.Prefix{}
-			for _, node := range in.Nodes {
-				if in.HostSubnets[node.Name], err = subnets.Allocate(node.Name); err != nil {
-					return topology.State{}, err
-				}
-			}
-		case netconf.TopologyLayer2:
-			// The switch's and the transit router's keys.
-			if in.TunnelKeys, err = tunnelKeys.Allocate(n.Name, ipam.Layer2TunnelKeys); err != nil {
-				return topology.State{}, err
-			}
-		}
-		s, err := topology.Plan(in)
-		if err != nil {
-			return topology.State{}, err
-		}
-		states = append(states, s)
+	networks, err := udnkit.New(udnkit.Config{Nodes: nodes()})
+	if err != nil {
+		return topology.State{}, err
 	}
-	return states[0].Merge(states[1:]...)
+	for _, doc := range strings.Split(udns, "---") {
+		u, err := netconf.DecodeUDN([]byte(doc))
+		if err != nil {
+			return topology.State{}, err
+		}
+		if _, err := networks.AddUDN(u); err != nil {
+			return topology.State{}, err
+		}
+	}
+	return networks.Plan(zone)
 }
 
 // open returns the backend the quickstart applies to, a description of
