@@ -1,0 +1,238 @@
+package connect_test
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/connect"
+	"github.com/udnkit/udnkit/internal/ovntest"
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/topology"
+)
+
+type pod struct{ name, sw, mac, ip, gwMAC string }
+
+var (
+	dpRE  = regexp.MustCompile(`dp="([^"]+)"`)
+	outRE = regexp.MustCompile(`output to "([^"]+)"`)
+)
+
+// trace sends an ICMP echo from p to dst and returns the ovn-trace output,
+// the datapaths crossed and the ports output to.
+func trace(t *testing.T, env *ovntest.Env, p pod, dst string) (string, []string, []string) {
+	t.Helper()
+	match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && icmp4.type == 8`,
+		p.name, p.mac, p.gwMAC, p.ip, dst)
+	out, err := env.Trace(context.Background(), p.sw, match)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dps, outs []string
+	for _, m := range dpRE.FindAllStringSubmatch(out, -1) {
+		if !slices.Contains(dps, m[1]) {
+			dps = append(dps, m[1])
+		}
+	}
+	for _, m := range outRE.FindAllStringSubmatch(out, -1) {
+		outs = append(outs, m[1])
+	}
+	return out, dps, outs
+}
+
+func l3net(name string, id int, second byte) *udn.Network {
+	return &udn.Network{Name: name, ID: id, Topology: udn.TopologyLayer3, Role: udn.RolePrimary,
+		Subnets:     []udn.Subnet{{CIDR: netip.PrefixFrom(netip.AddrFrom4([4]byte{10, second, 0, 0}), 16), HostPrefix: 24}},
+		JoinSubnets: ipam.DefaultJoinSubnets()[:1], TransitSubnets: ipam.DefaultTransitSubnets()[:1]}
+}
+
+// TestRealConnect applies three primary networks on three nodes of one
+// zone — blue and green (Layer3) connected by a ClusterNetworkConnect, red
+// (Layer2, its pod subnet overlapping blue's) not — to a real NB, and lets
+// ovn-trace referee: blue reaches green on the same and on another node,
+// never red; deleting the connect isolates blue and green again and leaves
+// no connect row; northd reports nothing about the plan.
+func TestRealConnect(t *testing.T) {
+	env := ovntest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	nodes := ovntest.Nodes(3, "zone1")
+	blue, green := l3net("ns1_blue", 1, 128), l3net("ns3_green", 3, 129)
+	red := ovntest.Layer2Network()
+	hostSubnets := map[string]map[string][]netip.Prefix{}
+	var states []topology.State
+	for _, n := range []*udn.Network{blue, green} {
+		in := ovntest.PlanInput(n, nodes, "zone1")
+		for i, nd := range nodes {
+			a := n.Subnets[0].CIDR.Addr().As4()
+			in.HostSubnets[nd.Name] = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, a[1], byte(i + 1), 0}), 24)}
+		}
+		hostSubnets[n.Name] = in.HostSubnets
+		s, err := topology.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, s)
+	}
+	redState, err := ovntest.Plan(red, ovntest.Nodes(3, ""), "node1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	states = append(states, redState)
+	var b topology.Builder
+	for _, s := range states {
+		for o := range s.Objects() {
+			b.Add(o)
+		}
+	}
+	pods := map[string]pod{
+		"blue-a":  {"blue-a", "ns1_blue_node1", "0a:58:0a:80:01:05", "10.128.1.5", "0a:58:0a:80:01:01"},
+		"blue-b":  {"blue-b", "ns1_blue_node2", "0a:58:0a:80:02:05", "10.128.2.5", "0a:58:0a:80:02:01"},
+		"green-a": {"green-a", "ns3_green_node1", "0a:58:0a:81:01:05", "10.129.1.5", "0a:58:0a:81:01:01"},
+		"green-b": {"green-b", "ns3_green_node2", "0a:58:0a:81:02:05", "10.129.2.5", "0a:58:0a:81:02:01"},
+		"red-a":   {"red-a", "ns2_red_ovn_layer2_switch", "0a:58:0a:80:01:06", "10.128.1.6", "0a:58:0a:80:00:01"},
+	}
+	for _, p := range pods {
+		network, node := "ns1_blue", "node1"
+		switch {
+		case strings.HasPrefix(p.name, "green"):
+			network = "ns3_green"
+		case strings.HasPrefix(p.name, "red"):
+			network = "ns2_red"
+		}
+		if strings.HasSuffix(p.name, "-b") {
+			node = "node2"
+		}
+		b.Add(topology.SwitchPort{Owner: topology.Owner{Controller: "test-pods", Network: network, Node: node},
+			Name: p.name, Switch: p.sw, Addresses: []string{p.mac + " " + p.ip}})
+	}
+	networks, err := b.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Sync(ctx, networks); err != nil {
+		t.Fatal(err)
+	}
+
+	cnc := &connect.ClusterNetworkConnect{Spec: connect.ClusterNetworkConnectSpec{
+		ConnectSubnets:      []connect.ConnectSubnet{{CIDR: "192.168.0.0/16", NetworkPrefix: 24}},
+		ConnectivityEnabled: []connect.ConnectivityType{connect.PodNetwork}}}
+	cnc.Name = "blue-green"
+	alloc, err := connect.NewAllocator(cnc, ipam.NewTunnelKeyAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	al, err := alloc.Allocate([]*udn.Network{blue, green})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired, err := connect.Plan(connect.Input{Connect: cnc, Networks: []*udn.Network{blue, green}, Allocation: al,
+		Nodes: nodes, Zone: "zone1", HostSubnets: hostSubnets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Sync(ctx, desired); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ch, _, err := c.Sync(ctx, desired); err != nil || len(ch) != 0 {
+		t.Fatalf("second sync: %v, %v", ch, err)
+	}
+
+	reach := func(t *testing.T, from, to string) (string, []string, bool) {
+		t.Helper()
+		out, dps, outs := trace(t, env, pods[from], pods[to].ip)
+		return out, dps, slices.Contains(outs, to)
+	}
+	t.Run("connected networks reach each other", func(t *testing.T) {
+		for _, tc := range [][2]string{{"blue-a", "green-a"}, {"blue-a", "green-b"}, {"green-b", "blue-a"}, {"green-a", "blue-b"}} {
+			out, dps, ok := reach(t, tc[0], tc[1])
+			if !ok {
+				t.Errorf("%s -> %s not delivered (path %v):\n%s", tc[0], tc[1], dps, out)
+			}
+			if !slices.Contains(dps, "connect-router-blue-green") {
+				t.Errorf("%s -> %s did not cross the connect router (path %v)", tc[0], tc[1], dps)
+			}
+		}
+	})
+	t.Run("the unconnected overlapping network stays isolated", func(t *testing.T) {
+		for _, from := range []string{"blue-a", "green-a"} {
+			out, dps, ok := reach(t, from, "red-a")
+			if ok || slices.ContainsFunc(dps, func(dp string) bool { return strings.Contains(dp, "ns2_red") }) {
+				t.Errorf("%s reached red (path %v):\n%s", from, dps, out)
+			}
+		}
+		out, dps, ok := reach(t, "red-a", "green-a")
+		if ok || slices.Contains(dps, "connect-router-blue-green") {
+			t.Errorf("red reached green (path %v):\n%s", dps, out)
+		}
+	})
+	checkNorthd(t, env)
+
+	// Delete the connect: its rows go, nothing else.
+	ch, _, err := c.Sync(ctx, topology.RemovalFor(connect.ControllerConnect, cnc.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, del := ch.Count(); del != desired.Len() {
+		t.Errorf("removal deleted %d rows, the connect had %d", del, desired.Len())
+	}
+	if err := env.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("after deletion everything is isolated again", func(t *testing.T) {
+		for _, tc := range [][2]string{{"blue-a", "green-a"}, {"green-b", "blue-a"}} {
+			if out, dps, ok := reach(t, tc[0], tc[1]); ok {
+				t.Errorf("%s -> %s still delivered (path %v):\n%s", tc[0], tc[1], dps, out)
+			}
+		}
+		out, err := env.NBCtl(ctx, "--bare", "--columns=name", "find", "Logical_Router_Port", "peer!=[]")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, "blue-green") {
+			t.Errorf("connect ports remain:\n%s", out)
+		}
+		routers, _ := env.NBCtl(ctx, "--bare", "--columns=name", "list", "Logical_Router")
+		if strings.Contains(routers, "connect-router") {
+			t.Errorf("the connect router remains:\n%s", routers)
+		}
+		got, err := c.Observe(ctx, "ns1_blue", "ns3_green", "ns2_red")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := topology.Diff(got, networks); len(d) != 0 {
+			t.Errorf("the networks' own rows changed:\n%s", d)
+		}
+	})
+}
+
+func checkNorthd(t *testing.T, env *ovntest.Env) {
+	t.Helper()
+	for _, get := range []func() ([]string, error){env.NorthdErrors, env.NorthdWarnings} {
+		lines, err := get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range lines {
+			if strings.Contains(l, "connect") || strings.Contains(l, "192.168.") {
+				t.Errorf("northd: %s", l)
+			}
+		}
+	}
+}
