@@ -109,11 +109,16 @@ func Accept(c *ClusterNetworkConnect, cl Cluster) Acceptance {
 	}
 	a.Networks = nets
 	subnets := connectSubnets(c)
+	hidden := 0
 	for _, check := range []func() (string, []string){
 		func() (string, []string) { return ReasonUnsupportedNetworkType, unsupported(nets, cl) },
 		func() (string, []string) { return ReasonInsufficientNetworks, insufficient(nets) },
 		func() (string, []string) { return ReasonIPFamilyMismatch, familyMismatch(nets, subnets) },
-		func() (string, []string) { return ReasonOverlappingNetworkSubnets, overlappingNetworks(nets) },
+		func() (string, []string) {
+			var found []string
+			found, hidden = overlappingNetworks(nets)
+			return ReasonOverlappingNetworkSubnets, found
+		},
 		func() (string, []string) { return ReasonConnectSubnetConflict, conflicts(subnets, nets, cl) },
 		func() (string, []string) {
 			return ReasonConnectSubnetOverlap, overlapsOtherConnects(c, subnets, nets, cl)
@@ -121,7 +126,7 @@ func Accept(c *ClusterNetworkConnect, cl Cluster) Acceptance {
 		func() (string, []string) { return ReasonConnectSubnetExhausted, exhausted(subnets, nets, cl) },
 	} {
 		if reason, problems := check(); len(problems) > 0 {
-			return a.fail(cl, reason, joinCapped(problems))
+			return a.fail(cl, reason, joinCapped(problems, hidden))
 		}
 	}
 	a.Condition.Status = metav1.ConditionTrue
@@ -217,21 +222,31 @@ func familyMismatch(nets []Network, subnets []ipam.ConnectSubnet) []string {
 	return out
 }
 
-func overlappingNetworks(nets []Network) []string {
+// overlappingNetworks returns the messages of overlapping pairs up to the
+// message limit, and how many more pairs overlap.
+func overlappingNetworks(nets []Network) ([]string, int) {
 	var out []string
+	size, more := 0, 0
 	for i := range nets {
 		for j := i + 1; j < len(nets); j++ {
 			for _, a := range nets[i].Network.Subnets {
 				for _, b := range nets[j].Network.Subnets {
-					if a.CIDR.Overlaps(b.CIDR) {
-						out = append(out, fmt.Sprintf("Cannot connect networks '%s' and '%s': overlapping pod subnets %s detected.",
-							nets[i].DisplayName(), nets[j].DisplayName(), smaller(a.CIDR, b.CIDR)))
+					if !a.CIDR.Overlaps(b.CIDR) {
+						continue
 					}
+					if size > MaxMessageLength {
+						more++ // the message is full: count the rest only
+						continue
+					}
+					m := fmt.Sprintf("Cannot connect networks '%s' and '%s': overlapping pod subnets %s detected.",
+						nets[i].DisplayName(), nets[j].DisplayName(), smaller(a.CIDR, b.CIDR))
+					out = append(out, m)
+					size += len(m) + 1
 				}
 			}
 		}
 	}
-	return out
+	return out, more
 }
 
 func smaller(a, b netip.Prefix) netip.Prefix {
@@ -334,19 +349,22 @@ func exhausted(subnets []ipam.ConnectSubnet, nets []Network, cl Cluster) []strin
 }
 
 // joinCapped joins problems with spaces, keeping the message under
-// MaxMessageLength and saying how many were left out.
-func joinCapped(problems []string) string {
+// MaxMessageLength and saying how many were left out, hidden more included.
+func joinCapped(problems []string, hidden int) string {
 	var b strings.Builder
 	for i, p := range problems {
-		tail := " ... and " + strconv.Itoa(len(problems)-i) + " more"
+		tail := " ... and " + strconv.Itoa(len(problems)-i+hidden) + " more"
 		if b.Len()+1+len(p)+len(tail) > MaxMessageLength {
 			b.WriteString(tail)
-			break
+			return b.String()
 		}
 		if i > 0 {
 			b.WriteByte(' ')
 		}
 		b.WriteString(p)
+	}
+	if hidden > 0 {
+		b.WriteString(" ... and " + strconv.Itoa(hidden) + " more")
 	}
 	return b.String()
 }

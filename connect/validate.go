@@ -118,7 +118,7 @@ func validateSelectors(sels []NetworkSelector, path *field.Path) field.ErrorList
 		}
 	}
 	if other {
-		errs = append(errs, field.Invalid(path.Root().Child("spec"), "networkSelectors", msgOnlyUDNs))
+		errs = append(errs, field.Invalid(field.NewPath("spec"), "networkSelectors", msgOnlyUDNs))
 	}
 	return errs
 }

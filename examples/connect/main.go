@@ -1,0 +1,204 @@
+// Command connect connects two of three primary user-defined networks with a
+// ClusterNetworkConnect, applies the networks and the connect to an OVN
+// Northbound database, and prints the connect router and the reachability
+// it creates.
+//
+//	go run ./examples/connect                        # embedded in-memory NB
+//	go run ./examples/connect -nb tcp:127.0.0.1:6641 # a real NB
+//
+// The three networks share one zone (node-a's view of a single-zone
+// cluster); red is not selected and its pod subnet overlaps blue's.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"strings"
+
+	"github.com/udnkit/udnkit"
+	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/connect"
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/topology"
+)
+
+const udns = `
+kind: UserDefinedNetwork
+metadata: {name: blue, namespace: blue}
+spec: {topology: Layer3, role: Primary, subnets: ["10.128.0.0/16/24"]}
+---
+kind: UserDefinedNetwork
+metadata: {name: green, namespace: green}
+spec: {topology: Layer3, role: Primary, subnets: ["10.129.0.0/16/24"]}
+---
+kind: UserDefinedNetwork
+metadata: {name: red, namespace: red}
+spec: {topology: Layer3, role: Primary, subnets: ["10.128.0.0/16/24"]}
+`
+
+const cnc = `
+kind: ClusterNetworkConnect
+metadata: {name: blue-green}
+spec:
+  networkSelectors:
+  - networkSelectionType: PrimaryUserDefinedNetworks
+    primaryUserDefinedNetworkSelector:
+      namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [blue, green]}]}
+  connectSubnets: [{cidr: 192.168.0.0/16, networkPrefix: 24}]
+  connectivityEnabled: [PodNetwork]
+`
+
+func main() {
+	nb := flag.String("nb", "", "Northbound endpoints, comma separated; empty starts an embedded in-memory NB")
+	flag.Parse()
+	if err := run(context.Background(), os.Stdout, *nb); err != nil {
+		fmt.Fprintln(os.Stderr, "connect:", err)
+		os.Exit(1)
+	}
+}
+
+const zone = "zone-a"
+
+func nodes() []topology.Node {
+	var out []topology.Node
+	for i, name := range []string{"node-a", "node-b"} {
+		id := ipam.MinNodeID + i
+		out = append(out, topology.Node{Name: name, ID: id, Zone: zone, Chassis: "chassis-" + name,
+			Addresses: []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{172, 18, 0, byte(id)}), 16)},
+			NextHops:  []netip.Addr{netip.MustParseAddr("172.18.0.1")}})
+	}
+	return out
+}
+
+// plan returns the networks' state and the connect's.
+func plan(w io.Writer) (networks, connection topology.State, err error) {
+	nets, err := udnkit.New(udnkit.Config{Nodes: nodes()})
+	if err != nil {
+		return networks, connection, err
+	}
+	var members []connect.Network
+	for _, doc := range strings.Split(udns, "---") {
+		u, err := netconf.DecodeUDN([]byte(doc))
+		if err != nil {
+			return networks, connection, err
+		}
+		n, err := nets.AddUDN(u)
+		if err != nil {
+			return networks, connection, err
+		}
+		members = append(members, connect.Network{Network: n, UDN: u.Namespace + "/" + u.Name, Namespaces: []string{u.Namespace}})
+	}
+	if networks, err = nets.Plan(zone); err != nil {
+		return networks, connection, err
+	}
+	c, err := connect.Decode([]byte(cnc))
+	if err != nil {
+		return networks, connection, err
+	}
+	if errs := connect.Validate(c); len(errs) > 0 {
+		return networks, connection, errs.ToAggregate()
+	}
+	acc := connect.Accept(c, connect.Cluster{Networks: members,
+		Namespaces: []netconf.Namespace{{Name: "blue"}, {Name: "green"}, {Name: "red"}}})
+	fmt.Fprintf(w, "%s %s: %s=%s (%s)\n", connect.Kind, c.Name, acc.Condition.Type, acc.Condition.Status, acc.Condition.Reason)
+	if !acc.Accepted() {
+		return networks, connection, fmt.Errorf("%s", acc.Condition.Message)
+	}
+	var selected []*udn.Network
+	hostSubnets := map[string]map[string][]netip.Prefix{}
+	for _, m := range acc.Networks {
+		selected = append(selected, m.Network)
+		in, err := nets.Input(m.Network.Name, zone)
+		if err != nil {
+			return networks, connection, err
+		}
+		hostSubnets[m.Network.Name] = in.HostSubnets
+	}
+	alloc, err := connect.NewAllocator(c, ipam.NewTunnelKeyAllocator())
+	if err != nil {
+		return networks, connection, err
+	}
+	al, err := alloc.Allocate(selected)
+	if err != nil {
+		return networks, connection, err
+	}
+	for k, v := range al.Annotations(udn.ProfileSeeds) {
+		defer fmt.Fprintf(w, "  annotation %s: %s\n", k, v)
+	}
+	connection, err = connect.Plan(connect.Input{Connect: c, Networks: selected, Allocation: al,
+		Nodes: nodes(), Zone: zone, HostSubnets: hostSubnets})
+	return networks, connection, err
+}
+
+func run(ctx context.Context, w io.Writer, endpoints string) error {
+	var head strings.Builder
+	networks, connection, err := plan(&head)
+	if err != nil {
+		return err
+	}
+	cfg := ovnnb.Config{Endpoints: strings.Split(endpoints, ",")}
+	if endpoints == "" {
+		e, err := ovnnb.StartEmbedded()
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		cfg = e.Config()
+	}
+	c, err := ovnnb.Dial(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, _ = io.WriteString(w, head.String())
+	for _, s := range []topology.State{networks, connection} {
+		changes, _, err := c.Sync(ctx, s)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "applied %d rows of %v\n", len(changes), s.Controllers())
+	}
+	observed, err := c.Observe(ctx)
+	if err != nil {
+		return err
+	}
+	report(w, observed)
+	changes, _, err := c.Sync(ctx, connection)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\napplying the connect again: %d changes\n", len(changes))
+	return nil
+}
+
+// report prints the connect router's ports and routes, and, per network
+// router, where its reroute policies send traffic.
+func report(w io.Writer, s topology.State) {
+	router := connect.RouterName("blue-green", udn.ProfileSeeds)
+	fmt.Fprintf(w, "\nrouter %s\n", router)
+	for o := range s.Objects() {
+		switch x := o.(type) {
+		case topology.RouterPort:
+			if x.Router == router {
+				fmt.Fprintf(w, "  port %s %s %v peer=%s\n", x.Name, x.MAC, x.Networks, x.Peer)
+			}
+		case topology.StaticRoute:
+			if x.Router == router {
+				fmt.Fprintf(w, "  route %s via %s\n", x.Prefix, x.Nexthop)
+			}
+		}
+	}
+	fmt.Fprintln(w, "\nreachability (priority-9001 reroutes to the connect router)")
+	for o := range s.Objects() {
+		if p, ok := o.(topology.Policy); ok && p.Priority == connect.PolicyPriority {
+			fmt.Fprintf(w, "  %s: %s -> %v\n", p.Router, p.Match, p.Nexthops)
+		}
+	}
+	fmt.Fprintln(w, "  red_red: no route to blue or green (not selected)")
+}
