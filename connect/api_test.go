@@ -92,7 +92,9 @@ func TestValidate(t *testing.T) {
 		{"three connect subnets", func(c *ClusterNetworkConnect) {
 			c.Spec.ConnectSubnets = append(c.Spec.ConnectSubnets, ConnectSubnet{CIDR: "10.0.0.0/8", NetworkPrefix: 16})
 		}, "spec.connectSubnets", "must have at most 2 items"},
-		{"two of one family", func(c *ClusterNetworkConnect) { c.Spec.ConnectSubnets[1] = ConnectSubnet{CIDR: "10.0.0.0/8", NetworkPrefix: 16} },
+		{"two of one family", func(c *ClusterNetworkConnect) {
+			c.Spec.ConnectSubnets[1] = ConnectSubnet{CIDR: "10.0.0.0/8", NetworkPrefix: 16}
+		},
 			"spec.connectSubnets", msgFamilies},
 		{"host bits set", func(c *ClusterNetworkConnect) { c.Spec.ConnectSubnets[0].CIDR = "192.168.0.1/16" },
 			"spec.connectSubnets[0].cidr", msgNetworkAddress},
@@ -250,9 +252,16 @@ func TestAcceptReasons(t *testing.T) {
 		{"no connect subnet of a network's family", func(c *ClusterNetworkConnect, cl *Cluster) {
 			c.Spec.ConnectSubnets = c.Spec.ConnectSubnets[1:]
 		}, ReasonIPFamilyMismatch, "Network 'blue-network' uses IPv4 but no IPv4 connect subnet is set"},
-		{"one network", func(c *ClusterNetworkConnect, cl *Cluster) { v4only(c); c.Spec.NetworkSelectors = c.Spec.NetworkSelectors[:1]; cl.Networks = cl.Networks[:1] },
+		{"one network", func(c *ClusterNetworkConnect, cl *Cluster) {
+			v4only(c)
+			c.Spec.NetworkSelectors = c.Spec.NetworkSelectors[:1]
+			cl.Networks = cl.Networks[:1]
+		},
 			ReasonInsufficientNetworks, "Only 1 network selected, minimum 2 networks required for connection"},
-		{"secondary network", func(c *ClusterNetworkConnect, cl *Cluster) { v4only(c); cl.Networks[0].Network.Role = udn.RoleSecondary },
+		{"secondary network", func(c *ClusterNetworkConnect, cl *Cluster) {
+			v4only(c)
+			cl.Networks[0].Network.Role = udn.RoleSecondary
+		},
 			ReasonUnsupportedNetworkType, "Network 'blue-network' has role 'Secondary'. Only 'Primary' role networks are supported"},
 		{"localnet network", func(c *ClusterNetworkConnect, cl *Cluster) {
 			v4only(c)
@@ -300,7 +309,9 @@ func TestMessagesAreCapped(t *testing.T) {
 	}
 }
 
-func itoa3(i int) string { return string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10)) }
+func itoa3(i int) string {
+	return string(rune('0'+i/100%10)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
+}
 
 func TestZoneConditionsAndSummary(t *testing.T) {
 	c := mustDecode(t, seedSample)

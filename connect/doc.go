@@ -58,7 +58,7 @@
 //     address) is applied.
 //   - Connect-router port tunnel keys follow the reference
 //     (block index * min(2^(bits-networkPrefix), 5000) + nodeID + 1, Layer2:
-//     + pair index + 1), and a key over OVN's port limit of 32767 is refused
+//   - pair index + 1), and a key over OVN's port limit of 32767 is refused
 //     with ErrTunnelKeyLimit by Plan and as ConnectSubnetExhausted by Accept
 //     (the reference checks neither).
 //   - The reference's dual-stack rule that both connect subnets leave the
