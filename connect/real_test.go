@@ -236,3 +236,78 @@ func checkNorthd(t *testing.T, env *ovntest.Env) {
 		}
 	}
 }
+
+// TestRealConnectMixed connects a Layer3 and a Layer2 network in node1's
+// interconnect zone (every node its own zone): pods on node1 of both reach
+// each other through the connect router, from the Layer3 cluster router's
+// rtos- port and from the Layer2 transit router's trtos- port.
+func TestRealConnectMixed(t *testing.T) {
+	env := ovntest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	nodes := ovntest.Nodes(3, "")
+	blue := l3net("ns1_blue", 1, 128)
+	yellow := ovntest.Layer2Network()
+	yellow.Subnets[0].CIDR = netip.MustParsePrefix("10.130.0.0/16")
+	blueIn := ovntest.PlanInput(blue, nodes, "node1")
+	var b topology.Builder
+	for _, in := range []topology.Input{blueIn, ovntest.PlanInput(yellow, nodes, "node1")} {
+		s, err := topology.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for o := range s.Objects() {
+			b.Add(o)
+		}
+	}
+	pods := map[string]pod{
+		"blue-a":   {"blue-a", "ns1_blue_node1", "0a:58:0a:80:01:05", "10.128.1.5", "0a:58:0a:80:01:01"},
+		"yellow-a": {"yellow-a", "ns2_red_ovn_layer2_switch", "0a:58:0a:82:00:05", "10.130.0.5", "0a:58:0a:82:00:01"},
+	}
+	b.Add(topology.SwitchPort{Owner: topology.Owner{Controller: "test-pods", Network: "ns1_blue", Node: "node1"},
+		Name: "blue-a", Switch: "ns1_blue_node1", Addresses: []string{pods["blue-a"].mac + " " + pods["blue-a"].ip}})
+	b.Add(topology.SwitchPort{Owner: topology.Owner{Controller: "test-pods", Network: "ns2_red", Node: "node1"},
+		Name: "yellow-a", Switch: "ns2_red_ovn_layer2_switch", Addresses: []string{pods["yellow-a"].mac + " " + pods["yellow-a"].ip}})
+	networks, err := b.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Sync(ctx, networks); err != nil {
+		t.Fatal(err)
+	}
+	cnc := &connect.ClusterNetworkConnect{Spec: connect.ClusterNetworkConnectSpec{
+		ConnectSubnets:      []connect.ConnectSubnet{{CIDR: "192.168.0.0/16", NetworkPrefix: 24}},
+		ConnectivityEnabled: []connect.ConnectivityType{connect.PodNetwork}}}
+	cnc.Name = "mixed"
+	alloc, err := connect.NewAllocator(cnc, ipam.NewTunnelKeyAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	al, err := alloc.Allocate([]*udn.Network{blue, yellow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired, err := connect.Plan(connect.Input{Connect: cnc, Networks: []*udn.Network{blue, yellow}, Allocation: al,
+		Nodes: nodes, Zone: "node1", HostSubnets: map[string]map[string][]netip.Prefix{blue.Name: blueIn.HostSubnets}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Sync(ctx, desired); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range [][2]string{{"blue-a", "yellow-a"}, {"yellow-a", "blue-a"}} {
+		out, dps, outs := trace(t, env, pods[tc[0]], pods[tc[1]].ip)
+		if !slices.Contains(outs, tc[1]) || !slices.Contains(dps, "connect-router-mixed") {
+			t.Errorf("%s -> %s not delivered through the connect router (path %v, outputs %v):\n%s", tc[0], tc[1], dps, outs, out)
+		}
+	}
+	checkNorthd(t, env)
+}
