@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 
@@ -56,6 +57,7 @@ type Input struct {
 type names struct {
 	profile udn.Profile
 	cnc     string
+	maxKey  int
 }
 
 func (n names) router() string {
@@ -107,7 +109,7 @@ func (n names) sides(pair netip.Prefix) (network, connect netip.Prefix, err erro
 }
 
 // RouterName returns the connect router's name under the profile.
-func RouterName(cnc string, p udn.Profile) string { return names{p, cnc}.router() }
+func RouterName(cnc string, p udn.Profile) string { return names{profile: p, cnc: cnc}.router() }
 
 // networkRouter returns the router a network attaches to the connect
 // router with, and the router port its pods' traffic enters it by (the
@@ -136,12 +138,32 @@ type link struct {
 // reroute policies towards it. The result speaks for the connect's rows
 // only (Owner.Controller ControllerConnect, Owner.Network the connect's
 // name); apply it with the networks' own states or alone.
-func Plan(in Input) (topology.State, error) {
+func Plan(in Input) (topology.State, error) { return plan(in, nil, MaxPortTunnelKey) }
+
+// PlanNodes plans only the rows of the named nodes (their Layer3 links,
+// policies and routes), for a node joining or leaving: the changes are
+// Diff(observed, part) and the new desired state previous.Overlay(part).
+// The rows that depend on no node (the router, Layer2 links) are left
+// out. Its cost follows the networks, not the nodes.
+func PlanNodes(in Input, nodes ...string) (topology.State, error) {
+	if len(nodes) == 0 {
+		return topology.State{}, fmt.Errorf("connect: %w: PlanNodes needs at least one node", ErrInvalid)
+	}
+	only := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		only[n] = true
+	}
+	return plan(in, only, MaxPortTunnelKey)
+}
+
+// plan plans in for the nodes in only (all when nil), refusing port keys
+// over maxKey (MaxPortTunnelKey; benchmarks of scales OVN refuses lift it).
+func plan(in Input, only map[string]bool, maxKey int) (topology.State, error) {
 	if in.Connect == nil || in.Connect.Name == "" {
 		return topology.State{}, fmt.Errorf("connect: %w: no ClusterNetworkConnect", ErrInvalid)
 	}
 	cnc := in.Connect.Name
-	nm := names{in.Profile, cnc}
+	nm := names{profile: in.Profile, cnc: cnc, maxKey: maxKey}
 	if in.Allocation.TunnelKey == 0 {
 		return topology.State{}, fmt.Errorf("%s %q: %w: no tunnel key allocated", Kind, cnc, ErrInvalid)
 	}
@@ -158,10 +180,31 @@ func Plan(in Input) (topology.State, error) {
 	e.Own(ControllerConnect, cnc)
 	own := topology.Owner{Controller: ControllerConnect, Network: cnc}
 	router := nm.router()
-	e.Emit(topology.Router{Owner: own, Name: router,
-		Options: e.Options("requested-tnl-key", e.Itoa(in.Allocation.TunnelKey))})
+	if only == nil {
+		e.Emit(topology.Router{Owner: own, Name: router,
+			Options: e.Options("requested-tnl-key", e.Itoa(in.Allocation.TunnelKey))})
+	} else {
+		e.Partial(slices.Collect(maps.Keys(only))...)
+		nodes = slices.DeleteFunc(nodes, func(n topology.Node) bool { return !only[n.Name] })
+	}
 
-	var links []link
+	// Each link is emitted with its routes as it is made; only the local
+	// ones are kept, for the policies.
+	var local []link
+	var nbuf, cbuf [2]netip.Prefix
+	add := func(l link) error {
+		if err := emitLink(&e, nm, own, router, l, in); err != nil {
+			return err
+		}
+		if err := emitRoutes(&e, own, router, l, in); err != nil {
+			return err
+		}
+		if l.local {
+			l.netSide, l.connSide = slices.Clone(l.netSide), slices.Clone(l.connSide)
+			local = append(local, l)
+		}
+		return nil
+	}
 	for _, n := range nets {
 		if n == nil || n.ID == 0 {
 			return topology.State{}, fmt.Errorf("%s %q: %w: a network without an ID", Kind, cnc, ErrInvalid)
@@ -172,13 +215,18 @@ func Plan(in Input) (topology.State, error) {
 		}
 		if n.Topology == udn.TopologyLayer3 {
 			for i := range nodes {
-				l, err := layer3Link(nm, subnets, n, &nodes[i], alloc)
+				l, err := layer3Link(nm, subnets, n, &nodes[i], alloc, nbuf[:0], cbuf[:0])
 				if err != nil {
 					return topology.State{}, err
 				}
 				l.local = zoneOf(&nodes[i]) == in.Zone
-				links = append(links, l)
+				if err := add(l); err != nil {
+					return topology.State{}, err
+				}
 			}
+			continue
+		}
+		if only != nil {
 			continue
 		}
 		l, err := layer2Link(nm, subnets, n, alloc)
@@ -186,17 +234,11 @@ func Plan(in Input) (topology.State, error) {
 			return topology.State{}, err
 		}
 		l.local = true
-		links = append(links, l)
-	}
-	for _, l := range links {
-		if err := emitLink(&e, nm, own, router, l, in); err != nil {
+		if err := add(l); err != nil {
 			return topology.State{}, err
 		}
 	}
-	emitPolicies(&e, own, nets, links)
-	if err := emitRoutes(&e, own, router, links, in); err != nil {
-		return topology.State{}, err
-	}
+	emitPolicies(&e, own, nets, local)
 	return e.State()
 }
 
@@ -207,8 +249,10 @@ func zoneOf(n *topology.Node) string {
 	return n.Zone
 }
 
-func layer3Link(nm names, subnets []ipam.ConnectSubnet, n *udn.Network, nd *topology.Node, blocks []netip.Prefix) (link, error) {
-	l := link{net: n, node: nd}
+// layer3Link returns the link of n on nd; its sides are appended to netBuf
+// and connBuf, which the caller may reuse once the link is emitted.
+func layer3Link(nm names, subnets []ipam.ConnectSubnet, n *udn.Network, nd *topology.Node, blocks []netip.Prefix, netBuf, connBuf []netip.Prefix) (link, error) {
+	l := link{net: n, node: nd, netSide: netBuf, connSide: connBuf}
 	for i, b := range blocks {
 		pair, err := ipam.ConnectNodeSubnet(b, nd.ID)
 		if err != nil {
@@ -250,7 +294,7 @@ func layer2Link(nm names, subnets []ipam.ConnectSubnet, n *udn.Network, pairs []
 }
 
 func checkKey(nm names, l link) error {
-	if l.tunnelKey > MaxPortTunnelKey {
+	if l.tunnelKey > nm.maxKey {
 		return fmt.Errorf("%s %q: network %q: port tunnel key %d: %w (%d)", Kind, nm.cnc, l.net.Name, l.tunnelKey, ErrTunnelKeyLimit, MaxPortTunnelKey)
 	}
 	return nil
@@ -265,8 +309,25 @@ func subnetOf(subnets []ipam.ConnectSubnet, p netip.Prefix) (ipam.ConnectSubnet,
 	return ipam.ConnectSubnet{}, false
 }
 
-// mac returns the MAC of a port whose first address is a.
-func mac(a netip.Prefix) string { return ipam.MACFromIP(a.Addr()).String() }
+// mac returns the MAC of a port whose first address is a: 0a:58 and the
+// IPv4 address's bytes, built in the emitter's arena; ipam.MACFromIP's for
+// IPv6.
+func mac(e *topology.Emitter, a netip.Prefix) string {
+	if !a.Addr().Is4() {
+		return ipam.MACFromIP(a.Addr()).String()
+	}
+	b := a.Addr().As4()
+	return e.Cat("0a:58:", hexByte[b[0]], ":", hexByte[b[1]], ":", hexByte[b[2]], ":", hexByte[b[3]])
+}
+
+// hexByte holds the two-digit lowercase hex spelling of every byte.
+var hexByte = func() (t [256]string) {
+	const digits = "0123456789abcdef"
+	for i := range t {
+		t[i] = string([]byte{digits[i>>4], digits[i&15]})
+	}
+	return t
+}()
 
 func emitLink(e *topology.Emitter, nm names, own topology.Owner, router string, l link, in Input) error {
 	node := ""
@@ -285,11 +346,11 @@ func emitLink(e *topology.Emitter, nm names, own topology.Owner, router string, 
 		}
 		opts = append(opts, "requested-chassis", l.node.Chassis)
 	}
-	e.Emit(topology.RouterPort{Owner: own, Name: cport, Router: router, MAC: mac(l.connSide[0]),
+	e.Emit(topology.RouterPort{Owner: own, Name: cport, Router: router, MAC: mac(e, l.connSide[0]),
 		Networks: e.Prefixes(l.connSide...), Peer: peer, Options: e.Options(opts...)})
 	if l.local {
 		netRouter, _ := networkRouter(l.net, node)
-		e.Emit(topology.RouterPort{Owner: own, Name: nport, Router: netRouter, MAC: mac(l.netSide[0]),
+		e.Emit(topology.RouterPort{Owner: own, Name: nport, Router: netRouter, MAC: mac(e, l.netSide[0]),
 			Networks: e.Prefixes(l.netSide...), Peer: cport})
 	}
 	return nil
@@ -339,29 +400,26 @@ func sameFamily(ps []netip.Prefix, v4 bool) (netip.Prefix, bool) {
 	return netip.Prefix{}, false
 }
 
-// emitRoutes adds the connect router's routes back to each network: per
+// emitRoutes adds the connect router's routes back to l's network: per
 // node host subnet through that node's link for Layer3, the network's
 // subnets through its link for Layer2.
-func emitRoutes(e *topology.Emitter, own topology.Owner, router string, links []link, in Input) error {
-	for _, l := range links {
-		if l.node == nil {
-			for _, s := range l.net.Subnets {
-				if hop, ok := sameFamily(l.netSide, s.CIDR.Addr().Is4()); ok {
-					e.Emit(topology.StaticRoute{Owner: own, Router: router, Policy: topology.RouteDstIP, Prefix: s.CIDR, Nexthop: hop.Addr()})
-				}
+func emitRoutes(e *topology.Emitter, own topology.Owner, router string, l link, in Input) error {
+	if l.node == nil {
+		for _, s := range l.net.Subnets {
+			if hop, ok := sameFamily(l.netSide, s.CIDR.Addr().Is4()); ok {
+				e.Emit(topology.StaticRoute{Owner: own, Router: router, Policy: topology.RouteDstIP, Prefix: s.CIDR, Nexthop: hop.Addr()})
 			}
-			continue
 		}
-		hs, ok := in.HostSubnets[l.net.Name][l.node.Name]
-		if !ok {
-			return fmt.Errorf("%s %q: network %q: node %q: %w: no host subnet", Kind, in.Connect.Name, l.net.Name, l.node.Name, ErrInvalid)
-		}
-		o := own
-		o.Node = l.node.Name
-		for _, s := range hs {
-			if hop, ok := sameFamily(l.netSide, s.Addr().Is4()); ok {
-				e.Emit(topology.StaticRoute{Owner: o, Router: router, Policy: topology.RouteDstIP, Prefix: s, Nexthop: hop.Addr()})
-			}
+		return nil
+	}
+	hs, ok := in.HostSubnets[l.net.Name][l.node.Name]
+	if !ok {
+		return fmt.Errorf("%s %q: network %q: node %q: %w: no host subnet", Kind, in.Connect.Name, l.net.Name, l.node.Name, ErrInvalid)
+	}
+	own.Node = l.node.Name
+	for _, s := range hs {
+		if hop, ok := sameFamily(l.netSide, s.Addr().Is4()); ok {
+			e.Emit(topology.StaticRoute{Owner: own, Router: router, Policy: topology.RouteDstIP, Prefix: s, Nexthop: hop.Addr()})
 		}
 	}
 	return nil

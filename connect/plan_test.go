@@ -211,7 +211,7 @@ func TestTunnelKeyLimit(t *testing.T) {
 		t.Errorf("block 7 node 3: key %d", got)
 	}
 	l := link{net: l3("n", 1, 1), tunnelKey: portTunnelKey(s, 8, 3)}
-	if err := checkKey(names{cnc: "x"}, l); !errors.Is(err, ErrTunnelKeyLimit) {
+	if err := checkKey(names{cnc: "x", maxKey: MaxPortTunnelKey}, l); !errors.Is(err, ErrTunnelKeyLimit) {
 		t.Errorf("key %d: %v, want ErrTunnelKeyLimit", l.tunnelKey, err)
 	}
 }

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 )
 
@@ -31,6 +32,18 @@ type Emitter struct {
 	opts  slab[Option]
 	addrs slab[netip.Addr]
 	pfxs  slab[netip.Prefix]
+
+	partial bool
+	nodes   []string
+}
+
+// Partial makes the State an incremental plan that speaks only for the
+// rows of the named nodes ("" names the rows of no node), like PlanNodes'
+// results: Diff against it leaves other nodes' rows alone, and
+// previous.Overlay(it) is the new full state. Calls add up.
+func (e *Emitter) Partial(nodes ...string) {
+	e.partial = true
+	e.nodes = append(e.nodes, nodes...)
 }
 
 // Own adds the rows controller c writes for network to the scope of the
@@ -131,7 +144,15 @@ func (e *Emitter) Policy(p Policy, match ...string) {
 
 // State returns the State emitted so far. Keys must be unique per kind;
 // errors wrap ErrConflict or ErrInvalid and name the object.
-func (e *Emitter) State() (State, error) { return e.b.State() }
+func (e *Emitter) State() (State, error) {
+	s, err := e.b.State()
+	if err != nil || !e.partial {
+		return s, err
+	}
+	s.partial = true
+	s.nodes = slices.Compact(slices.Sorted(slices.Values(e.nodes)))
+	return s, nil
+}
 
 // Len returns the number of objects emitted so far.
 func (e *Emitter) Len() int {

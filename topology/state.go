@@ -558,18 +558,51 @@ func (b *Builder) State() (State, error) {
 	s := State{parts: make(map[partKey]*part, len(b.runs))}
 	parts := make([]part, 0, len(b.runs)) // never grows: s.parts points into it
 	var keys []partKey
+	// A partition added in several runs (an emitter alternating between
+	// partitions) is copied once into a slice of its total size: appending
+	// run by run would copy it again for each run.
+	var sizes map[partKey]int
 	for i, es := range b.runs {
 		k := b.keys[i]
 		if p, ok := s.parts[k]; ok {
-			p.entries = append(slices.Clip(p.entries), es...) // copies, leaving both runs intact
+			if sizes == nil {
+				sizes = make(map[partKey]int)
+			}
+			if _, counted := sizes[k]; !counted {
+				sizes[k] = len(p.entries)
+			}
+			sizes[k] += len(es)
 			continue
-		}
-		if !b.trusted {
-			es = slices.Clone(es) // the Builder may be used again
 		}
 		parts = append(parts, part{entries: es})
 		s.parts[k] = &parts[len(parts)-1]
 		keys = append(keys, k)
+	}
+	for k, n := range sizes {
+		p := s.parts[k]
+		p.entries = append(make([]entry, 0, n), p.entries...)
+	}
+	if sizes != nil {
+		first := make(map[partKey]bool, len(sizes))
+		for i, es := range b.runs {
+			k := b.keys[i]
+			if _, multi := sizes[k]; !multi {
+				continue
+			}
+			if !first[k] {
+				first[k] = true // the first run is already in place
+				continue
+			}
+			p := s.parts[k]
+			p.entries = append(p.entries, es...)
+		}
+	}
+	if !b.trusted {
+		for i := range parts {
+			if _, multi := sizes[keys[i]]; !multi {
+				parts[i].entries = slices.Clone(parts[i].entries) // the Builder may be used again
+			}
+		}
 	}
 	scope := slices.Clone(b.scope)
 	type kindKey struct {
