@@ -51,6 +51,10 @@ type Input struct {
 	// Profile selects the seeds' names and sides (default) or the
 	// reference's.
 	Profile udn.Profile
+	// ServiceCIDRs are the cluster's service CIDRs, which service-only
+	// connectivity (ClusterIPServiceNetwork without PodNetwork) lets pods
+	// reach.
+	ServiceCIDRs []netip.Prefix
 }
 
 // names of a profile.
@@ -239,6 +243,7 @@ func plan(in Input, only map[string]bool, maxKey int) (topology.State, error) {
 		}
 	}
 	emitPolicies(&e, own, nets, local)
+	emitServices(&e, nm, own, nets, nodes, in, only)
 	return e.State()
 }
 

@@ -27,11 +27,11 @@ var (
 
 // trace sends an ICMP echo from p to dst and returns the ovn-trace output,
 // the datapaths crossed and the ports output to.
-func trace(t *testing.T, env *ovntest.Env, p pod, dst string) (string, []string, []string) {
+func trace(t *testing.T, env *ovntest.Env, p pod, dst string, opts ...string) (string, []string, []string) {
 	t.Helper()
 	match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && icmp4.type == 8`,
 		p.name, p.mac, p.gwMAC, p.ip, dst)
-	out, err := env.Trace(context.Background(), p.sw, match)
+	out, err := env.Trace(context.Background(), append(opts, p.sw, match)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,5 +309,124 @@ func TestRealConnectMixed(t *testing.T) {
 			t.Errorf("%s -> %s not delivered through the connect router (path %v, outputs %v):\n%s", tc[0], tc[1], dps, outs, out)
 		}
 	}
+	checkNorthd(t, env)
+}
+
+// TestRealConnectServicesOnly connects blue and green with
+// ClusterIPServiceNetwork alone, networks, load balancer and connect applied
+// in one Sync: a pod of blue cannot open a connection to a pod of green,
+// still reaches its own network on another node, and reaches green's
+// ClusterIP service, load-balanced to the green pod.
+func TestRealConnectServicesOnly(t *testing.T) {
+	env := ovntest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cnc := &connect.ClusterNetworkConnect{Spec: connect.ClusterNetworkConnectSpec{
+		ConnectSubnets:      []connect.ConnectSubnet{{CIDR: "192.168.0.0/16", NetworkPrefix: 24}},
+		ConnectivityEnabled: []connect.ConnectivityType{connect.ClusterIPServiceNetwork}}}
+	cnc.Name = "blue-green"
+	nodes := ovntest.Nodes(3, "zone1")
+	blue, green := l3net("ns1_blue", 1, 128), l3net("ns3_green", 3, 129)
+	var b topology.Builder
+	hostSubnets := map[string]map[string][]netip.Prefix{}
+	for _, n := range []*udn.Network{blue, green} {
+		in := ovntest.PlanInput(n, nodes, "zone1")
+		for i, nd := range nodes {
+			a := n.Subnets[0].CIDR.Addr().As4()
+			in.HostSubnets[nd.Name] = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, a[1], byte(i + 1), 0}), 24)}
+		}
+		in.SwitchGroupLoadBalancers = connect.SwitchLoadBalancers(cnc, []*udn.Network{blue, green},
+			map[string][]string{"ns3_green": {"ns3_green_svc_cluster"}})[n.Name]
+		hostSubnets[n.Name] = in.HostSubnets
+		s, err := topology.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for o := range s.Objects() {
+			b.Add(o)
+		}
+	}
+	pods := map[string]pod{
+		"blue-a":  {"blue-a", "ns1_blue_node1", "0a:58:0a:80:01:05", "10.128.1.5", "0a:58:0a:80:01:01"},
+		"blue-b":  {"blue-b", "ns1_blue_node2", "0a:58:0a:80:02:05", "10.128.2.5", "0a:58:0a:80:02:01"},
+		"green-a": {"green-a", "ns3_green_node1", "0a:58:0a:81:01:05", "10.129.1.5", "0a:58:0a:81:01:01"},
+	}
+	for _, p := range pods {
+		network := "ns1_blue"
+		if strings.HasPrefix(p.name, "green") {
+			network = "ns3_green"
+		}
+		b.Add(topology.SwitchPort{Owner: topology.Owner{Controller: "test-pods", Network: network},
+			Name: p.name, Switch: p.sw, Addresses: []string{p.mac + " " + p.ip}})
+	}
+	// green's ClusterIP service, as a services controller writes it.
+	b.Add(topology.LoadBalancer{Owner: topology.Owner{Controller: "test-services", Network: "ns3_green"},
+		Name: "ns3_green_svc_cluster", Protocol: topology.ProtocolTCP, VIPs: []topology.LBVIP{{
+			VIP: netip.MustParseAddrPort("10.96.0.50:80"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.129.1.5:8080")}}}})
+	alloc, err := connect.NewAllocator(cnc, ipam.NewTunnelKeyAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	al, err := alloc.Allocate([]*udn.Network{blue, green})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := connect.Plan(connect.Input{Connect: cnc, Networks: []*udn.Network{blue, green}, Allocation: al,
+		Nodes: nodes, Zone: "zone1", HostSubnets: hostSubnets, ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for o := range conn.Objects() {
+		b.Add(o)
+	}
+	all, err := b.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Sync(ctx, all); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ch, _, err := c.Sync(ctx, all); err != nil || len(ch) != 0 {
+		t.Fatalf("second sync: %v %v", ch, err)
+	}
+	// A new connection: every conntrack lookup on the way says new.
+	ctNew := []string{"--ct=new,trk", "--ct=new,trk", "--ct=new,trk", "--ct=new,trk"}
+	t.Run("pod to pod across networks is dropped", func(t *testing.T) {
+		out, dps, outs := trace(t, env, pods["blue-a"], pods["green-a"].ip, ctNew...)
+		if slices.Contains(outs, "green-a") || slices.Contains(dps, "ns3_green_node1") {
+			t.Errorf("blue-a reached green-a directly (path %v):\n%s", dps, out)
+		}
+		if !regexp.MustCompile(`ls_in_acl_eval .*\$connected_udn_subnets_blue_green_v4 && ct.new\), priority 5950`).MatchString(out) {
+			t.Errorf("blue-a -> green-a not dropped by the connect's drop ACL (tier 0, priority 4950):\n%s", out)
+		}
+	})
+	t.Run("pod to pod inside one network is delivered", func(t *testing.T) {
+		for _, opts := range [][]string{nil, ctNew} {
+			out, dps, outs := trace(t, env, pods["blue-a"], pods["blue-b"].ip, opts...)
+			if !slices.Contains(outs, "blue-b") {
+				t.Errorf("blue-a -> blue-b (%v) not delivered (path %v):\n%s", opts, dps, out)
+			}
+		}
+	})
+	t.Run("pod to the other network's ClusterIP is load-balanced and delivered", func(t *testing.T) {
+		p := pods["blue-a"]
+		match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == 10.96.0.50 && ip.ttl == 64 && tcp && tcp.dst == 80`,
+			p.name, p.mac, p.gwMAC, p.ip)
+		out, err := env.Trace(ctx, "--lb-dst=10.129.1.5:8080", p.sw, match)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, `output to "green-a"`) || !strings.Contains(out, "connect-router-blue-green") {
+			t.Errorf("blue-a -> 10.96.0.50:80 not delivered to green-a through the connect router:\n%s", out)
+		}
+	})
 	checkNorthd(t, env)
 }

@@ -629,7 +629,14 @@ func run(in Input, m mode, legacy, only map[string]bool) (State, error) {
 // layer fills.
 func (p *planner) lbGroupObjects() {
 	c, s, r := p.lbGroups()
-	p.b.add(LoadBalancerGroup{Owner: p.own, Name: c}, LoadBalancerGroup{Owner: p.own, Name: s}, LoadBalancerGroup{Owner: p.own, Name: r})
+	var sw []string
+	if len(p.in.SwitchGroupLoadBalancers) > 0 {
+		sw = slices.Clone(p.in.SwitchGroupLoadBalancers)
+		slices.Sort(sw) // the planner emits set columns sorted
+		sw = p.strs.of(slices.Compact(sw)...)
+	}
+	p.b.add(LoadBalancerGroup{Owner: p.own, Name: c}, LoadBalancerGroup{Owner: p.own, Name: s, LoadBalancers: sw},
+		LoadBalancerGroup{Owner: p.own, Name: r})
 }
 
 // noReroutePolicies adds the priority-102 allow policies on router.
