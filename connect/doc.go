@@ -70,8 +70,30 @@
 //     carried kubernetes.io/metadata.name=<its name>, so that the seed's
 //     sample, which selects CUDNs that way, selects them.
 //
-// ClusterIPServiceNetwork's rows (load balancers on the other networks'
-// switches, the service-only ACLs) are not planned yet.
+// # Services
+//
+// With ClusterIPServiceNetwork, each connected network's pods reach the
+// other networks' ClusterIP load balancers: SwitchLoadBalancers lists, per
+// network, the other networks' load balancers, which the network's own
+// planner puts in the load-balancer group its pod switches reference
+// (topology.Input.SwitchGroupLoadBalancers). The seed adds each load
+// balancer to the switches and the reference uses a group per connect; a
+// Load_Balancer_Group has no external_ids, so a group the connect created
+// but only the networks' switches referenced could not be told apart from a
+// foreign one, and the switch group's owner plans its members instead.
+// Without PodNetwork, the connect also plans, on every local pod switch,
+// tier-0 from-lport ACLs with apply-after-lb=false (the load balancer's
+// DNAT happens after them): pass to the service CIDRs at 5000, pass to the
+// network's own subnets at 4975, and drop new connections between the
+// connected subnets ("ip4.src == $set && ip4.dst == $set && ct.new") at
+// 4950, with the address set "connected_udn_subnets_<cnc>_v4" (and _v6).
+// The seed's listing shows the drop at 4950 in one place and 4999 in
+// another; 4950 is taken, leaving room between the ACLs. The same-network
+// pass is DESIGN's addition (the reference has it at 475): without it the
+// drop also hits traffic inside one network, whose subnet is in the set;
+// ovn-trace proves it both ways. The reference profile writes the
+// reference's 500/475/450, its destination-only drop and its hashed
+// address-set names.
 //
 // # Concurrency and errors
 //

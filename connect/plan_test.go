@@ -24,7 +24,7 @@ func planFor(t *testing.T, c *ClusterNetworkConnect, nets []*udn.Network, nodes 
 		t.Fatal(err)
 	}
 	s, err := Plan(Input{Connect: c, Networks: nets, Allocation: al, Nodes: nodes, Zone: zone,
-		HostSubnets: hostSubnets(nets, nodes), Profile: p})
+		HostSubnets: hostSubnets(nets, nodes), Profile: p, ServiceCIDRs: []netip.Prefix{pfx("10.96.0.0/16"), pfx("fd00:10:96::/112")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,20 +39,23 @@ func TestPlanGolden(t *testing.T) {
 	blue, green, yellow := l3("blue_blue-network", 1, 1), l3("green_green-network", 2, 2), l3("yellow_yellow-network", 3, 3)
 	l2blue, l2green, l2yellow := l2("blue_blue-network", 1, 1), l2("green_green-network", 2, 2), l2("yellow_yellow-network", 3, 3)
 	for _, tc := range []struct {
-		name string
-		nets []*udn.Network
-		p    udn.Profile
+		name  string
+		nets  []*udn.Network
+		p     udn.Profile
+		types []ConnectivityType
 	}{
-		{"layer3", []*udn.Network{blue, green, yellow}, udn.ProfileSeeds},
-		{"layer2", []*udn.Network{l2blue, l2green, l2yellow}, udn.ProfileSeeds},
-		{"mixed", []*udn.Network{blue, green, l2yellow}, udn.ProfileSeeds},
-		{"mixed_reference", []*udn.Network{blue, green, l2yellow}, udn.ProfileReference},
+		{"services_only", []*udn.Network{blue, l2green}, udn.ProfileSeeds, []ConnectivityType{ClusterIPServiceNetwork}},
+		{"services_only_reference", []*udn.Network{blue, l2green}, udn.ProfileReference, []ConnectivityType{ClusterIPServiceNetwork}},
+		{"layer3", []*udn.Network{blue, green, yellow}, udn.ProfileSeeds, nil},
+		{"layer2", []*udn.Network{l2blue, l2green, l2yellow}, udn.ProfileSeeds, nil},
+		{"mixed", []*udn.Network{blue, green, l2yellow}, udn.ProfileSeeds, nil},
+		{"mixed_reference", []*udn.Network{blue, green, l2yellow}, udn.ProfileReference, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, al := planFor(t, v4Connect("colored-enterprise"), tc.nets, seedNodes(), "ovn-worker", tc.p)
+			s, al := planFor(t, v4Connect("colored-enterprise", tc.types...), tc.nets, seedNodes(), "ovn-worker", tc.p)
 			ann := al.Annotations(tc.p)[SubnetsAnnotation(tc.p)]
 			golden(t, "plan_"+tc.name+".txt", "# "+SubnetsAnnotation(tc.p)+": "+ann+"\n"+s.String())
-			again, _ := planFor(t, v4Connect("colored-enterprise"), tc.nets, seedNodes(), "ovn-worker", tc.p)
+			again, _ := planFor(t, v4Connect("colored-enterprise", tc.types...), tc.nets, seedNodes(), "ovn-worker", tc.p)
 			if !again.Equal(s) || again.String() != s.String() {
 				t.Error("planning twice differs")
 			}
