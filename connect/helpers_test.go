@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
 )
@@ -146,3 +147,5 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+func netconfNamespace(name string) netconf.Namespace { return netconf.Namespace{Name: name} }

@@ -218,3 +218,54 @@ func TestTunnelKeyLimit(t *testing.T) {
 		t.Errorf("key %d: %v, want ErrTunnelKeyLimit", l.tunnelKey, err)
 	}
 }
+
+// TestTwoConnectsAreNotTransitive: A connects blue and green, B blue and
+// red; both plan (their subnets differ), blue gets policies to both, and
+// nothing leads green to red or red to green.
+func TestTwoConnectsAreNotTransitive(t *testing.T) {
+	blue, green, red := l3("blue_net", 1, 1), l3("green_net", 2, 2), l3("red_net", 3, 3)
+	a := v4Connect("a")
+	b := v4Connect("b")
+	b.Spec.ConnectSubnets[0].CIDR = "192.169.0.0/16"
+	sa, _ := planFor(t, a, []*udn.Network{blue, green}, seedNodes(), "ovn-worker", udn.ProfileSeeds)
+	sb, _ := planFor(t, b, []*udn.Network{blue, red}, seedNodes(), "ovn-worker", udn.ProfileSeeds)
+	both, err := sa.Merge(sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reach := map[string][]string{}
+	for o := range both.Objects() {
+		if p, ok := o.(topology.Policy); ok {
+			reach[p.Router] = append(reach[p.Router], p.Match)
+		}
+		if r, ok := o.(topology.StaticRoute); ok {
+			if (r.Router == "connect-router-a" && strings.HasPrefix(r.Prefix.String(), "10.3.")) ||
+				(r.Router == "connect-router-b" && strings.HasPrefix(r.Prefix.String(), "10.2.")) {
+				t.Errorf("%s routes to a network it does not connect: %s", r.Router, r.Prefix)
+			}
+		}
+	}
+	has := func(router, dst string) bool {
+		for _, m := range reach[router] {
+			if strings.HasSuffix(m, dst) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("blue_net_ovn_cluster_router", "10.2.0.0/16") || !has("blue_net_ovn_cluster_router", "10.3.0.0/16") {
+		t.Errorf("blue lacks a connection: %v", reach["blue_net_ovn_cluster_router"])
+	}
+	if has("green_net_ovn_cluster_router", "10.3.0.0/16") || has("red_net_ovn_cluster_router", "10.2.0.0/16") {
+		t.Errorf("green and red reach each other: %v", reach)
+	}
+	// Accept refuses B when its connect subnet overlaps A's.
+	cl := Cluster{Networks: []Network{{Network: blue, UDN: "blue/net", Namespaces: []string{"blue"}},
+		{Network: red, UDN: "red/net", Namespaces: []string{"red"}}}, Namespaces: nil}
+	b.Spec.ConnectSubnets[0].CIDR = "192.168.0.0/16"
+	cl.Connects = []*ClusterNetworkConnect{a}
+	cl.Namespaces = append(cl.Namespaces, netconfNamespace("blue"), netconfNamespace("red"))
+	if acc := Accept(b, cl); acc.Condition.Reason != ReasonConnectSubnetOverlap {
+		t.Errorf("overlapping connect subnets of two connects selecting blue: %s %q", acc.Condition.Reason, acc.Condition.Message)
+	}
+}
