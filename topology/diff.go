@@ -162,13 +162,17 @@ func diffScope(observed, desired State, scope []scopeKey, nodes []string, byNode
 		slices.SortFunc(keys, compareParts)
 		keys = slices.CompactFunc(keys, func(a, b partKey) bool { return a == b })
 	} else {
-		seen := map[partKey]bool{}
-		for _, st := range []State{observed, desired} {
-			for k := range st.parts {
-				if nets[scopeKey{k.ctl, k.network}] && !seen[k] {
-					seen[k] = true
-					keys = append(keys, k)
-				}
+		// The partitions in scope of either state, each once: observed's,
+		// then desired's that observed lacks.
+		keys = make([]partKey, 0, max(len(observed.parts), len(desired.parts)))
+		for k := range observed.parts {
+			if nets[scopeKey{k.ctl, k.network}] {
+				keys = append(keys, k)
+			}
+		}
+		for k := range desired.parts {
+			if _, both := observed.parts[k]; !both && nets[scopeKey{k.ctl, k.network}] {
+				keys = append(keys, k)
 			}
 		}
 	}
