@@ -86,6 +86,23 @@
 // DESIGN facts through package ipam. PlanNodes plans only what one node
 // adds, for incremental reconciliation.
 //
+// # Profiles
+//
+// Input.Profile picks the seeds' design (ProfileSeeds, the default) or the
+// reference implementation's wire format (ProfileReference) where the two
+// part ways. So far:
+//
+//	                          seeds (default)            reference
+//	trtos- requested-tnl-key  none                       1
+//
+// The reference requests key 1 on the Layer2 transit router's switch port,
+// a gateway port (gateway_chassis), and ovn-northd 25.03 hands the same
+// request to the port's chassis-redirect twin, refuses it ("requests same
+// tunnel key 1 as another LSP or LRP") and gives the twin a free key; the
+// seeds are silent, and their profile requests no key, so northd has
+// nothing to refuse. The real-OVN tests fail on any northd warning or error
+// about a plan.
+//
 // # Zones
 //
 // A plan programs one zone's Northbound database: the nodes of Input.Zone

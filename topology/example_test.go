@@ -51,7 +51,7 @@ func Example() {
 	// GR_tenant_blue_node-a rtotr-GR_tenant_blue_node-a [100.65.0.2/16 100.88.0.6/30] {gateway_mtu=1400}
 	// tenant_blue_transit_router trtor-GR_tenant_blue_node-a [100.88.0.5/30] {requested-tnl-key=2}
 	// tenant_blue_transit_router trtor-GR_tenant_blue_node-b [100.88.0.9/30] {requested-chassis=chassis-node-b, requested-tnl-key=3}
-	// tenant_blue_transit_router trtos-tenant_blue_ovn_layer2_switch [203.203.0.1/24] {requested-tnl-key=1}
+	// tenant_blue_transit_router trtos-tenant_blue_ovn_layer2_switch [203.203.0.1/24] {}
 	// create router_port trtor-GR_tenant_blue_node-c
 	// create static_route tenant_blue_transit_router||dst-ip|100.65.0.4/32|100.88.0.14
 }

@@ -53,8 +53,15 @@ func (p *planner) layer2Cluster() {
 	}
 
 	tr, trtos := p.transitRouter(), p.l2.trtos
-	rp := RouterPort{Owner: o, Name: trtos, Router: tr, MAC: p.mac(p.l2.gws...), Networks: p.l2.gws,
-		Options: Options{{OptRequestedTnlKey, strconv.Itoa(TransitRouterSwitchPortTunnelKey)}}}
+	rp := RouterPort{Owner: o, Name: trtos, Router: tr, MAC: p.mac(p.l2.gws...), Networks: p.l2.gws}
+	if p.in.Profile == ProfileReference {
+		// The reference requests key 1 on this gateway port; northd then
+		// gives the port's chassis-redirect twin the same request, refuses
+		// it ("requests same tunnel key 1 as another LSP or LRP") and picks
+		// a free key for it. The seeds' profile requests none: the port is
+		// only ever reached through that twin.
+		rp.Options = Options{{OptRequestedTnlKey, strconv.Itoa(TransitRouterSwitchPortTunnelKey)}}
+	}
 	// The switch-facing port is the router's gateway port (conditional
 	// SNAT of the management port traffic), bound to the zone's node; a
 	// zone that only sees remote peers has none.

@@ -25,7 +25,8 @@ const (
 // Fixed tunnel keys.
 const (
 	// TransitRouterSwitchPortTunnelKey is the requested-tnl-key of a Layer2
-	// transit router's trtos- port.
+	// transit router's trtos- port under ProfileReference (the seeds'
+	// profile requests none: see the package documentation).
 	TransitRouterSwitchPortTunnelKey = 1
 )
 

@@ -2,6 +2,7 @@ package ovntest
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -56,3 +57,31 @@ type fakeTB struct {
 func (f *fakeTB) Helper()               {}
 func (f *fakeTB) Fatalf(string, ...any) { f.fatal = true }
 func (f *fakeTB) Skipf(string, ...any)  { f.skipped = true }
+
+// TestNorthdCheck: a plan northd warns about is reported by
+// UnexpectedNorthd (and would fail the test at cleanup), unless allowed.
+func TestNorthdCheck(t *testing.T) {
+	e := Start(t)
+	ctx := context.Background()
+	// Two ports of one switch requesting one tunnel key.
+	if out, err := e.Shell(ctx, `
+ovn-nbctl ls-add sw -- lsp-add sw p1 -- lsp-add sw p2 \
+  -- set Logical_Switch_Port p1 options:requested-tnl-key=7 -- set Logical_Switch_Port p2 options:requested-tnl-key=7
+`); err != nil {
+		t.Fatal(err, out)
+	}
+	if err := e.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := e.UnexpectedNorthd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) == 0 || !strings.Contains(strings.Join(bad, "\n"), "requests same tunnel key 7") {
+		t.Fatalf("northd's complaint about a duplicate tunnel key not reported: %v", bad)
+	}
+	e.AllowNorthd(regexp.MustCompile(`requests same tunnel key 7 as another LSP or LRP`))
+	if bad, _ := e.UnexpectedNorthd(); len(bad) != 0 {
+		t.Errorf("allowed warnings still reported: %v", bad)
+	}
+}
