@@ -1,11 +1,8 @@
 package connect
 
 import (
-	"flag"
 	"fmt"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/udnkit/udnkit/ipam"
@@ -13,26 +10,6 @@ import (
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
-	}
-}
 
 func pfx(s string) netip.Prefix { return netip.MustParsePrefix(s) }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/udnkit/udnkit/internal/golden"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
@@ -54,7 +55,7 @@ func TestPlanGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, al := planFor(t, v4Connect("colored-enterprise", tc.types...), tc.nets, seedNodes(), "ovn-worker", tc.p)
 			ann := al.Annotations(tc.p)[SubnetsAnnotation(tc.p)]
-			golden(t, "plan_"+tc.name+".txt", "# "+SubnetsAnnotation(tc.p)+": "+ann+"\n"+s.String())
+			golden.Check(t, "plan_"+tc.name+".txt", "# "+SubnetsAnnotation(tc.p)+": "+ann+"\n"+s.String())
 			again, _ := planFor(t, v4Connect("colored-enterprise", tc.types...), tc.nets, seedNodes(), "ovn-worker", tc.p)
 			if !again.Equal(s) || again.String() != s.String() {
 				t.Error("planning twice differs")

@@ -47,6 +47,96 @@ func trace(t *testing.T, env *ovntest.Env, p pod, dst string, opts ...string) (s
 	return out, dps, outs
 }
 
+// realNB starts a real OVN for t and dials its NB.
+func realNB(t *testing.T) (*ovntest.Env, *ovnnb.Client, context.Context) {
+	t.Helper()
+	env := ovntest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return env, c, ctx
+}
+
+// planNetworks plans each network on nodes for zone into b (mod, when set,
+// edits each input first); Layer3 node i holds 10.<second>.<i+1>.0/24. It
+// returns the Layer3 host subnets by network and node.
+func planNetworks(t *testing.T, b *topology.Builder, nets []*udn.Network, nodes []topology.Node, zone string,
+	mod func(*topology.Input)) map[string]map[string][]netip.Prefix {
+	t.Helper()
+	hostSubnets := map[string]map[string][]netip.Prefix{}
+	for _, n := range nets {
+		in := ovntest.PlanInput(n, nodes, zone)
+		if n.Topology == udn.TopologyLayer3 {
+			for i, nd := range nodes {
+				a := n.Subnets[0].CIDR.Addr().As4()
+				in.HostSubnets[nd.Name] = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, a[1], byte(i + 1), 0}), 24)}
+			}
+			hostSubnets[n.Name] = in.HostSubnets
+		}
+		if mod != nil {
+			mod(&in)
+		}
+		s, err := topology.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for o := range s.Objects() {
+			b.Add(o)
+		}
+	}
+	return hostSubnets
+}
+
+// addPod adds p, a pod of network on node, as a pods controller writes it.
+func addPod(b *topology.Builder, network, node string, p pod) {
+	b.Add(topology.SwitchPort{Owner: topology.Owner{Controller: "test-pods", Network: network, Node: node},
+		Name: p.name, Switch: p.sw, Addresses: []string{p.mac + " " + p.ip}})
+}
+
+// newConnect returns a connect called name through 192.168.0.0/16.
+func newConnect(name string, types ...connect.ConnectivityType) *connect.ClusterNetworkConnect {
+	c := &connect.ClusterNetworkConnect{Spec: connect.ClusterNetworkConnectSpec{
+		ConnectSubnets:      []connect.ConnectSubnet{{CIDR: "192.168.0.0/16", NetworkPrefix: 24}},
+		ConnectivityEnabled: types}}
+	c.Name = name
+	return c
+}
+
+// planConnect allocates c's subnets for nets and plans it.
+func planConnect(t *testing.T, c *connect.ClusterNetworkConnect, in connect.Input) topology.State {
+	t.Helper()
+	alloc, err := connect.NewAllocator(c, ipam.NewTunnelKeyAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Allocation, err = alloc.Allocate(in.Networks); err != nil {
+		t.Fatal(err)
+	}
+	in.Connect = c
+	s, err := connect.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func sync(t *testing.T, ctx context.Context, env *ovntest.Env, c *ovnnb.Client, s topology.State) {
+	t.Helper()
+	if _, _, err := c.Sync(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ch, _, err := c.Sync(ctx, s); err != nil || len(ch) != 0 {
+		t.Fatalf("a second sync changes %v (%v)", ch, err)
+	}
+}
+
 func l3net(name string, id int, second byte) *udn.Network {
 	return &udn.Network{Name: name, ID: id, Topology: udn.TopologyLayer3, Role: udn.RolePrimary,
 		Subnets:     []udn.Subnet{{CIDR: netip.PrefixFrom(netip.AddrFrom4([4]byte{10, second, 0, 0}), 16), HostPrefix: 24}},
@@ -60,44 +150,12 @@ func l3net(name string, id int, second byte) *udn.Network {
 // never red; deleting the connect isolates blue and green again and leaves
 // no connect row; northd reports nothing about the plan.
 func TestRealConnect(t *testing.T) {
-	env := ovntest.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-
+	env, c, ctx := realNB(t)
 	nodes := ovntest.Nodes(3, "zone1")
 	blue, green := l3net("ns1_blue", 1, 128), l3net("ns3_green", 3, 129)
-	red := ovntest.Layer2Network()
-	hostSubnets := map[string]map[string][]netip.Prefix{}
-	var states []topology.State
-	for _, n := range []*udn.Network{blue, green} {
-		in := ovntest.PlanInput(n, nodes, "zone1")
-		for i, nd := range nodes {
-			a := n.Subnets[0].CIDR.Addr().As4()
-			in.HostSubnets[nd.Name] = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, a[1], byte(i + 1), 0}), 24)}
-		}
-		hostSubnets[n.Name] = in.HostSubnets
-		s, err := topology.Plan(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		states = append(states, s)
-	}
-	redState, err := ovntest.Plan(red, ovntest.Nodes(3, ""), "node1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	states = append(states, redState)
 	var b topology.Builder
-	for _, s := range states {
-		for o := range s.Objects() {
-			b.Add(o)
-		}
-	}
+	hostSubnets := planNetworks(t, &b, []*udn.Network{blue, green}, nodes, "zone1", nil)
+	planNetworks(t, &b, []*udn.Network{ovntest.Layer2Network()}, ovntest.Nodes(3, ""), "node1", nil)
 	pods := map[string]pod{
 		"blue-a":  {"blue-a", "ns1_blue_node1", "0a:58:0a:80:01:05", "10.128.1.5", "0a:58:0a:80:01:01"},
 		"blue-b":  {"blue-b", "ns1_blue_node2", "0a:58:0a:80:02:05", "10.128.2.5", "0a:58:0a:80:02:01"},
@@ -105,54 +163,19 @@ func TestRealConnect(t *testing.T) {
 		"green-b": {"green-b", "ns3_green_node2", "0a:58:0a:81:02:05", "10.129.2.5", "0a:58:0a:81:02:01"},
 		"red-a":   {"red-a", "ns2_red_ovn_layer2_switch", "0a:58:0a:80:01:06", "10.128.1.6", "0a:58:0a:80:00:01"},
 	}
-	for _, p := range pods {
-		network, node := "ns1_blue", "node1"
-		switch {
-		case strings.HasPrefix(p.name, "green"):
-			network = "ns3_green"
-		case strings.HasPrefix(p.name, "red"):
-			network = "ns2_red"
-		}
-		if strings.HasSuffix(p.name, "-b") {
-			node = "node2"
-		}
-		b.Add(topology.SwitchPort{Owner: topology.Owner{Controller: "test-pods", Network: network, Node: node},
-			Name: p.name, Switch: p.sw, Addresses: []string{p.mac + " " + p.ip}})
-	}
+	addPod(&b, "ns1_blue", "node1", pods["blue-a"])
+	addPod(&b, "ns1_blue", "node2", pods["blue-b"])
+	addPod(&b, "ns3_green", "node1", pods["green-a"])
+	addPod(&b, "ns3_green", "node2", pods["green-b"])
+	addPod(&b, "ns2_red", "node1", pods["red-a"])
 	networks, err := b.State()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Sync(ctx, networks); err != nil {
-		t.Fatal(err)
-	}
-
-	cnc := &connect.ClusterNetworkConnect{Spec: connect.ClusterNetworkConnectSpec{
-		ConnectSubnets:      []connect.ConnectSubnet{{CIDR: "192.168.0.0/16", NetworkPrefix: 24}},
-		ConnectivityEnabled: []connect.ConnectivityType{connect.PodNetwork}}}
-	cnc.Name = "blue-green"
-	alloc, err := connect.NewAllocator(cnc, ipam.NewTunnelKeyAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	al, err := alloc.Allocate([]*udn.Network{blue, green})
-	if err != nil {
-		t.Fatal(err)
-	}
-	desired, err := connect.Plan(connect.Input{Connect: cnc, Networks: []*udn.Network{blue, green}, Allocation: al,
-		Nodes: nodes, Zone: "zone1", HostSubnets: hostSubnets})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := c.Sync(ctx, desired); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if ch, _, err := c.Sync(ctx, desired); err != nil || len(ch) != 0 {
-		t.Fatalf("second sync: %v, %v", ch, err)
-	}
+	sync(t, ctx, env, c, networks)
+	cnc := newConnect("blue-green", connect.PodNetwork)
+	desired := planConnect(t, cnc, connect.Input{Networks: []*udn.Network{blue, green}, Nodes: nodes, Zone: "zone1", HostSubnets: hostSubnets})
+	sync(t, ctx, env, c, desired)
 
 	reach := func(t *testing.T, from, to string) (string, []string, bool) {
 		t.Helper()
@@ -182,8 +205,6 @@ func TestRealConnect(t *testing.T) {
 			t.Errorf("red reached green (path %v):\n%s", dps, out)
 		}
 	})
-	checkNorthd(t, env)
-
 	// Delete the connect: its rows go, nothing else.
 	ch, _, err := c.Sync(ctx, topology.RemovalFor(connect.ControllerConnect, cnc.Name))
 	if err != nil {
@@ -222,94 +243,37 @@ func TestRealConnect(t *testing.T) {
 	})
 }
 
-func checkNorthd(t *testing.T, env *ovntest.Env) {
-	t.Helper()
-	for _, get := range []func() ([]string, error){env.NorthdErrors, env.NorthdWarnings} {
-		lines, err := get()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range lines {
-			if strings.Contains(l, "connect") || strings.Contains(l, "192.168.") {
-				t.Errorf("northd: %s", l)
-			}
-		}
-	}
-}
-
 // TestRealConnectMixed connects a Layer3 and a Layer2 network in node1's
 // interconnect zone (every node its own zone): pods on node1 of both reach
 // each other through the connect router, from the Layer3 cluster router's
 // rtos- port and from the Layer2 transit router's trtos- port.
 func TestRealConnectMixed(t *testing.T) {
-	env := ovntest.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	env, c, ctx := realNB(t)
 	nodes := ovntest.Nodes(3, "")
 	blue := l3net("ns1_blue", 1, 128)
 	yellow := ovntest.Layer2Network()
 	yellow.Subnets[0].CIDR = netip.MustParsePrefix("10.130.0.0/16")
-	blueIn := ovntest.PlanInput(blue, nodes, "node1")
 	var b topology.Builder
-	for _, in := range []topology.Input{blueIn, ovntest.PlanInput(yellow, nodes, "node1")} {
-		s, err := topology.Plan(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for o := range s.Objects() {
-			b.Add(o)
-		}
-	}
+	hostSubnets := planNetworks(t, &b, []*udn.Network{blue, yellow}, nodes, "node1", nil)
 	pods := map[string]pod{
 		"blue-a":   {"blue-a", "ns1_blue_node1", "0a:58:0a:80:01:05", "10.128.1.5", "0a:58:0a:80:01:01"},
 		"yellow-a": {"yellow-a", "ns2_red_ovn_layer2_switch", "0a:58:0a:82:00:05", "10.130.0.5", "0a:58:0a:82:00:01"},
 	}
-	b.Add(topology.SwitchPort{Owner: topology.Owner{Controller: "test-pods", Network: "ns1_blue", Node: "node1"},
-		Name: "blue-a", Switch: "ns1_blue_node1", Addresses: []string{pods["blue-a"].mac + " " + pods["blue-a"].ip}})
-	b.Add(topology.SwitchPort{Owner: topology.Owner{Controller: "test-pods", Network: "ns2_red", Node: "node1"},
-		Name: "yellow-a", Switch: "ns2_red_ovn_layer2_switch", Addresses: []string{pods["yellow-a"].mac + " " + pods["yellow-a"].ip}})
+	addPod(&b, "ns1_blue", "node1", pods["blue-a"])
+	addPod(&b, "ns2_red", "node1", pods["yellow-a"])
 	networks, err := b.State()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Sync(ctx, networks); err != nil {
-		t.Fatal(err)
-	}
-	cnc := &connect.ClusterNetworkConnect{Spec: connect.ClusterNetworkConnectSpec{
-		ConnectSubnets:      []connect.ConnectSubnet{{CIDR: "192.168.0.0/16", NetworkPrefix: 24}},
-		ConnectivityEnabled: []connect.ConnectivityType{connect.PodNetwork}}}
-	cnc.Name = "mixed"
-	alloc, err := connect.NewAllocator(cnc, ipam.NewTunnelKeyAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	al, err := alloc.Allocate([]*udn.Network{blue, yellow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	desired, err := connect.Plan(connect.Input{Connect: cnc, Networks: []*udn.Network{blue, yellow}, Allocation: al,
-		Nodes: nodes, Zone: "node1", HostSubnets: map[string]map[string][]netip.Prefix{blue.Name: blueIn.HostSubnets}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := c.Sync(ctx, desired); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	sync(t, ctx, env, c, networks)
+	sync(t, ctx, env, c, planConnect(t, newConnect("mixed", connect.PodNetwork),
+		connect.Input{Networks: []*udn.Network{blue, yellow}, Nodes: nodes, Zone: "node1", HostSubnets: hostSubnets}))
 	for _, tc := range [][2]string{{"blue-a", "yellow-a"}, {"yellow-a", "blue-a"}} {
 		out, dps, outs := trace(t, env, pods[tc[0]], pods[tc[1]].ip)
 		if !slices.Contains(outs, tc[1]) || !slices.Contains(dps, "connect-router-mixed") {
 			t.Errorf("%s -> %s not delivered through the connect router (path %v, outputs %v):\n%s", tc[0], tc[1], dps, outs, out)
 		}
 	}
-	checkNorthd(t, env)
 }
 
 // TestRealConnectServicesOnly connects blue and green with
@@ -318,85 +282,39 @@ func TestRealConnectMixed(t *testing.T) {
 // still reaches its own network on another node, and reaches green's
 // ClusterIP service, load-balanced to the green pod.
 func TestRealConnectServicesOnly(t *testing.T) {
-	env := ovntest.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cnc := &connect.ClusterNetworkConnect{Spec: connect.ClusterNetworkConnectSpec{
-		ConnectSubnets:      []connect.ConnectSubnet{{CIDR: "192.168.0.0/16", NetworkPrefix: 24}},
-		ConnectivityEnabled: []connect.ConnectivityType{connect.ClusterIPServiceNetwork}}}
-	cnc.Name = "blue-green"
+	env, c, ctx := realNB(t)
+	cnc := newConnect("blue-green", connect.ClusterIPServiceNetwork)
 	nodes := ovntest.Nodes(3, "zone1")
 	blue, green := l3net("ns1_blue", 1, 128), l3net("ns3_green", 3, 129)
+	nets := []*udn.Network{blue, green}
+	shared := connect.SwitchLoadBalancers(cnc, nets, map[string][]string{"ns3_green": {"ns3_green_svc_cluster"}})
 	var b topology.Builder
-	hostSubnets := map[string]map[string][]netip.Prefix{}
-	for _, n := range []*udn.Network{blue, green} {
-		in := ovntest.PlanInput(n, nodes, "zone1")
-		for i, nd := range nodes {
-			a := n.Subnets[0].CIDR.Addr().As4()
-			in.HostSubnets[nd.Name] = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, a[1], byte(i + 1), 0}), 24)}
-		}
-		in.SwitchGroupLoadBalancers = connect.SwitchLoadBalancers(cnc, []*udn.Network{blue, green},
-			map[string][]string{"ns3_green": {"ns3_green_svc_cluster"}})[n.Name]
-		hostSubnets[n.Name] = in.HostSubnets
-		s, err := topology.Plan(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for o := range s.Objects() {
-			b.Add(o)
-		}
-	}
+	hostSubnets := planNetworks(t, &b, nets, nodes, "zone1", func(in *topology.Input) {
+		in.SwitchGroupLoadBalancers = shared[in.Network.Name]
+	})
 	pods := map[string]pod{
 		"blue-a":  {"blue-a", "ns1_blue_node1", "0a:58:0a:80:01:05", "10.128.1.5", "0a:58:0a:80:01:01"},
 		"blue-b":  {"blue-b", "ns1_blue_node2", "0a:58:0a:80:02:05", "10.128.2.5", "0a:58:0a:80:02:01"},
 		"green-a": {"green-a", "ns3_green_node1", "0a:58:0a:81:01:05", "10.129.1.5", "0a:58:0a:81:01:01"},
 	}
-	for _, p := range pods {
-		network := "ns1_blue"
-		if strings.HasPrefix(p.name, "green") {
-			network = "ns3_green"
-		}
-		b.Add(topology.SwitchPort{Owner: topology.Owner{Controller: "test-pods", Network: network},
-			Name: p.name, Switch: p.sw, Addresses: []string{p.mac + " " + p.ip}})
-	}
+	addPod(&b, "ns1_blue", "node1", pods["blue-a"])
+	addPod(&b, "ns1_blue", "node2", pods["blue-b"])
+	addPod(&b, "ns3_green", "node1", pods["green-a"])
 	// green's ClusterIP service, as a services controller writes it.
 	b.Add(topology.LoadBalancer{Owner: topology.Owner{Controller: "test-services", Network: "ns3_green"},
 		Name: "ns3_green_svc_cluster", Protocol: topology.ProtocolTCP, VIPs: []topology.LBVIP{{
 			VIP: netip.MustParseAddrPort("10.96.0.50:80"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.129.1.5:8080")}}}})
-	alloc, err := connect.NewAllocator(cnc, ipam.NewTunnelKeyAllocator())
-	if err != nil {
-		t.Fatal(err)
-	}
-	al, err := alloc.Allocate([]*udn.Network{blue, green})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := connect.Plan(connect.Input{Connect: cnc, Networks: []*udn.Network{blue, green}, Allocation: al,
-		Nodes: nodes, Zone: "zone1", HostSubnets: hostSubnets, ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := planConnect(t, cnc, connect.Input{Networks: nets, Nodes: nodes, Zone: "zone1", HostSubnets: hostSubnets,
+		ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
 	for o := range conn.Objects() {
 		b.Add(o)
 	}
+	// Networks, pods, the service and the connect in one Sync.
 	all, err := b.State()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Sync(ctx, all); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if ch, _, err := c.Sync(ctx, all); err != nil || len(ch) != 0 {
-		t.Fatalf("second sync: %v %v", ch, err)
-	}
+	sync(t, ctx, env, c, all)
 	// A new connection: every conntrack lookup on the way says new.
 	ctNew := []string{"--ct=new,trk", "--ct=new,trk", "--ct=new,trk", "--ct=new,trk"}
 	t.Run("pod to pod across networks is dropped", func(t *testing.T) {
@@ -428,5 +346,4 @@ func TestRealConnectServicesOnly(t *testing.T) {
 			t.Errorf("blue-a -> 10.96.0.50:80 not delivered to green-a through the connect router:\n%s", out)
 		}
 	})
-	checkNorthd(t, env)
 }
