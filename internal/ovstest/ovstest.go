@@ -1,0 +1,130 @@
+// Package ovstest runs a real Open vSwitch (ovsdb-server and ovs-vswitchd
+// from the OVN root filesystem ovntest uses) for tests: the userspace
+// switch with dummy netdevs, so no kernel module or device is needed, and
+// ofproto/trace referees what the flows do. Like ovntest, it skips a test
+// when the root filesystem is missing and fails it under CI=true.
+package ovstest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/udnkit/udnkit/internal/ovntest"
+)
+
+// Env is a running Open vSwitch.
+type Env struct {
+	// Root is the root filesystem the daemons run in.
+	Root string
+	// Dir is the run directory as the host sees it (under Root); In is the
+	// same directory inside Root.
+	Dir, In string
+}
+
+// Start starts Open vSwitch for tb and stops it when tb ends.
+func Start(tb testing.TB) *Env {
+	tb.Helper()
+	_, root, err := ovntest.Available()
+	if err != nil {
+		ovntest.Skip(tb, err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "usr/sbin/ovs-vswitchd")); err != nil {
+		ovntest.Skip(tb, fmt.Errorf("no ovs-vswitchd in the OVN root filesystem (scripts/ovn-env prepare installs openvswitch-switch): %w", err))
+	}
+	dir, err := os.MkdirTemp(filepath.Join(root, "tmp"), "udnkit-ovs-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e := &Env{Root: root, Dir: dir, In: "/tmp/" + filepath.Base(dir)}
+	tb.Cleanup(func() {
+		e.Stop()
+		if !tb.Failed() {
+			os.RemoveAll(dir)
+		} else {
+			tb.Logf("Open vSwitch environment kept in %s", dir)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := e.In
+	script := fmt.Sprintf(`set -e
+ovsdb-tool create %[1]s/conf.db /usr/share/openvswitch/vswitch.ovsschema
+ovsdb-server --detach --no-chdir --pidfile=%[1]s/ovsdb.pid --log-file=%[1]s/ovsdb.log --unixctl=%[1]s/ovsdb.ctl --remote=punix:%[1]s/db.sock %[1]s/conf.db
+ovs-vsctl --no-wait init
+ovs-vswitchd --detach --no-chdir --pidfile=%[1]s/vswitchd.pid --log-file=%[1]s/vswitchd.log --unixctl=%[1]s/vswitchd.ctl --enable-dummy=override --disable-system unix:%[1]s/db.sock
+`, d)
+	if out, err := e.run(ctx, script, "sh"); err != nil {
+		tb.Fatalf("starting Open vSwitch: %v\n%s", err, out)
+	}
+	return e
+}
+
+// Stop stops the daemons.
+func (e *Env) Stop() {
+	for _, p := range []string{"vswitchd", "ovsdb"} {
+		b, err := os.ReadFile(filepath.Join(e.Dir, p+".pid"))
+		if err != nil {
+			continue
+		}
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
+}
+
+func (e *Env) run(ctx context.Context, stdin string, argv ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "chroot", append([]string{e.Root}, argv...)...)
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "OVS_RUNDIR=" + e.In, "OVS_DBDIR=" + e.In, "OVS_LOGDIR=" + e.In,
+		"DB_SOCK=" + e.In + "/db.sock"}
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}
+
+// Vsctl runs ovs-vsctl.
+func (e *Env) Vsctl(ctx context.Context, args ...string) (string, error) {
+	return e.run(ctx, "", append([]string{"ovs-vsctl", "--db=unix:" + e.In + "/db.sock"}, args...)...)
+}
+
+// Ofctl runs ovs-ofctl (OVS_RUNDIR set, so a bridge name reaches the
+// bridge); stdin feeds "-" arguments.
+func (e *Env) Ofctl(ctx context.Context, stdin string, args ...string) (string, error) {
+	return e.run(ctx, stdin, append([]string{"ovs-ofctl"}, args...)...)
+}
+
+// Trace runs ofproto/trace of flow on bridge, with options such as
+// "--ct-next", "trk,est" after it.
+func (e *Env) Trace(ctx context.Context, bridge, flow string, opts ...string) (string, error) {
+	return e.run(ctx, "", append([]string{"ovs-appctl", "-t", e.In + "/vswitchd.ctl", "ofproto/trace", bridge, flow}, opts...)...)
+}
+
+// OFPort returns the OpenFlow port number of the interface called name.
+func (e *Env) OFPort(ctx context.Context, name string) (int, error) {
+	out, err := e.Vsctl(ctx, "get", "Interface", name, "ofport")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(out))
+}
+
+// Command returns the argv that runs the program called name (ovs-ofctl,
+// say) inside the root filesystem with this Env's sockets, for a client
+// that execs it (go-openvswitch's ovs.Exec).
+func (e *Env) Command(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command("chroot", append([]string{e.Root, name}, args...)...)
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "OVS_RUNDIR=" + e.In, "OVS_DBDIR=" + e.In, "OVS_LOGDIR=" + e.In}
+	return cmd
+}
