@@ -121,6 +121,14 @@ type Flow struct {
 	Actions string
 }
 
+// flowID is a flow's identity in its bridge.
+type flowID struct {
+	table, priority int
+	match           string
+}
+
+func (f Flow) id() flowID { return flowID{f.Table, f.Priority, f.Match} }
+
 // Key identifies the flow in its table: table, priority and match.
 func (f Flow) Key() string {
 	return "table=" + strconv.Itoa(f.Table) + ",priority=" + strconv.Itoa(f.Priority) + matchSep(f.Match)
@@ -278,7 +286,7 @@ func Plan(in Input) ([]Flow, error) {
 	slices.SortFunc(out, compareFlows)
 	out = slices.CompactFunc(out, func(a, b Flow) bool { return a == b })
 	for i := 1; i < len(out); i++ {
-		if out[i].Key() == out[i-1].Key() {
+		if out[i].id() == out[i-1].id() {
 			return nil, fmt.Errorf("flow %s: %w: planned twice with different actions", out[i].Key(), ErrInvalid)
 		}
 	}
@@ -296,6 +304,10 @@ func compareFlows(a, b Flow) int {
 		cmp.Compare(a.Actions, b.Actions))
 }
 
+// Sort sorts fs as Plan does: by table, then priority (highest first), then
+// match and actions.
+func Sort(fs []Flow) { slices.SortFunc(fs, compareFlows) }
+
 // Changes are what turns a bridge's flows of Cookie into the desired ones.
 type Changes struct {
 	// Add are the flows to add (or whose actions to replace: adding a flow
@@ -311,20 +323,20 @@ func (c Changes) Len() int { return len(c.Add) + len(c.Delete) }
 // Diff returns the changes from observed to desired, both the SDK's flows
 // (Cookie) only, sorted. A flow whose actions changed is in Add only.
 func Diff(observed, desired []Flow) Changes {
-	have := make(map[string]string, len(observed))
+	have := make(map[flowID]string, len(observed))
 	for _, f := range observed {
-		have[f.Key()] = f.Actions
+		have[f.id()] = f.Actions
 	}
-	want := make(map[string]bool, len(desired))
+	want := make(map[flowID]bool, len(desired))
 	var c Changes
 	for _, f := range desired {
-		want[f.Key()] = true
-		if a, ok := have[f.Key()]; !ok || a != f.Actions {
+		want[f.id()] = true
+		if a, ok := have[f.id()]; !ok || a != f.Actions {
 			c.Add = append(c.Add, f)
 		}
 	}
 	for _, f := range observed {
-		if !want[f.Key()] {
+		if !want[f.id()] {
 			c.Delete = append(c.Delete, f)
 		}
 	}

@@ -144,14 +144,16 @@ func TestDiffReplacesChangedActions(t *testing.T) {
 
 func TestPlanErrors(t *testing.T) {
 	for name, mod := range map[string]func(*Input){
-		"no bridge":        func(in *Input) { in.Node.Bridge = "" },
-		"no uplink port":   func(in *Input) { in.Node.Physical.OFPort = 0 },
-		"short MAC":        func(in *Input) { in.Node.MAC = in.Node.MAC[:4] },
-		"no node IP":       func(in *Input) { in.Node.IPs = nil },
-		"network ID 0":     func(in *Input) { in.Networks[0].ID = 0 },
-		"same ID twice":    func(in *Input) { in.Networks[1].ID = 1 },
-		"no gateway MAC":   func(in *Input) { in.Networks[0].GatewayMAC = nil },
-		"no masq of a fam": func(in *Input) { in.Cluster.MasqueradeSubnets = []netip.Prefix{netip.MustParsePrefix("169.254.0.0/17")} },
+		"no bridge":      func(in *Input) { in.Node.Bridge = "" },
+		"no uplink port": func(in *Input) { in.Node.Physical.OFPort = 0 },
+		"short MAC":      func(in *Input) { in.Node.MAC = in.Node.MAC[:4] },
+		"no node IP":     func(in *Input) { in.Node.IPs = nil },
+		"network ID 0":   func(in *Input) { in.Networks[0].ID = 0 },
+		"same ID twice":  func(in *Input) { in.Networks[1].ID = 1 },
+		"no gateway MAC": func(in *Input) { in.Networks[0].GatewayMAC = nil },
+		"no masq of a fam": func(in *Input) {
+			in.Cluster.MasqueradeSubnets = []netip.Prefix{netip.MustParsePrefix("169.254.0.0/17")}
+		},
 	} {
 		in := seedInput()
 		mod(&in)

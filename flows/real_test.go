@@ -21,32 +21,20 @@ const brMAC = "02:42:ac:12:00:03"
 // br-int, and returns the planner input with their OpenFlow ports.
 func bridge(t *testing.T, env *ovstest.Env, ctx context.Context) flows.Input {
 	t.Helper()
-	patch := func(name string) string {
-		return fmt.Sprintf("-- add-port breth0 %[1]s -- set interface %[1]s type=patch options:peer=%[1]s-peer "+
-			"-- add-port br-int %[1]s-peer -- set interface %[1]s-peer type=patch options:peer=%[1]s", name)
+	const def, pa, pb = "patch-breth0_ovn-worker-to-br-int", "patch-breth0_ns1_a_ovn-worker-to-br-int", "patch-breth0_ns2_b_ovn-worker-to-br-int"
+	ports, err := env.GatewayBridge(ctx, "breth0", brMAC, "eth0", def, pa, pb)
+	if err != nil {
+		t.Fatal(err)
 	}
-	args := "add-br breth0 -- set bridge breth0 datapath_type=dummy other_config:hwaddr=" + brMAC +
-		" -- add-port breth0 eth0 -- add-br br-int -- set bridge br-int datapath_type=dummy " +
-		patch("patch-breth0_ovn-worker-to-br-int") + " " + patch("patch-breth0_ns1_a_ovn-worker-to-br-int") + " " +
-		patch("patch-breth0_ns2_b_ovn-worker-to-br-int")
-	if out, err := env.Vsctl(ctx, strings.Fields(args)...); err != nil {
-		t.Fatal(err, out)
-	}
-	port := func(name string) flows.Port {
-		n, err := env.OFPort(ctx, name)
-		if err != nil || n <= 0 {
-			t.Fatalf("ofport of %s: %d %v", name, n, err)
-		}
-		return flows.Port{Name: name, OFPort: n}
-	}
+	port := func(name string) flows.Port { return flows.Port{Name: name, OFPort: ports[name]} }
 	m := func(s string) net.HardwareAddr { hw, _ := net.ParseMAC(s); return hw }
 	return flows.Input{
 		Node: flows.Node{Bridge: "breth0", Physical: port("eth0"), MAC: m(brMAC),
-			IPs: []netip.Addr{netip.MustParseAddr("172.18.0.3")}, DefaultPatch: port("patch-breth0_ovn-worker-to-br-int")},
+			IPs: []netip.Addr{netip.MustParseAddr("172.18.0.3")}, DefaultPatch: port(def)},
 		Networks: []flows.Network{
-			{ID: 1, Name: "ns1_a", Patch: port("patch-breth0_ns1_a_ovn-worker-to-br-int"), GatewayMAC: m("02:42:ac:12:00:05"),
+			{ID: 1, Name: "ns1_a", Patch: port(pa), GatewayMAC: m("02:42:ac:12:00:05"),
 				IPv4: true, ClusterIPs: []netip.Addr{netip.MustParseAddr("10.96.0.5")}},
-			{ID: 2, Name: "ns2_b", Patch: port("patch-breth0_ns2_b_ovn-worker-to-br-int"), GatewayMAC: m("02:42:ac:12:00:06"),
+			{ID: 2, Name: "ns2_b", Patch: port(pb), GatewayMAC: m("02:42:ac:12:00:06"),
 				IPv4: true, ClusterIPs: []netip.Addr{netip.MustParseAddr("10.96.0.6")}},
 		},
 		Cluster: flows.Cluster{ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}},

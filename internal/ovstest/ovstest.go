@@ -128,3 +128,35 @@ func (e *Env) Command(name string, args ...string) *exec.Cmd {
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "OVS_RUNDIR=" + e.In, "OVS_DBDIR=" + e.In, "OVS_LOGDIR=" + e.In}
 	return cmd
 }
+
+// GatewayBridge creates the bridge (dummy datapath, MAC mac) with an uplink
+// port and, for each name in patches, a patch port to br-int (created
+// too), and returns every port's OpenFlow number by name.
+func (e *Env) GatewayBridge(ctx context.Context, bridge, mac, uplink string, patches ...string) (map[string]int, error) {
+	args := []string{"add-br", bridge, "--", "set", "bridge", bridge, "datapath_type=dummy", "other_config:hwaddr=" + mac,
+		"--", "add-port", bridge, uplink, "--", "--may-exist", "add-br", "br-int", "--", "set", "bridge", "br-int", "datapath_type=dummy"}
+	for _, p := range patches {
+		peer := p + "-peer"
+		args = append(args, "--", "add-port", bridge, p, "--", "set", "interface", p, "type=patch", "options:peer="+peer,
+			"--", "add-port", "br-int", peer, "--", "set", "interface", peer, "type=patch", "options:peer="+p)
+	}
+	if out, err := e.Vsctl(ctx, args...); err != nil {
+		return nil, fmt.Errorf("%w: %s", err, out)
+	}
+	ports := map[string]int{}
+	for _, name := range append([]string{uplink}, patches...) {
+		n, err := e.OFPort(ctx, name)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("ofport of %s: %d %v", name, n, err)
+		}
+		ports[name] = n
+	}
+	return ports, nil
+}
+
+// RunOfctl runs ovs-ofctl with this Env's sockets and stdin: the shape
+// backend/ovs takes (its exit status stays reachable with errors.As).
+func (e *Env) RunOfctl(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	out, err := e.run(ctx, string(stdin), append([]string{"ovs-ofctl"}, args...)...)
+	return []byte(out), err
+}

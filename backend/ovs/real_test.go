@@ -1,0 +1,103 @@
+package ovs_test
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/udnkit/udnkit/backend/ovs"
+	"github.com/udnkit/udnkit/flows"
+	"github.com/udnkit/udnkit/internal/ovstest"
+)
+
+func TestRealSync(t *testing.T) {
+	env := ovstest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const def, pa, pb = "patch-def", "patch-a", "patch-b"
+	ports, err := env.GatewayBridge(ctx, "breth0", "02:42:ac:12:00:03", "eth0", def, pa, pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := func(n string) flows.Port { return flows.Port{Name: n, OFPort: ports[n]} }
+	m := func(s string) net.HardwareAddr { hw, _ := net.ParseMAC(s); return hw }
+	in := flows.Input{
+		Node: flows.Node{Bridge: "breth0", Physical: port("eth0"), MAC: m("02:42:ac:12:00:03"),
+			IPs: []netip.Addr{netip.MustParseAddr("172.18.0.3"), netip.MustParseAddr("fc00::3")}, DefaultPatch: port(def)},
+		Networks: []flows.Network{
+			{ID: 1, Name: "a", Patch: port(pa), GatewayMAC: m("02:42:ac:12:00:05"), IPv4: true, IPv6: true,
+				ClusterIPs: []netip.Addr{netip.MustParseAddr("10.96.0.5")}},
+			{ID: 2, Name: "b", Patch: port(pb), GatewayMAC: m("02:42:ac:12:00:06"), IPv4: true,
+				ClusterIPs: []netip.Addr{netip.MustParseAddr("10.96.0.6")}},
+		},
+		Cluster: flows.Cluster{ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16"), netip.MustParsePrefix("fd00:10:96::/112")}},
+	}
+	const foreign = "cookie=0x1234,table=7,priority=5,ip,actions=drop"
+	if out, err := env.Ofctl(ctx, "", "add-flow", "breth0", foreign); err != nil {
+		t.Fatal(err, out)
+	}
+	br, err := ovs.New(ovs.Config{Bridge: "breth0", Run: env.RunOfctl, Dir: env.Dir, DirForOfctl: env.In})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func() []flows.Flow {
+		fs, err := flows.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fs
+	}
+	sync := func(want ovs.Result) {
+		t.Helper()
+		got, err := br.Sync(ctx, plan())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("Sync = %+v, want %+v", got, want)
+		}
+		observed, err := br.Observe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(observed) != len(plan()) {
+			t.Errorf("the bridge holds %d flows of the cookie, the plan %d", len(observed), len(plan()))
+		}
+		out, err := env.Ofctl(ctx, "", "dump-flows", "breth0", "cookie=0x1234/-1")
+		if err != nil || !strings.Contains(out, "table=7") {
+			t.Errorf("the foreign flow is gone: %v\n%s", err, out)
+		}
+	}
+	sync(ovs.Result{Added: len(plan())})
+	sync(ovs.Result{}) // applying twice changes nothing
+
+	// One more cluster IP: one flow.
+	in.Networks[1].ClusterIPs = append(in.Networks[1].ClusterIPs, netip.MustParseAddr("10.96.0.7"))
+	sync(ovs.Result{Added: 1})
+
+	// Someone changes one of the SDK's flows: Sync puts it back.
+	if out, err := env.Ofctl(ctx, "", "mod-flows", "--strict", "breth0", "cookie=0xdeff105,table=2,priority=300,reg1=0x4,actions=drop"); err != nil {
+		t.Fatal(err, out)
+	}
+	sync(ovs.Result{Added: 1, Deleted: 1})
+
+	// Network b goes: its flows and the fan-out that listed its port.
+	in.Networks = in.Networks[:1]
+	got, err := br.Sync(ctx, plan())
+	if err != nil || got.Deleted == 0 {
+		t.Fatalf("removing b: %+v %v", got, err)
+	}
+	observed, _ := br.Observe(ctx)
+	for _, f := range observed {
+		if strings.Contains(f.Match, "in_port="+itoa(ports[pb])) || strings.Contains(f.Actions, "output:"+itoa(ports[pb])) {
+			t.Errorf("a flow of b remains: %+v", f)
+		}
+	}
+	sync(ovs.Result{})
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
