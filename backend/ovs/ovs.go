@@ -157,7 +157,7 @@ func (b *Bridge) Sync(ctx context.Context, desired []flows.Flow) (Result, error)
 	}
 	want.Close()
 	out, err := b.cfg.Run(ctx, nil, "-O", ofVersion, "diff-flows", b.cfg.Bridge, filepath.Join(b.cfg.DirForOfctl, filepath.Base(want.Name())))
-	var exit interface{ ExitCode() int } // *exec.ExitError, or a stand-in's
+	var exit interface{ ExitCode() int }                                // *exec.ExitError, or a stand-in's
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 2) { // 2: the flows differ
 		return Result{}, fmt.Errorf("ovs: bridge %s: %w: diff-flows: %v", b.cfg.Bridge, ErrOfctl, err)
 	}
