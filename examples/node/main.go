@@ -1,0 +1,66 @@
+// Command node prints the node-side plan of two primary user-defined
+// networks with overlapping pod subnets on one node: the gateway bridge's
+// OpenFlow flows as ovs-ofctl add-flow lines (a dry run a person can read
+// and, with the ports of a real bridge, apply).
+//
+//	go run ./examples/node
+//
+// It needs nothing but Go.
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+
+	"github.com/udnkit/udnkit/flows"
+)
+
+func main() {
+	if err := run(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "node:", err)
+		os.Exit(1)
+	}
+}
+
+func mac(s string) net.HardwareAddr {
+	m, err := net.ParseMAC(s)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// input is node ovn-worker (172.18.0.3) with the default network and two
+// primary networks, blue (ID 1) and red (ID 2), each with a ClusterIP
+// service; the OpenFlow port numbers are those a fresh breth0 would give.
+func input() flows.Input {
+	return flows.Input{
+		Node: flows.Node{Bridge: "breth0", Physical: flows.Port{Name: "eth0", OFPort: 1}, MAC: mac("02:42:ac:12:00:03"),
+			IPs:          []netip.Addr{netip.MustParseAddr("172.18.0.3")},
+			DefaultPatch: flows.Port{Name: "patch-breth0_ovn-worker-to-br-int", OFPort: 2}},
+		Networks: []flows.Network{
+			{ID: 1, Name: "blue_net", Patch: flows.Port{Name: "patch-breth0_blue_net_ovn-worker-to-br-int", OFPort: 3},
+				GatewayMAC: mac("02:42:ac:12:00:03"), IPv4: true, ClusterIPs: []netip.Addr{netip.MustParseAddr("10.96.0.5")}},
+			{ID: 2, Name: "red_net", Patch: flows.Port{Name: "patch-breth0_red_net_ovn-worker-to-br-int", OFPort: 4},
+				GatewayMAC: mac("02:42:ac:12:00:03"), IPv4: true, ClusterIPs: []netip.Addr{netip.MustParseAddr("10.96.0.6")}},
+		},
+		Cluster: flows.Cluster{ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}},
+	}
+}
+
+func run(w io.Writer) error {
+	in := input()
+	fs, err := flows.Plan(in)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "# %s on node %s: %d flows of cookie 0x%x (networks: blue ID 1 on port 3, red ID 2 on port 4)\n",
+		in.Node.Bridge, in.Node.IPs[0], len(fs), flows.Cookie)
+	for _, f := range fs {
+		fmt.Fprintf(w, "ovs-ofctl add-flow %s '%s'\n", in.Node.Bridge, f)
+	}
+	return nil
+}
