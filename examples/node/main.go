@@ -1,7 +1,8 @@
 // Command node prints the node-side plan of two primary user-defined
-// networks with overlapping pod subnets on one node: the gateway bridge's
-// OpenFlow flows as ovs-ofctl add-flow lines (a dry run a person can read
-// and, with the ports of a real bridge, apply).
+// networks with overlapping pod subnets on one node, as commands a person
+// can read: the VRFs, management ports, routes, ip rules and nftables host
+// isolation (ip and nft), and the gateway bridge's OpenFlow flows
+// (ovs-ofctl add-flow lines, with the ports of a fresh breth0).
 //
 //	go run ./examples/node
 //
@@ -16,6 +17,8 @@ import (
 	"os"
 
 	"github.com/udnkit/udnkit/flows"
+	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/vrf"
 )
 
 func main() {
@@ -51,7 +54,33 @@ func input() flows.Input {
 	}
 }
 
+// kernel is the same node's kernel-side input: blue is Layer3 (node subnet
+// 10.128.1.0/24), red Layer2 with the same 10.128.0.0/16.
+func kernel() vrf.Input {
+	subnet := netip.MustParsePrefix("10.128.0.0/16")
+	return vrf.Input{
+		Node: vrf.Node{Name: "ovn-worker", Bridge: "breth0", Gateways: []netip.Addr{netip.MustParseAddr("172.18.0.1")},
+			KubeletCgroup: "kubelet.slice/kubelet.service"},
+		Networks: []vrf.Network{
+			{Network: &udn.Network{Name: "blue_net", ID: 1, Topology: udn.TopologyLayer3, Role: udn.RolePrimary,
+				Subnets: []udn.Subnet{{CIDR: subnet, HostPrefix: 24}}}, HostSubnets: []netip.Prefix{netip.MustParsePrefix("10.128.1.0/24")},
+				NodePorts: []vrf.L4Port{{Protocol: vrf.TCP, Port: 30080}}},
+			{Network: &udn.Network{Name: "red_net", ID: 2, Topology: udn.TopologyLayer2, Role: udn.RolePrimary,
+				Subnets: []udn.Subnet{{CIDR: subnet}}}},
+		},
+		Cluster: vrf.Cluster{ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}},
+		Pods:    vrf.Pods{DefaultIPs: []netip.Addr{netip.MustParseAddr("10.244.1.5")}},
+	}
+}
+
 func run(w io.Writer) error {
+	k, err := vrf.Plan(kernel())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "# kernel: VRFs, management ports, routes, rules and nftables")
+	fmt.Fprint(w, k.Script())
+	fmt.Fprintln(w)
 	in := input()
 	fs, err := flows.Plan(in)
 	if err != nil {

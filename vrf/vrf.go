@@ -1,0 +1,456 @@
+package vrf
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf/udn"
+)
+
+// Fixed numbers of the node side (the reference's, DESIGN's facts).
+const (
+	// RouteProtocol marks the routes the SDK owns (OVN-Kubernetes' 85).
+	RouteProtocol = 85
+	// RulePriority is the priority of the SDK's ip rules.
+	RulePriority = 2000
+	// TableBase + network ID is a network's default routing table.
+	TableBase = 1000
+	// UnreachableMetric is the metric of the VRF's catch-all unreachable
+	// default route.
+	UnreachableMetric = 4278198272
+	// PktMarkBase + network ID marks a network's NodePort and external-IP
+	// traffic (nftables) for its ip rule and br-ex's dispatch.
+	PktMarkBase = 0x1000
+	// MaxLinkName is the longest Linux interface name.
+	MaxLinkName = 15
+	// NFTTable is the nftables table (family inet) the SDK writes.
+	NFTTable = "ovn-kubernetes"
+)
+
+// Errors of Plan.
+var (
+	ErrInvalid = errors.New("invalid node plan input")
+)
+
+// Node is the node planned.
+type Node struct {
+	Name string
+	// Bridge is the gateway bridge ("breth0") the service and default
+	// routes leave by.
+	Bridge string
+	// Gateways are the node's default gateways, at most one per family.
+	Gateways []netip.Addr
+	// KubeletCgroup is the kubelet's cgroup v2 path
+	// ("kubelet.slice/kubelet.service"); empty when none was found, which
+	// leaves kubelet probes of UDN pods blocked (Plan warns).
+	KubeletCgroup string
+}
+
+// Network is a primary user-defined network on the node.
+type Network struct {
+	// Network is the normalised network, ID set.
+	Network *udn.Network
+	// CUDN is the ClusterUserDefinedNetwork's name ("" for a UDN): the VRF
+	// takes it when no vrf is set and it fits.
+	CUDN string
+	// HostSubnets are a Layer3 network's subnets of this node (ignored for
+	// Layer2, whose node subnet is the network's).
+	HostSubnets []netip.Prefix
+	// Table is the VRF's routing table; 0 is TableBase + ID (the reference
+	// derives it from the management port's ifindex, unknown at plan time).
+	Table int
+	// NodePorts and ExternalIPs are the network's services reached through
+	// the node, marked for it by nftables.
+	NodePorts   []L4Port
+	ExternalIPs []Endpoint
+}
+
+// Protocol is a transport protocol of nftables matches.
+type Protocol string
+
+// Protocols.
+const (
+	TCP  Protocol = "tcp"
+	UDP  Protocol = "udp"
+	SCTP Protocol = "sctp"
+)
+
+// L4Port is a protocol and port.
+type L4Port struct {
+	Protocol Protocol
+	Port     uint16
+}
+
+// Endpoint is an address, protocol and port.
+type Endpoint struct {
+	Addr netip.Addr
+	L4Port
+}
+
+// Cluster holds the cluster-wide settings.
+type Cluster struct {
+	ServiceCIDRs []netip.Prefix
+	// MasqueradeSubnets default to ipam.DefaultMasqueradeSubnets.
+	MasqueradeSubnets []netip.Prefix
+	// MTU is used when a network has none; default 1400.
+	MTU int
+}
+
+// Pods are what host isolation needs of the node's pods.
+type Pods struct {
+	// DefaultIPs are the default-network addresses of the node's pods
+	// whose primary network is user-defined: the host may not reach them,
+	// but for kubelet probes and open ports.
+	DefaultIPs []netip.Addr
+	// OpenPorts are the ports such pods open to the host
+	// (k8s.ovn.org/open-default-ports); OpenICMP the pods that accept ICMP.
+	OpenPorts []Endpoint
+	OpenICMP  []netip.Addr
+}
+
+// Input is what Plan needs.
+type Input struct {
+	Node     Node
+	Networks []Network
+	Cluster  Cluster
+	Pods     Pods
+}
+
+// LinkKind is the kind of a link.
+type LinkKind string
+
+// Link kinds.
+const (
+	LinkVRF            LinkKind = "vrf"
+	LinkManagementPort LinkKind = "management-port"
+)
+
+// Link is a network device the plan needs.
+type Link struct {
+	Kind LinkKind
+	Name string
+	// Table is a VRF's routing table.
+	Table int
+	// MAC, Addresses, MTU and Master (the VRF) are a management port's.
+	MAC       net.HardwareAddr
+	Addresses []netip.Prefix
+	MTU       int
+	Master    string
+}
+
+// RouteType is a route's type.
+type RouteType string
+
+// Route types.
+const (
+	RouteUnicast     RouteType = "unicast"
+	RouteUnreachable RouteType = "unreachable"
+)
+
+// Route is a route in a VRF's table, protocol RouteProtocol.
+type Route struct {
+	Table   int
+	Type    RouteType
+	Dst     netip.Prefix
+	Gateway netip.Addr
+	Dev     string
+	Src     netip.Addr
+	MTU     int
+	Metric  int
+}
+
+// Rule is an ip rule at RulePriority.
+type Rule struct {
+	Table int
+	// Mark is a fwmark to match (0: none); To a destination (zero: none).
+	Mark uint32
+	To   netip.Prefix
+	// IPv6 is the rule's family.
+	IPv6 bool
+}
+
+// Warning is something the plan cannot do on this node, for the caller to
+// report (the reference's UDNKubeletProbesNotSupported event).
+type Warning struct {
+	Reason, Message string
+}
+
+// State is a node's desired kernel state for its primary networks.
+type State struct {
+	Links  []Link
+	Routes []Route
+	Rules  []Rule
+	// NFT is the nftables plan of table inet NFTTable.
+	NFT NFT
+	// Warnings say what the node lacks.
+	Warnings []Warning
+}
+
+// Plan plans the node's kernel state: per primary network its VRF,
+// management port, routes and ip rules, and the nftables host isolation
+// and service marking. It is pure and deterministic.
+func Plan(in Input) (State, error) {
+	nd := in.Node
+	if nd.Bridge == "" {
+		return State{}, fmt.Errorf("node %q: bridge: %w: required", nd.Name, ErrInvalid)
+	}
+	masqs := in.Cluster.MasqueradeSubnets
+	if len(masqs) == 0 {
+		masqs = ipam.DefaultMasqueradeSubnets()
+	}
+	mtu := in.Cluster.MTU
+	if mtu == 0 {
+		mtu = 1400
+	}
+	var s State
+	nets := slices.Clone(in.Networks)
+	slices.SortFunc(nets, func(a, b Network) int { return cmp.Compare(netID(a), netID(b)) })
+	seen := map[string]string{}
+	for _, n := range nets {
+		if n.Network == nil || !n.Network.IsPrimary() || n.Network.ID < 1 || n.Network.ID > ipam.MaxNetworkID {
+			return State{}, fmt.Errorf("node %q: networks: %w: a primary network with its ID is required", nd.Name, ErrInvalid)
+		}
+		if err := planNetwork(&s, nd, n, in.Cluster.ServiceCIDRs, masqs, mtu, seen); err != nil {
+			return State{}, err
+		}
+	}
+	s.NFT = planNFT(in, nets)
+	if nd.KubeletCgroup == "" && len(in.Pods.DefaultIPs) > 0 {
+		s.Warnings = append(s.Warnings, Warning{Reason: "UDNKubeletProbesNotSupported",
+			Message: fmt.Sprintf("node %s: no kubelet cgroup v2 path: kubelet probes of pods of user-defined networks are blocked", nd.Name)})
+	}
+	s.sort()
+	return s, nil
+}
+
+func netID(n Network) int {
+	if n.Network == nil {
+		return 0
+	}
+	return n.Network.ID
+}
+
+// VRFName returns the VRF device of a network (the seed's rule): the
+// CUDN's vrf field (udn.Network.VRF), else the CUDN's name when it fits,
+// else "udn-<id>-vrf". The reference names it "mp<id>-udn-vrf" when the
+// CUDN name does not fit and for every namespaced UDN.
+func VRFName(n Network) string {
+	switch {
+	case n.Network.VRF != "":
+		return n.Network.VRF
+	case n.CUDN != "" && len(n.CUDN) <= MaxLinkName:
+		return n.CUDN
+	}
+	return "udn-" + strconv.Itoa(n.Network.ID) + "-vrf"
+}
+
+// ManagementPortName returns a network's management port device.
+func ManagementPortName(id int) string { return "ovn-k8s-mp" + strconv.Itoa(id) }
+
+func planNetwork(s *State, nd Node, n Network, services, masqs []netip.Prefix, clusterMTU int, seen map[string]string) error {
+	nw := n.Network
+	vrfName, mp := VRFName(n), ManagementPortName(nw.ID)
+	for _, name := range []string{vrfName, mp} {
+		if len(name) > MaxLinkName {
+			return fmt.Errorf("network %q: link %q: %w: longer than %d characters", nw.Name, name, ErrInvalid, MaxLinkName)
+		}
+		if other, ok := seen[name]; ok {
+			return fmt.Errorf("network %q: link %q: %w: network %q has it too", nw.Name, name, ErrInvalid, other)
+		}
+		seen[name] = nw.Name
+	}
+	table := n.Table
+	if table == 0 {
+		table = TableBase + nw.ID
+	}
+	mtu := nw.MTU
+	if mtu == 0 {
+		mtu = clusterMTU
+	}
+	nodeSubnets := n.HostSubnets
+	if nw.Topology != udn.TopologyLayer3 {
+		nodeSubnets = nw.SubnetPrefixes()
+	}
+	if len(nodeSubnets) == 0 {
+		return fmt.Errorf("network %q: node %q: hostSubnets: %w: none", nw.Name, nd.Name, ErrInvalid)
+	}
+	var mpAddrs []netip.Prefix
+	for _, sub := range nodeSubnets {
+		a, err := ipam.ManagementIP(sub)
+		if err != nil {
+			return fmt.Errorf("network %q: subnet %s: %w", nw.Name, sub, err)
+		}
+		mpAddrs = append(mpAddrs, a)
+	}
+	s.Links = append(s.Links,
+		Link{Kind: LinkVRF, Name: vrfName, Table: table},
+		Link{Kind: LinkManagementPort, Name: mp, MAC: ipam.MACFromIP(mpAddrs[0].Addr()), Addresses: mpAddrs, MTU: mtu, Master: vrfName})
+	for _, sub := range nodeSubnets {
+		v4 := sub.Addr().Is4()
+		i := slices.IndexFunc(masqs, func(p netip.Prefix) bool { return p.Addr().Is4() == v4 })
+		if i < 0 {
+			return fmt.Errorf("network %q: %w: no masquerade subnet of %s's family", nw.Name, ErrInvalid, sub)
+		}
+		m, err := ipam.MasqueradeIPs(masqs[i])
+		if err != nil {
+			return err
+		}
+		_, mpMasq, err := ipam.NetworkMasqueradeIPs(masqs[i], nw.ID)
+		if err != nil {
+			return fmt.Errorf("network %q: %w", nw.Name, err)
+		}
+		gw, err := ipam.GatewayIP(sub)
+		if err != nil {
+			return err
+		}
+		for _, svc := range services {
+			if svc.Addr().Is4() == v4 {
+				s.Routes = append(s.Routes, Route{Table: table, Type: RouteUnicast, Dst: svc, Gateway: m.DummyNextHop, Dev: nd.Bridge, Src: m.Host, MTU: mtu})
+			}
+		}
+		for _, g := range nd.Gateways {
+			if g.Is4() == v4 {
+				s.Routes = append(s.Routes, Route{Table: table, Type: RouteUnicast, Dst: netip.PrefixFrom(zero(v4), 0), Gateway: g, Dev: nd.Bridge, MTU: mtu})
+			}
+		}
+		s.Routes = append(s.Routes,
+			Route{Table: table, Type: RouteUnicast, Dst: host(mpMasq), Dev: mp, MTU: mtu},
+			Route{Table: table, Type: RouteUnicast, Dst: host(m.ETPLocal), Gateway: gw.Addr(), Dev: mp},
+			Route{Table: table, Type: RouteUnreachable, Dst: netip.PrefixFrom(zero(v4), 0), Metric: UnreachableMetric})
+		if nw.Topology == udn.TopologyLayer3 {
+			for _, c := range nw.SubnetPrefixes() {
+				if c.Addr().Is4() == v4 {
+					s.Routes = append(s.Routes, Route{Table: table, Type: RouteUnicast, Dst: c, Gateway: gw.Addr(), Dev: mp})
+				}
+			}
+		}
+		s.Rules = append(s.Rules,
+			Rule{Table: table, Mark: uint32(PktMarkBase + nw.ID), IPv6: !v4},
+			Rule{Table: table, To: host(mpMasq), IPv6: !v4})
+	}
+	return nil
+}
+
+func zero(v4 bool) netip.Addr {
+	if v4 {
+		return netip.IPv4Unspecified()
+	}
+	return netip.IPv6Unspecified()
+}
+
+func host(a netip.Addr) netip.Prefix { return netip.PrefixFrom(a, a.BitLen()) }
+
+func (s *State) sort() {
+	slices.SortFunc(s.Links, func(a, b Link) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.Routes, compareRoutes)
+	slices.SortFunc(s.Rules, compareRules)
+}
+
+func compareRoutes(a, b Route) int {
+	return cmp.Or(cmp.Compare(a.Table, b.Table), a.Dst.Addr().Compare(b.Dst.Addr()), cmp.Compare(a.Dst.Bits(), b.Dst.Bits()),
+		cmp.Compare(a.Type, b.Type), cmp.Compare(a.Metric, b.Metric))
+}
+
+func compareRules(a, b Rule) int {
+	return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Mark, b.Mark), a.To.Addr().Compare(b.To.Addr()), cmpBool(a.IPv6, b.IPv6))
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// String renders a route as `ip route` prints its arguments.
+func (r Route) String() string {
+	var b strings.Builder
+	if r.Type == RouteUnreachable {
+		b.WriteString("unreachable ")
+	}
+	if r.Dst.Bits() == 0 {
+		b.WriteString("default")
+	} else {
+		b.WriteString(r.Dst.String())
+	}
+	if r.Gateway.IsValid() {
+		b.WriteString(" via " + r.Gateway.String())
+	}
+	if r.Dev != "" {
+		b.WriteString(" dev " + r.Dev)
+	}
+	if r.Src.IsValid() {
+		b.WriteString(" src " + r.Src.String())
+	}
+	if r.MTU != 0 {
+		b.WriteString(" mtu " + strconv.Itoa(r.MTU))
+	}
+	if r.Metric != 0 {
+		b.WriteString(" metric " + strconv.Itoa(r.Metric))
+	}
+	b.WriteString(" proto " + strconv.Itoa(RouteProtocol) + " table " + strconv.Itoa(r.Table))
+	return b.String()
+}
+
+// String renders a rule as `ip rule` takes it.
+func (r Rule) String() string {
+	s := "priority " + strconv.Itoa(RulePriority)
+	if r.Mark != 0 {
+		s += " fwmark 0x" + strconv.FormatUint(uint64(r.Mark), 16)
+	}
+	if r.To.IsValid() {
+		s += " to " + r.To.String()
+	}
+	return s + " lookup " + strconv.Itoa(r.Table)
+}
+
+// Script returns the state as the ip and nft commands that would create it
+// on an empty node: a dry run a person can read.
+func (s State) Script() string {
+	var b strings.Builder
+	for _, l := range s.Links {
+		if l.Kind == LinkVRF {
+			fmt.Fprintf(&b, "ip link add %s type vrf table %d\nip link set %s up\n", l.Name, l.Table, l.Name)
+		}
+	}
+	// The management ports exist (Open vSwitch internal ports): they join
+	// their VRF.
+	for _, l := range s.Links {
+		switch l.Kind {
+		case LinkManagementPort:
+			fmt.Fprintf(&b, "ip link set %s address %s mtu %d master %s up\n", l.Name, l.MAC, l.MTU, l.Master)
+			for _, a := range l.Addresses {
+				fmt.Fprintf(&b, "ip addr add %s dev %s\n", a, l.Name)
+			}
+		}
+	}
+	for _, r := range s.Routes {
+		fam := ""
+		if r.Dst.Addr().Is6() {
+			fam = "-6 "
+		}
+		fmt.Fprintf(&b, "ip %sroute add %s\n", fam, r)
+	}
+	for _, r := range s.Rules {
+		fam := ""
+		if r.IPv6 {
+			fam = "-6 "
+		}
+		fmt.Fprintf(&b, "ip %srule add %s\n", fam, r)
+	}
+	b.WriteString("nft -f - <<'EOF'\n" + s.NFT.String() + "EOF\n")
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, "# warning %s: %s\n", w.Reason, w.Message)
+	}
+	return b.String()
+}
