@@ -347,3 +347,83 @@ func TestRealConnectServicesOnly(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkRealAddNode applies, to a real NB holding a connect of 30
+// Layer3 networks on 500 nodes (15,000 connect-router ports and routes, the
+// most one router's port keys allow with /22 blocks), the change of node
+// 501 joining — then of it leaving — and reports the milliseconds of each.
+func BenchmarkRealAddNode(b *testing.B) {
+	env := ovntest.Start(b)
+	ctx := context.Background()
+	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	const networks, nodes = 30, 500
+	var nds []topology.Node
+	for i := range nodes + 1 {
+		nds = append(nds, topology.Node{Name: fmt.Sprintf("node%d", i), ID: ipam.MinNodeID + i, Chassis: fmt.Sprintf("chassis-%d", i)})
+	}
+	var nets []*udn.Network
+	var routers topology.Builder
+	hostSubnets := map[string]map[string][]netip.Prefix{}
+	for i := range networks {
+		n := l3net(fmt.Sprintf("ns%d_net", i), i+1, byte(100+i))
+		nets = append(nets, n)
+		routers.Add(topology.Router{Owner: topology.Owner{Network: n.Name}, Name: n.Prefix() + "ovn_cluster_router"})
+		hostSubnets[n.Name] = map[string][]netip.Prefix{}
+		for j, nd := range nds {
+			hostSubnets[n.Name][nd.Name] = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(100 + i), byte(j >> 8), byte(j)}), 32)}
+		}
+	}
+	rs, err := routers.State()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := c.Sync(ctx, rs); err != nil {
+		b.Fatal(err)
+	}
+	cnc := newConnect("bench", connect.PodNetwork)
+	cnc.Spec.ConnectSubnets[0] = connect.ConnectSubnet{CIDR: "10.0.0.0/8", NetworkPrefix: 22}
+	alloc, err := connect.NewAllocator(cnc, ipam.NewTunnelKeyAllocator())
+	if err != nil {
+		b.Fatal(err)
+	}
+	al, err := alloc.Allocate(nets)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := connect.Input{Connect: cnc, Networks: nets, Allocation: al, Nodes: nds[:nodes], Zone: "node0", HostSubnets: hostSubnets}
+	base, err := connect.Plan(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.Apply(ctx, topology.Diff(topology.State{}, base)); err != nil {
+		b.Fatal(err)
+	}
+	in.Nodes = nds
+	part, err := connect.PlanNodes(in, "node500")
+	if err != nil {
+		b.Fatal(err)
+	}
+	add := topology.Diff(base, part)
+	remove := topology.Diff(base.Overlay(part), base)
+	b.ReportAllocs()
+	var addT, removeT time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := c.Apply(ctx, add); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if _, err := c.Apply(ctx, remove); err != nil {
+			b.Fatal(err)
+		}
+		addT, removeT = addT+mid.Sub(start), removeT+time.Since(mid)
+	}
+	b.ReportMetric(float64(base.Len()), "rows")
+	b.ReportMetric(float64(len(add)), "changes")
+	b.ReportMetric(float64(addT.Milliseconds())/float64(b.N), "add-ms/op")
+	b.ReportMetric(float64(removeT.Milliseconds())/float64(b.N), "remove-ms/op")
+}
