@@ -24,6 +24,7 @@ const (
 	ReasonNADNotExist            = "NetworkAttachmentDefinitionNotExist"
 	ReasonNADDeleted             = "NetworkAttachmentDefinitionDeleted"
 	ReasonPrimaryNetworkConflict = "PrimaryNetworkConflict"
+	ReasonNetworkNameConflict    = "NetworkNameConflict"
 	ReasonInvalidSpec            = "InvalidSpec"
 	ReasonVRFConflict            = "VRFConflict"
 	ReasonNetworkIDNotAllocated  = "NetworkIDNotAllocated"
@@ -81,7 +82,7 @@ func newConditionSet(existing []metav1.Condition, now metav1.Time, generation in
 // status did not change.
 func (s *conditionSet) set(t string, status metav1.ConditionStatus, reason, message string) {
 	c := metav1.Condition{
-		Type: t, Status: status, Reason: reason, Message: message,
+		Type: t, Status: status, Reason: reason, Message: capMessage(message),
 		ObservedGeneration: s.generation, LastTransitionTime: s.now,
 	}
 	for i := range s.conds {

@@ -16,4 +16,7 @@ var (
 	// ErrNetworkIDRequired: rendering needs the network ID (a primary
 	// CUDN whose VRF name is generated from it) and none was given.
 	ErrNetworkIDRequired = errors.New("netconf: network ID required")
+	// ErrNADBinding: a NAD speaks for a network it may not (another
+	// namespace's UDN, a CUDN that does not own it).
+	ErrNADBinding = errors.New("netconf: NAD not allowed to carry this network")
 )

@@ -85,6 +85,9 @@ func (c *NetConf) Network() (*Network, error) {
 	if c.Name == "" {
 		errs = append(errs, field.Required(field.NewPath("name"), "the OVN network name"))
 	}
+	errs = append(errs, validateSafe(field.NewPath("name"), c.Name)...)
+	errs = append(errs, validateSafe(field.NewPath("vrf"), c.VRF)...)
+	errs = append(errs, validateSafe(field.NewPath("physicalNetworkName"), c.PhysicalNetworkName)...)
 	errs = append(errs, validateNADKey(c.NetAttachDefName, field.NewPath("netAttachDefName"))...)
 
 	in := specInput{
@@ -147,7 +150,7 @@ func (c *NetConf) Network() (*Network, error) {
 }
 
 func netConfError(c *NetConf, errs field.ErrorList) error {
-	return fmt.Errorf("%w: network %q (%s): %w", ErrInvalidNetConf, c.Name, c.NetAttachDefName, errs.ToAggregate())
+	return fmt.Errorf("%w: network %q (%s): %s", ErrInvalidNetConf, c.Name, c.NetAttachDefName, errorsMessage(errs))
 }
 
 // validateNADKey checks a "<namespace>/<name>" NAD key.

@@ -103,8 +103,49 @@ type UDNInput struct {
 	// MultiplePrimary applies the multiple-primary-networks rules (see
 	// the package documentation) instead of one primary network per namespace.
 	MultiplePrimary bool
+	// Peers are the other UserDefinedNetworks of the cluster: a UDN whose
+	// OVN names would be another's (x-y and x.y in one namespace) is
+	// refused unless it is the older of the two.
+	Peers []PeerNetwork
 	// Now stamps condition transitions.
 	Now metav1.Time
+}
+
+// PeerNetwork is another network of the cluster, for name collisions:
+// Object is "<namespace>/<name>" of a UDN or the name of a CUDN, Network its
+// OVN network name.
+type PeerNetwork struct {
+	Object, Network string
+	Created         metav1.Time
+}
+
+// prefixCollision reports, for the network called network of object
+// (created at created), the older peer whose OVN name prefix is the same
+// (NetworkPrefix maps '-' and '/' to '.', so "x-y" and "x.y" collide): the
+// older network keeps the names, creation time then object name deciding.
+func prefixCollision(object, network string, created metav1.Time, peers []PeerNetwork) (string, bool) {
+	prefix := NetworkPrefix(network)
+	for _, p := range peers {
+		if p.Object == object || NetworkPrefix(p.Network) != prefix {
+			continue
+		}
+		older := p.Created.Before(&created) || p.Created.Equal(&created) && p.Object < object
+		if older {
+			return fmt.Sprintf("network %q of %s has the OVN names of network %q of %s (prefix %q), which is older: rename one of them",
+				network, object, p.Network, p.Object, prefix), true
+		}
+	}
+	return "", false
+}
+
+func cudnPeers(others []PeerCUDN) []PeerNetwork {
+	out := make([]PeerNetwork, 0, len(others))
+	for _, o := range others {
+		if o.CUDN != nil {
+			out = append(out, PeerNetwork{Object: o.CUDN.Name, Network: CUDNNetworkName(o.CUDN.Name), Created: o.CUDN.CreationTimestamp})
+		}
+	}
+	return out
 }
 
 // UDNDecision is the outcome of ReconcileUDN.
@@ -186,7 +227,13 @@ func ReconcileUDN(in UDNInput) (*UDNDecision, error) {
 	}
 	n, errs := udnNetwork(u)
 	if len(errs) > 0 {
-		conds.failed(ReasonInvalidSpec, errs.ToAggregate().Error())
+		conds.failed(ReasonInvalidSpec, errorsMessage(errs))
+		d.Actions = keepAll(owned)
+		d.Status = UserDefinedNetworkStatus{Conditions: conds.result()}
+		return d, nil
+	}
+	if other, ok := prefixCollision(u.Namespace+"/"+u.Name, UDNNetworkName(u.Namespace, u.Name), u.CreationTimestamp, in.Peers); ok {
+		conds.failed(ReasonNetworkNameConflict, other)
 		d.Actions = keepAll(owned)
 		d.Status = UserDefinedNetworkStatus{Conditions: conds.result()}
 		return d, nil
@@ -253,7 +300,10 @@ func ReconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 	}
 	n, errs := cudnNetwork(c)
 	if len(errs) > 0 {
-		return fail(ReasonInvalidSpec, errs.ToAggregate().Error())
+		return fail(ReasonInvalidSpec, errorsMessage(errs))
+	}
+	if other, ok := prefixCollision(c.Name, CUDNNetworkName(c.Name), c.CreationTimestamp, cudnPeers(in.Others)); ok {
+		return fail(ReasonNetworkNameConflict, other)
 	}
 	if _, err := CUDNVRFName(c, in.NetworkID); errors.Is(err, ErrNetworkIDRequired) {
 		return fail(ReasonNetworkIDNotAllocated, fmt.Sprintf(

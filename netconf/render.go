@@ -190,8 +190,9 @@ func renderNAD(n *Network, namespace, name string, owner metav1.OwnerReference) 
 	}, nil
 }
 
-// NetworkFromNAD parses the NetConf of nad into a network. The network's
-// NADs is the NetConf's netAttachDefName; its ID is 0.
+// NetworkFromNAD parses the NetConf of nad into a network, after checking
+// that nad may carry it (CheckNADBinding). The network's NADs is the
+// NetConf's netAttachDefName; its ID is 0.
 func NetworkFromNAD(nad *nadv1.NetworkAttachmentDefinition) (*Network, error) {
 	if nad == nil {
 		return nil, fmt.Errorf("%w: NetworkAttachmentDefinition is nil", ErrInvalidNetConf)
@@ -200,7 +201,43 @@ func NetworkFromNAD(nad *nadv1.NetworkAttachmentDefinition) (*Network, error) {
 	if err != nil {
 		return nil, fmt.Errorf("NetworkAttachmentDefinition %s/%s: %w", nad.Namespace, nad.Name, err)
 	}
+	if err := CheckNADBinding(nad, c); err != nil {
+		return nil, err
+	}
 	return c.Network()
+}
+
+// CheckNADBinding checks that nad may speak for the network its NetConf c
+// names, so that a NAD cannot claim (and a sync then rewrite or delete)
+// another tenant's rows: netAttachDefName is the NAD's own
+// "<namespace>/<name>"; a UDN's network is "<namespace>_<name>" of the
+// NAD's namespace (the reference's rule), and of the UDN that controls the
+// NAD when one does; a CUDN's network "cluster_udn_<name>" only in a NAD
+// that CUDN controls. Errors wrap ErrNADBinding and name the NAD and key.
+func CheckNADBinding(nad *nadv1.NetworkAttachmentDefinition, c *NetConf) error {
+	key := nad.Namespace + "/" + nad.Name
+	if c.NetAttachDefName != key {
+		return fmt.Errorf("NetworkAttachmentDefinition %s: netAttachDefName %q: %w: it must be the NAD's own %q", key, c.NetAttachDefName, ErrNADBinding, key)
+	}
+	var owner *metav1.OwnerReference
+	for i, ref := range nad.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller {
+			owner = &nad.OwnerReferences[i]
+		}
+	}
+	if cudn, ok := strings.CutPrefix(c.Name, "cluster_udn_"); ok {
+		if owner == nil || owner.Kind != KindCUDN || owner.Name != cudn {
+			return fmt.Errorf("NetworkAttachmentDefinition %s: name %q: %w: only a NAD controlled by %s %q carries it", key, c.Name, ErrNADBinding, KindCUDN, cudn)
+		}
+		return nil
+	}
+	if !strings.HasPrefix(c.Name, nad.Namespace+"_") {
+		return fmt.Errorf("NetworkAttachmentDefinition %s: name %q: %w: a network of namespace %s is named %q", key, c.Name, ErrNADBinding, nad.Namespace, nad.Namespace+"_<name>")
+	}
+	if owner != nil && owner.Kind == KindUDN && c.Name != UDNNetworkName(nad.Namespace, owner.Name) {
+		return fmt.Errorf("NetworkAttachmentDefinition %s: name %q: %w: the %s %q that controls it has network %q", key, c.Name, ErrNADBinding, KindUDN, owner.Name, UDNNetworkName(nad.Namespace, owner.Name))
+	}
+	return nil
 }
 
 // IsControlledBy reports whether nad has a controller owner reference to

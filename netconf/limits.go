@@ -1,0 +1,73 @@
+package netconf
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// MaxMessageLength is the longest condition message written: the
+// Kubernetes API's limit for metav1.Condition.Message.
+const MaxMessageLength = 32768
+
+// capMessage cuts msg to MaxMessageLength bytes, saying how many were left
+// out.
+func capMessage(msg string) string {
+	if len(msg) <= MaxMessageLength {
+		return msg
+	}
+	cut := MaxMessageLength - 64
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + " ... (" + strconv.Itoa(len(msg)-cut) + " more bytes left out)"
+}
+
+// errorsMessage joins errs the way field.ErrorList's aggregate does, up to
+// MaxMessageLength, saying how many errors were left out.
+func errorsMessage(errs field.ErrorList) string {
+	var b strings.Builder
+	if len(errs) > 1 {
+		b.WriteByte('[')
+	}
+	for i, e := range errs {
+		s := e.Error()
+		tail := " ... and " + strconv.Itoa(len(errs)-i) + " more errors]"
+		if b.Len()+len(s)+2+len(tail) > MaxMessageLength {
+			b.WriteString(tail)
+			return b.String()
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s)
+	}
+	if len(errs) > 1 {
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// safeName reports the first byte of s that has no place in a network,
+// device or NAD name: a control character (a newline ends a shell comment
+// or an OVN name and starts something else), a space, or DEL. It returns
+// -1 when there is none.
+func unsafeByte(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c == 0x7f {
+			return i
+		}
+	}
+	return -1
+}
+
+// validateSafe refuses control characters, spaces and DEL in a name.
+func validateSafe(p *field.Path, value string) field.ErrorList {
+	if i := unsafeByte(value); i >= 0 {
+		return field.ErrorList{field.Invalid(p, value, "must not contain control characters, spaces or DEL (byte "+
+			strconv.Itoa(i)+" is "+strconv.QuoteRune(rune(value[i]))+")")}
+	}
+	return nil
+}
