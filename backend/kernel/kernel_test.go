@@ -1,0 +1,215 @@
+package kernel_test
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
+
+	"github.com/udnkit/udnkit/backend/kernel"
+	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/vrf"
+)
+
+func need(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true and %s", why)
+	}
+	t.Skip(why)
+}
+
+// freshNetns returns a netlink handle into a new network namespace.
+func freshNetns(t *testing.T) *netlink.Handle {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		need(t, "network namespaces need root")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orig.Close()
+	ns, err := netns.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := netns.Set(orig); err != nil {
+		t.Fatal(err)
+	}
+	h, err := netlink.NewHandleAt(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(); ns.Close() })
+	return h
+}
+
+// dummy adds a link called name (one end of a veth pair: this kernel has
+// no dummy devices) with addrs, up.
+func dummy(t *testing.T, h *netlink.Handle, name string, addrs ...string) {
+	t.Helper()
+	if err := h.LinkAdd(&netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: name}, PeerName: name + "-p"}); err != nil {
+		t.Fatal(err)
+	}
+	if peer, err := h.LinkByName(name + "-p"); err == nil {
+		_ = h.LinkSetUp(peer)
+	}
+	l, err := h.LinkByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		p := netip.MustParsePrefix(a)
+		if err := h.AddrAdd(l, &netlink.Addr{IPNet: &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.LinkSetUp(l); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func plan(t *testing.T, nets ...vrf.Network) vrf.State {
+	t.Helper()
+	s, err := vrf.Plan(vrf.Input{
+		Node:     vrf.Node{Name: "node1", Bridge: "breth0", Gateways: []netip.Addr{netip.MustParseAddr("172.18.0.1")}},
+		Networks: nets,
+		Cluster:  vrf.Cluster{ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var (
+	blue = vrf.Network{Network: &udn.Network{Name: "ns1_blue", ID: 1, Topology: udn.TopologyLayer3, Role: udn.RolePrimary,
+		Subnets: []udn.Subnet{{CIDR: netip.MustParsePrefix("10.128.0.0/16"), HostPrefix: 24}}},
+		HostSubnets: []netip.Prefix{netip.MustParsePrefix("10.128.1.0/24")}}
+	red = vrf.Network{Network: &udn.Network{Name: "ns2_red", ID: 2, Topology: udn.TopologyLayer2, Role: udn.RolePrimary,
+		Subnets: []udn.Subnet{{CIDR: netip.MustParsePrefix("10.128.0.0/16")}}}}
+)
+
+// withoutVRFs is s for this kernel, which has no VRF devices: the
+// management ports stay unenslaved, the tables exist all the same.
+func withoutVRFs(s vrf.State) vrf.State {
+	var links []vrf.Link
+	for _, l := range s.Links {
+		if l.Kind == vrf.LinkManagementPort {
+			l.Master = ""
+			links = append(links, l)
+		}
+	}
+	s.Links = links
+	return s
+}
+
+func routes(t *testing.T, h *netlink.Handle, table int) []netlink.Route {
+	t.Helper()
+	rs, err := h.RouteListFiltered(netlink.FAMILY_ALL, &netlink.Route{Table: table}, netlink.RT_FILTER_TABLE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+func TestApplyInANetworkNamespace(t *testing.T) {
+	h := freshNetns(t)
+	dummy(t, h, "breth0", "172.18.0.3/16", "169.254.0.2/17")
+	dummy(t, h, "ovn-k8s-mp1")
+	dummy(t, h, "ovn-k8s-mp2")
+	k := kernel.New(h)
+
+	// A kernel without VRFs refuses the plan before changing anything.
+	both := plan(t, blue, red)
+	_, err := k.Apply(both)
+	var ns *kernel.NotSupportedError
+	if !errors.As(err, &ns) || !errors.Is(err, kernel.ErrNotSupported) {
+		if err == nil {
+			need(t, "this kernel has VRF devices: the not-supported path is tested on kernels without them")
+		}
+		t.Fatalf("VRF on a kernel without them: %v", err)
+	}
+	if len(routes(t, h, 1001))+len(routes(t, h, 1002)) != 0 {
+		t.Fatal("routes were written before the VRF failed")
+	}
+
+	// A foreign route in the network's table and a foreign rule.
+	mp1, _ := h.LinkByName("ovn-k8s-mp1")
+	foreign := &netlink.Route{Table: 1001, Protocol: unix.RTPROT_STATIC, Dst: &net.IPNet{IP: net.IP{192, 0, 2, 0}, Mask: net.CIDRMask(24, 32)}, LinkIndex: mp1.Attrs().Index}
+	if err := h.RouteAdd(foreign); err != nil {
+		t.Fatal(err)
+	}
+	fr := netlink.NewRule()
+	fr.Priority, fr.Table, fr.Mark, fr.Family = 100, 1001, 0x77, netlink.FAMILY_V4
+	if err := h.RuleAdd(fr); err != nil {
+		t.Fatal(err)
+	}
+
+	desired := withoutVRFs(both)
+	res, err := k.Apply(desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RoutesAdded != len(desired.Routes) || res.RulesAdded != len(desired.Rules) || res.RoutesDeleted+res.RulesDeleted != 0 {
+		t.Errorf("first apply: %+v for %d routes, %d rules", res, len(desired.Routes), len(desired.Rules))
+	}
+	if again, err := k.Apply(desired); err != nil || again != (kernel.Result{}) {
+		t.Errorf("second apply: %+v %v", again, err)
+	}
+	mp1, _ = h.LinkByName("ovn-k8s-mp1")
+	if mp1.Attrs().HardwareAddr.String() != "0a:58:0a:80:01:02" || mp1.Attrs().MTU != 1400 {
+		t.Errorf("management port: %s mtu %d", mp1.Attrs().HardwareAddr, mp1.Attrs().MTU)
+	}
+	var ours int
+	for _, r := range routes(t, h, 1001) {
+		if r.Protocol == 85 {
+			ours++
+		}
+	}
+	var planned int
+	for _, r := range desired.Routes {
+		if r.Table == 1001 {
+			planned++
+		}
+	}
+	if ours != planned || len(routes(t, h, 1001)) != planned+1 {
+		t.Errorf("table 1001: %d routes of protocol 85 (want %d), %d in all (want %d with the foreign one)", ours, planned, len(routes(t, h, 1001)), planned+1)
+	}
+
+	// red goes: its routes and rules go, blue's and the foreign ones stay.
+	if err := k.Remove(withoutVRFs(plan(t, red))); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(routes(t, h, 1002)); n != 0 {
+		t.Errorf("table 1002 keeps %d routes", n)
+	}
+	if again, err := k.Apply(withoutVRFs(plan(t, blue))); err != nil || again != (kernel.Result{}) {
+		t.Errorf("blue after red left: %+v %v", again, err)
+	}
+	rules, _ := h.RuleList(netlink.FAMILY_V4)
+	var foreignRule, redRules bool
+	for _, r := range rules {
+		foreignRule = foreignRule || r.Priority == 100 && r.Mark == 0x77
+		redRules = redRules || r.Priority == 2000 && r.Table == 1002
+	}
+	if !foreignRule || redRules {
+		t.Errorf("rules: foreign kept %v, red's left %v", foreignRule, redRules)
+	}
+	found := false
+	for _, r := range routes(t, h, 1001) {
+		found = found || r.Protocol == unix.RTPROT_STATIC && r.Dst != nil && r.Dst.String() == "192.0.2.0/24"
+	}
+	if !found {
+		t.Error("the foreign route in table 1001 is gone")
+	}
+}
