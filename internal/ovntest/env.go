@@ -218,8 +218,15 @@ func (e *Env) Stop() error {
 
 // run executes argv inside the root filesystem with stdin.
 func (e *Env) run(ctx context.Context, stdin string, argv ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "chroot", append([]string{e.Root}, argv...)...)
-	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "OVN_NB_DB=" + e.NBTCP, "OVN_SB_DB=" + e.SBTCP}
+	return Chroot(ctx, e.Root, []string{"OVN_NB_DB=" + e.NBTCP, "OVN_SB_DB=" + e.SBTCP}, stdin, argv...)
+}
+
+// Chroot runs argv inside the root filesystem root with env added to a
+// minimal PATH and stdin on its standard input, and returns its standard
+// output; an error carries its standard error.
+func Chroot(ctx context.Context, root string, env []string, stdin string, argv ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "chroot", append([]string{root}, argv...)...)
+	cmd.Env = append([]string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -6,11 +6,9 @@
 package ovstest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -82,16 +80,11 @@ func (e *Env) Stop() {
 }
 
 func (e *Env) run(ctx context.Context, stdin string, argv ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "chroot", append([]string{e.Root}, argv...)...)
-	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "OVS_RUNDIR=" + e.In, "OVS_DBDIR=" + e.In, "OVS_LOGDIR=" + e.In,
-		"DB_SOCK=" + e.In + "/db.sock"}
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("%s: %w: %s", strings.Join(argv, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return stdout.String(), nil
+	return ovntest.Chroot(ctx, e.Root, e.env(), stdin, argv...)
+}
+
+func (e *Env) env() []string {
+	return []string{"OVS_RUNDIR=" + e.In, "OVS_DBDIR=" + e.In, "OVS_LOGDIR=" + e.In}
 }
 
 // Vsctl runs ovs-vsctl.
@@ -118,15 +111,6 @@ func (e *Env) OFPort(ctx context.Context, name string) (int, error) {
 		return 0, err
 	}
 	return strconv.Atoi(strings.TrimSpace(out))
-}
-
-// Command returns the argv that runs the program called name (ovs-ofctl,
-// say) inside the root filesystem with this Env's sockets, for a client
-// that execs it (go-openvswitch's ovs.Exec).
-func (e *Env) Command(name string, args ...string) *exec.Cmd {
-	cmd := exec.Command("chroot", append([]string{e.Root, name}, args...)...)
-	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "OVS_RUNDIR=" + e.In, "OVS_DBDIR=" + e.In, "OVS_LOGDIR=" + e.In}
-	return cmd
 }
 
 // GatewayBridge creates the bridge (dummy datapath, MAC mac) with an uplink
