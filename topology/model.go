@@ -429,6 +429,10 @@ type SwitchPort struct {
 	Options      Options // router-port, requested-tnl-key, requested-chassis, network_name
 	// TagRequest is the VLAN of a localnet port (tag_request column); 0 for none.
 	TagRequest int
+	// ExternalIDs are external_ids beyond the owner's (a pod port's
+	// "namespace", "pod" and "k8s.ovn.org/nad", as the reference writes
+	// them); the owner's keys win over them.
+	ExternalIDs Options
 }
 
 // GatewayChassis is one Gateway_Chassis row of a router port.

@@ -111,6 +111,7 @@ func (o SwitchPort) clone() Object {
 	o.Addresses = slices.Clone(o.Addresses)
 	o.PortSecurity = slices.Clone(o.PortSecurity)
 	o.Options = cloneOpts(o.Options)
+	o.ExternalIDs = cloneOpts(o.ExternalIDs)
 	return o
 }
 
@@ -184,6 +185,7 @@ func (o SwitchPort) normalize() Object {
 	o.Addresses = sortedStrings(o.Addresses)
 	o.PortSecurity = sortedStrings(o.PortSecurity)
 	o.Options = sortedOptions(o.Options)
+	o.ExternalIDs = sortedOptions(o.ExternalIDs)
 	return o
 }
 
@@ -282,7 +284,7 @@ func (o SwitchPort) columns(x Object) []string {
 	c.add(!slices.Equal(o.PortSecurity, p.PortSecurity), "port_security")
 	c.add(!o.Options.Equal(p.Options), "options")
 	c.add(o.TagRequest != p.TagRequest, "tag_request")
-	c.add(!o.Owner.Equal(p.Owner), "external_ids")
+	c.add(!o.Owner.Equal(p.Owner) || !o.ExternalIDs.Equal(p.ExternalIDs), "external_ids")
 	return c
 }
 
@@ -477,6 +479,7 @@ func (o SwitchPort) render(b *strings.Builder) {
 	l.strs("port_security", o.PortSecurity)
 	l.opts("options", o.Options)
 	l.i("tag_request", o.TagRequest)
+	l.opts("external_ids", o.ExternalIDs)
 	l.owner(o.Owner)
 }
 
@@ -581,7 +584,7 @@ func (o Router) isNormal() bool {
 	return optsSorted(o.Options) && slices.IsSorted(o.LoadBalancerGroups)
 }
 func (o SwitchPort) isNormal() bool {
-	return slices.IsSorted(o.Addresses) && slices.IsSorted(o.PortSecurity) && optsSorted(o.Options)
+	return slices.IsSorted(o.Addresses) && slices.IsSorted(o.PortSecurity) && optsSorted(o.Options) && optsSorted(o.ExternalIDs)
 }
 func (o RouterPort) isNormal() bool {
 	return slices.IsSortedFunc(o.Networks, comparePrefix) && optsSorted(o.Options) &&

@@ -711,5 +711,8 @@ func (p *planner) gatewayRouter(nd *Node, gr string) {
 // mgmtPortLSP returns a node's management port on sw with the address
 // entry addrs ("MAC ip ip", see planner.addresses).
 func (p *planner) mgmtPortLSP(nd *Node, sw string, addrs []string) SwitchPort {
-	return SwitchPort{Owner: p.nodeOwner(nd), Name: p.mgmtPort(nd), Switch: sw, Addresses: addrs, PortSecurity: addrs}
+	// No port security: the port also carries the host's service traffic
+	// (Kubernetes API, DNS) to addresses not its own, as the reference
+	// plans it.
+	return SwitchPort{Owner: p.nodeOwner(nd), Name: p.mgmtPort(nd), Switch: sw, Addresses: addrs}
 }

@@ -62,6 +62,22 @@ func OwnerIDs(o topology.Owner) map[string]string {
 	return m
 }
 
+// ownerKeys are the external_ids keys OwnerIDs writes.
+var ownerKeys = []string{ExtController, ExtNetwork, ExtTopology, ExtRole, ExtNode}
+
+// extraIDs returns the external_ids of ids beyond the owner's, sorted (nil
+// for none).
+func extraIDs(ids map[string]string) topology.Options {
+	var out topology.Options
+	for k, v := range ids {
+		if !slices.Contains(ownerKeys, k) {
+			out = append(out, topology.Option{Key: k, Value: v})
+		}
+	}
+	slices.SortFunc(out, func(a, b topology.Option) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
 // OwnerOf returns the owner recorded in ids, and whether the row is owned.
 func OwnerOf(ids map[string]string) (topology.Owner, bool) {
 	n, ok := ids[ExtNetwork]
@@ -225,6 +241,11 @@ func ToRow(o topology.Object, ids map[string]string) (model.Model, error) {
 	case topology.Router:
 		return &nbdb.LogicalRouter{Name: x.Name, ExternalIDs: ids, Options: optMap(x.Options)}, nil
 	case topology.SwitchPort:
+		for _, kv := range x.ExternalIDs {
+			if _, owner := ids[kv.Key]; !owner {
+				ids[kv.Key] = kv.Value
+			}
+		}
 		r := &nbdb.LogicalSwitchPort{Name: x.Name, ExternalIDs: ids, Type: string(x.Type),
 			Addresses: slices.Clone(x.Addresses), PortSecurity: slices.Clone(x.PortSecurity), Options: optMap(x.Options)}
 		if x.TagRequest != 0 {
@@ -372,7 +393,8 @@ func FromRow(m model.Model, owner topology.Owner, names func(string) string, par
 		return o, nil
 	case *nbdb.LogicalSwitchPort:
 		o := topology.SwitchPort{Owner: owner, Name: r.Name, Switch: parent, Type: topology.PortType(r.Type),
-			Addresses: slices.Clone(r.Addresses), PortSecurity: slices.Clone(r.PortSecurity), Options: opts(r.Options)}
+			Addresses: slices.Clone(r.Addresses), PortSecurity: slices.Clone(r.PortSecurity), Options: opts(r.Options),
+			ExternalIDs: extraIDs(r.ExternalIDs)}
 		if r.TagRequest != nil {
 			o.TagRequest = *r.TagRequest
 		}

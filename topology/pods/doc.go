@@ -1,0 +1,24 @@
+// Package pods plans what attaches pods to their networks: per network a
+// pod uses, its logical switch port on the network's switch (the node's
+// switch for Layer3, the network's switch for Layer2 and Localnet, a remote
+// port for a Layer2 pod of another zone) and the k8s.ovn.org/pod-networks
+// annotation entry, with its routes, exactly as the reference writes them.
+//
+// The ports belong to ControllerPods, with the network and the pod's node
+// as owner: a network's topology Sync never touches them, and a node's pods
+// are one partition, so that PlanNode's State, made partial for its node
+// (topology.Emitter.Partial), is what a pods controller diffs when a pod on
+// that node comes or goes — the cost follows the pods of that node, not of
+// the cluster.
+//
+// Addresses come from the caller's allocators (ipam.PodIPAllocator,
+// ipam.ClaimAllocator for persistent IPs); a pod whose networks overlap
+// (pod or join subnets) is refused with both networks named, as the seed
+// asks ("refuse to CNI ADD a pod with conflicts").
+//
+// Not yet: Services and their load balancers (issue 12's second half),
+// persistent-IP claims beyond taking the addresses as input, and
+// k8s.ovn.org/requested-primary-udn selection.
+//
+// The package is pure and safe for concurrent use.
+package pods

@@ -1,0 +1,106 @@
+package pods_test
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/internal/ovntest"
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/pods"
+)
+
+// TestRealPodsAttached attaches two pods of a primary Layer3 network on two
+// nodes with the planner (no hand-written port), syncs the network and the
+// pods as two controllers into a real NB, and lets ovn-trace referee: one
+// pod reaches the other across nodes, and reaches the Kubernetes API's
+// ClusterIP through its node's management port.
+func TestRealPodsAttached(t *testing.T) {
+	env := ovntest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	nodes := ovntest.Nodes(3, "zone1")
+	network := ovntest.Layer3Network()
+	in := ovntest.PlanInput(network, nodes, "zone1")
+	topo, err := topology.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Sync(ctx, topo); err != nil {
+		t.Fatal(err)
+	}
+	alloc := map[string]*ipam.PodIPAllocator{}
+	plan := func(name, node string) pods.Planned {
+		t.Helper()
+		if alloc[node] == nil {
+			a, err := ipam.NewPodIPAllocator(in.HostSubnets[node], nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			alloc[node] = a
+		}
+		ips, err := alloc[node].Allocate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := pods.PlanPod(pods.Input{Pod: pods.Pod{Namespace: "ns1", Name: name, UID: "uid-" + name, Node: node},
+			Attachments: []pods.Attachment{{Network: network, NAD: "ns1/blue", Role: netconf.PodRolePrimary, IPs: ips,
+				HostSubnets: in.HostSubnets[node]}},
+			Nodes: nodes, Zone: "zone1", ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := plan("pod-a", "node1"), plan("pod-b", "node2")
+	for node, ps := range map[string][]pods.Planned{"node1": {a}, "node2": {b}} {
+		s, err := pods.PlanNode(node, []string{network.Name}, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.Sync(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := env.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The topology's own Sync leaves the pods' ports alone.
+	if ch, _, err := c.Sync(ctx, topo); err != nil || len(ch) != 0 {
+		t.Fatalf("topology re-sync changes %v (%v)", ch, err)
+	}
+	port, ann := a.Ports[0], a.Annotation["ns1/blue"]
+	trace := func(dst string) (string, []string) {
+		t.Helper()
+		match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && icmp4.type == 8`,
+			port.Name, ann.MAC, "0a:58:0a:80:01:01", ann.IPs[0].Addr(), dst)
+		out, err := env.Trace(ctx, port.Switch, match)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outs []string
+		for _, m := range regexp.MustCompile(`output to "([^"]+)"`).FindAllStringSubmatch(out, -1) {
+			outs = append(outs, m[1])
+		}
+		return out, outs
+	}
+	if out, outs := trace(b.Annotation["ns1/blue"].IPs[0].Addr().String()); !slices.Contains(outs, b.Ports[0].Name) {
+		t.Errorf("pod-a -> pod-b not delivered (outputs %v):\n%s", outs, out)
+	}
+	if out, outs := trace("10.96.0.1"); !slices.ContainsFunc(outs, func(o string) bool { return strings.HasPrefix(o, "k8s-") }) {
+		t.Errorf("pod-a -> 10.96.0.1 not sent to the management port (outputs %v):\n%s", outs, out)
+	}
+}
