@@ -16,6 +16,12 @@
 // (pod or join subnets) is refused with both networks named, as the seed
 // asks ("refuse to CNI ADD a pod with conflicts").
 //
+// Seed 000's routing table of a pod on the default network, a Layer3
+// primary and a Layer2 secondary network is reproduced but for one line:
+// the seed routes the secondary network's join subnet (100.66.0.0/16)
+// through it, but secondary networks have no join subnet (DESIGN, the
+// reference), so no such route is planned.
+//
 // Not yet: Services and their load balancers (issue 12's second half),
 // persistent-IP claims beyond taking the addresses as input, and
 // k8s.ovn.org/requested-primary-udn selection.
