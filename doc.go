@@ -5,16 +5,22 @@
 // OVS flows and kernel state that realise it. The work is split in two halves:
 //
 //   - Pure planners compute desired state and the ordered changes between what exists
-//     and what should: [github.com/udnkit/udnkit/netconf] validates networks and renders
-//     NetworkAttachmentDefinitions, [github.com/udnkit/udnkit/ipam] allocates and derives
-//     every address, ID and tunnel key, and [github.com/udnkit/udnkit/topology] plans the
-//     OVN logical topology of Layer3, Layer2 and Localnet networks and diffs it.
-//     Planners do no I/O, read no clock and keep no global state: the same input gives
-//     the same output, byte for byte.
+//     and what should: [github.com/udnkit/udnkit/netconf] validates networks, renders
+//     NetworkAttachmentDefinitions and the pod-networks annotation,
+//     [github.com/udnkit/udnkit/ipam] allocates and derives every address, ID and tunnel
+//     key, [github.com/udnkit/udnkit/topology] plans the OVN logical topology of Layer3,
+//     Layer2 and Localnet networks and diffs it, topology/pods attaches pods,
+//     [github.com/udnkit/udnkit/connect] plans ClusterNetworkConnects, and on the node
+//     [github.com/udnkit/udnkit/vrf] plans VRFs, routes, rules and nftables while
+//     [github.com/udnkit/udnkit/flows] plans the gateway bridge's OpenFlow. Planners do no
+//     I/O, read no clock and keep no global state: the same input gives the same output,
+//     byte for byte.
 //   - Backend adapters under backend/ apply those changes: backend/ovnnb writes the OVN
 //     Northbound database through libovsdb (an embedded in-memory server by default, or a
-//     real ovsdb-server), and backend/nbctl renders the same changes as an ovn-nbctl
-//     script for a dry run.
+//     real ovsdb-server), backend/nbctl renders the same changes as an ovn-nbctl script
+//     for a dry run, backend/ovs applies flows with ovs-ofctl and backend/kernel routes
+//     and rules through netlink. Each planner's rows belong to its controller: one
+//     controller's sync never touches another's.
 //
 // The import graph is a DAG: ipam and netconf at the bottom, the planners above them,
 // backends above the planners, examples and commands on top.
