@@ -447,3 +447,29 @@ func FuzzDecodeValidate(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseAnnotations(f *testing.F) {
+	f.Add(`{"layer3_1":{"ipv4":"192.168.0.0/24","ipv6":"fd01::/96"},"layer2_40":{"ipv4":"192.168.2.0/31"}}`, "16715780")
+	f.Add(`{}`, "")
+	f.Fuzz(func(t *testing.T, subnets, key string) {
+		ann := map[string]string{AnnotationNetworkSubnets: subnets}
+		if key != "" {
+			ann[AnnotationTunnelKey] = key
+		}
+		al, err := ParseAnnotations(ann)
+		if err != nil {
+			if !errors.Is(err, ErrAnnotation) {
+				t.Fatalf("error without ErrAnnotation: %v", err)
+			}
+			return
+		}
+		// What parses renders and parses back to the same allocation.
+		back, err := ParseAnnotations(al.Annotations(udn.ProfileSeeds))
+		if al.TunnelKey == 0 {
+			return // no key: Annotations writes "0", which is not a key
+		}
+		if err != nil || !reflect.DeepEqual(back, al) {
+			t.Fatalf("round trip: %v\n%+v\n%+v", err, back, al)
+		}
+	})
+}
