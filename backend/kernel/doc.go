@@ -4,9 +4,15 @@
 // rules at priority 2000 that look them up. Routes of other protocols or
 // tables and other rules are never touched; applying the same plan twice
 // changes nothing. A kernel without VRF devices (CONFIG_NET_VRF) fails
-// the apply with a *NotSupportedError before anything else changed. The
-// nftables part of the plan is not applied yet (vrf.State.NFT renders it
-// for nft -f).
+// the apply with a *NotSupportedError before anything else changed.
+//
+// ApplyIsolation applies the host-isolation part of the nftables plan with
+// google/nftables in one batch: the udn-open-ports, udn-open-ports-icmp and
+// udn-pod-default-ips sets element by element, and the udn-isolation
+// output chain, rewritten only when its rules differ (each rule carries its
+// planned text as its comment); nothing else of table inet ovn-kubernetes
+// is touched. The service-marking chains and maps are not applied yet
+// (vrf.NFT renders them for nft -f).
 //
 // Tests run in a fresh network namespace of the host kernel (routes,
 // tables, rules, dummy links); VRF devices need a kernel that has them.

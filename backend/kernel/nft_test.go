@@ -1,0 +1,168 @@
+package kernel_test
+
+import (
+	"net"
+	"net/netip"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/google/nftables"
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+
+	"github.com/udnkit/udnkit/backend/kernel"
+	"github.com/udnkit/udnkit/vrf"
+)
+
+// inNetns runs f on an OS thread in ns.
+func inNetns(t *testing.T, ns netns.NsHandle, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread() // the thread dies with the goroutine, never back in the pool in ns
+		if err := netns.Set(ns); err != nil {
+			t.Error(err)
+			return
+		}
+		f()
+	}()
+	<-done
+}
+
+func newNetns(t *testing.T) netns.NsHandle {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orig.Close()
+	ns, err := netns.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := netns.Set(orig); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ns.Close() })
+	return ns
+}
+
+// TestIsolationTraffic: in a host namespace wired by a veth to a pod
+// namespace, the planned isolation lets the host reach the pod's open port
+// and drops the rest; applying twice changes nothing; closing the port
+// closes it.
+func TestIsolationTraffic(t *testing.T) {
+	h := freshNetns(t) // proves root; its namespace is not used here
+	_ = h
+	host, pod := newNetns(t), newNetns(t)
+	hh, err := netlink.NewHandleAt(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hh.Close()
+	ph, err := netlink.NewHandleAt(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ph.Close()
+	if err := hh.LinkAdd(&netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: "to-pod"}, PeerName: "eth0", PeerNamespace: netlink.NsFd(int(pod))}); err != nil {
+		t.Fatal(err)
+	}
+	addr := func(h *netlink.Handle, dev, cidr string) {
+		l, err := h.LinkByName(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := netip.MustParsePrefix(cidr)
+		if err := h.AddrAdd(l, &netlink.Addr{IPNet: &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), 32)}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.LinkSetUp(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr(hh, "to-pod", "10.244.1.1/24")
+	addr(ph, "eth0", "10.244.1.5/24")
+	var listeners []net.Listener
+	inNetns(t, pod, func() {
+		for _, port := range []string{"8080", "9090"} {
+			l, err := net.Listen("tcp", "10.244.1.5:"+port)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			listeners = append(listeners, l)
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					c.Close()
+				}
+			}()
+		}
+	})
+	defer func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}()
+	reach := func(port string) bool {
+		ok := false
+		inNetns(t, host, func() {
+			c, err := net.DialTimeout("tcp", "10.244.1.5:"+port, 500*time.Millisecond)
+			if err == nil {
+				c.Close()
+				ok = true
+			}
+		})
+		return ok
+	}
+	if !reach("8080") || !reach("9090") {
+		t.Fatal("the pod is not reachable before isolation")
+	}
+	plan := func(open bool) vrf.NFT {
+		in := vrf.Input{Node: vrf.Node{Name: "n", Bridge: "breth0"},
+			Pods: vrf.Pods{DefaultIPs: []netip.Addr{netip.MustParseAddr("10.244.1.5")}}}
+		if open {
+			in.Pods.OpenPorts = []vrf.Endpoint{{Addr: netip.MustParseAddr("10.244.1.5"), L4Port: vrf.L4Port{Protocol: vrf.TCP, Port: 8080}}}
+		}
+		s, err := vrf.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.NFT
+	}
+	conn, err := nftables.New(nftables.WithNetNSFd(int(host)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := kernel.ApplyIsolation(conn, plan(true), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SetsCreated != 6 || res.ElementsAdded != 2 || !res.ChainRewritten {
+		t.Errorf("first apply: %+v", res)
+	}
+	if !reach("8080") {
+		t.Error("the open port is dropped")
+	}
+	if reach("9090") {
+		t.Error("the host reaches a port the pod did not open")
+	}
+	if again, err := kernel.ApplyIsolation(conn, plan(true), 0); err != nil || again != (kernel.NFTResult{}) {
+		t.Errorf("second apply: %+v %v", again, err)
+	}
+	res, err = kernel.ApplyIsolation(conn, plan(false), 0)
+	if err != nil || res.ElementsDeleted != 1 || res.ChainRewritten {
+		t.Errorf("closing the port: %+v %v", res, err)
+	}
+	if reach("8080") {
+		t.Error("a closed port is still reachable")
+	}
+}
