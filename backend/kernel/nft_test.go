@@ -15,6 +15,22 @@ import (
 	"github.com/udnkit/udnkit/vrf"
 )
 
+// addr gives dev the address cidr and brings it up.
+func addr(t *testing.T, h *netlink.Handle, dev, cidr string) {
+	t.Helper()
+	l, err := h.LinkByName(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := netip.MustParsePrefix(cidr)
+	if err := h.AddrAdd(l, &netlink.Addr{IPNet: &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.LinkSetUp(l); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // inNetns runs f on an OS thread in ns.
 func inNetns(t *testing.T, ns netns.NsHandle, f func()) {
 	t.Helper()
@@ -72,21 +88,8 @@ func TestIsolationTraffic(t *testing.T) {
 	if err := hh.LinkAdd(&netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: "to-pod"}, PeerName: "eth0", PeerNamespace: netlink.NsFd(int(pod))}); err != nil {
 		t.Fatal(err)
 	}
-	addr := func(h *netlink.Handle, dev, cidr string) {
-		l, err := h.LinkByName(dev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := netip.MustParsePrefix(cidr)
-		if err := h.AddrAdd(l, &netlink.Addr{IPNet: &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), 32)}}); err != nil {
-			t.Fatal(err)
-		}
-		if err := h.LinkSetUp(l); err != nil {
-			t.Fatal(err)
-		}
-	}
-	addr(hh, "to-pod", "10.244.1.1/24")
-	addr(ph, "eth0", "10.244.1.5/24")
+	addr(t, hh, "to-pod", "10.244.1.1/24")
+	addr(t, ph, "eth0", "10.244.1.5/24")
 	var listeners []net.Listener
 	inNetns(t, pod, func() {
 		for _, port := range []string{"8080", "9090"} {
