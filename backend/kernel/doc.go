@@ -11,8 +11,10 @@
 // udn-pod-default-ips sets element by element, and the udn-isolation
 // output chain, rewritten only when its rules differ (each rule carries its
 // planned text as its comment); nothing else of table inet ovn-kubernetes
-// is touched. The service-marking chains and maps are not applied yet
-// (vrf.NFT renders them for nft -f).
+// is touched. ApplyServiceMarking applies the rest: the udn-mark-0x<mark>
+// chains, the NodePort and external-IP verdict maps (element by element)
+// and the udn-service-mark, udn-service-prerouting and udn-service-output
+// chains; marking chains of networks no longer planned are deleted.
 //
 // Tests run in a fresh network namespace of the host kernel (routes,
 // tables, rules, dummy links); VRF devices need a kernel that has them.
