@@ -12,8 +12,8 @@
 // or removing a network or a pod changes only its own objects.
 //
 // State.Script renders a plan as the ip and nft commands that would create
-// it on an empty node: a dry run to read. The kernel adapter (netlink and
-// google/nftables) is not written yet.
+// it on an empty node: a dry run to read. backend/kernel applies it
+// (netlink and google/nftables).
 //
 // # Where the seed and the reference part ways
 //
@@ -35,9 +35,11 @@
 //     cluster CIDR; the reference's nftables sets of pod addresses are
 //     planned. Without a kubelet cgroup (cgroup v1, no kubelet.service) the
 //     kubelet rule is left out and Plan returns the warning
-//     UDNKubeletProbesNotSupported instead of failing. The seed's per-pod
-//     service-access rules for host-networked pods of UDN namespaces are
-//     not planned yet.
+//     UDNKubeletProbesNotSupported instead of failing. The seed's service
+//     access of host-networked pods of UDN namespaces (which the reference
+//     lacks) is planned in nftables rather than the seed's iptables: per pod
+//     cgroup, its allowed cluster IPs accepted and the service CIDRs dropped,
+//     ahead of the other isolation rules.
 //
 // Plan and Diff are pure and safe for concurrent use; errors wrap
 // ErrInvalid (or an ipam sentinel) and name the network and field.

@@ -63,6 +63,26 @@ func planNFT(in Input, nets []Network) NFT {
 			Set{Name: "udn-pod-default-ips-" + fam.suffix, Type: fam.addr, Elements: pods})
 	}
 	iso := Chain{Name: chainIsolation, Hook: "output", Priority: "filter", Comment: "Host isolation for user defined networks"}
+	// The seed's service access of host-networked pods in UDN namespaces:
+	// their cluster IPs accepted, the rest of the service CIDRs dropped.
+	hostPods := slices.Clone(in.Pods.HostNetworked)
+	slices.SortFunc(hostPods, func(a, b HostNetworkedPod) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	for _, p := range hostPods {
+		if p.Cgroup == "" {
+			continue
+		}
+		match := "socket cgroupv2 level " + strconv.Itoa(strings.Count(strings.Trim(p.Cgroup, "/"), "/")+1) + " " + strconv.Quote(strings.Trim(p.Cgroup, "/")) + " "
+		allowed := slices.Clone(p.AllowedIPs)
+		slices.SortFunc(allowed, netip.Addr.Compare)
+		for _, a := range slices.Compact(allowed) {
+			iso.Rules = append(iso.Rules, match+ipWord(a.Is4())+" daddr "+a.String()+" accept")
+		}
+		for _, svc := range in.Cluster.ServiceCIDRs {
+			iso.Rules = append(iso.Rules, match+ipWord(svc.Addr().Is4())+" daddr "+svc.String()+" drop")
+		}
+	}
 	for _, f := range []struct{ suffix, ip, icmp string }{{"v4", "ip", "icmp"}, {"v6", "ip6", "icmpv6"}} {
 		iso.Rules = append(iso.Rules,
 			f.ip+" daddr . meta l4proto . th dport @udn-open-ports-"+f.suffix+" accept",
@@ -110,6 +130,13 @@ func planNFT(in Input, nets []Network) NFT {
 	slices.SortFunc(t.Sets, func(a, b Set) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(t.Chains, func(a, b Chain) int { return cmp.Compare(a.Name, b.Name) })
 	return t
+}
+
+func ipWord(v4 bool) string {
+	if v4 {
+		return "ip"
+	}
+	return "ip6"
 }
 
 // MarkChainName returns the chain that marks network id's traffic,

@@ -113,6 +113,21 @@ type Pods struct {
 	// (k8s.ovn.org/open-default-ports); OpenICMP the pods that accept ICMP.
 	OpenPorts []Endpoint
 	OpenICMP  []netip.Addr
+	// HostNetworked are the node's host-networked pods of namespaces whose
+	// primary network is user-defined: the seed restricts their service
+	// access to the cluster IPs listed (their network's and the default
+	// network's) and drops the rest of the service CIDRs.
+	HostNetworked []HostNetworkedPod
+}
+
+// HostNetworkedPod is a host-networked pod of a UDN namespace.
+type HostNetworkedPod struct {
+	Namespace, Name string
+	// Cgroup is the pod's cgroup v2 path below the cgroup2 root
+	// ("kubelet.slice/kubelet-kubepods.slice/...-pod<uid>.slice").
+	Cgroup string
+	// AllowedIPs are the cluster IPs the pod may reach.
+	AllowedIPs []netip.Addr
 }
 
 // Input is what Plan needs.

@@ -293,3 +293,27 @@ func TestDiff(t *testing.T) {
 		t.Errorf("removing it: %+v", back)
 	}
 }
+
+// TestHostNetworkedPodRules: the seed's service access of host-networked
+// pods in UDN namespaces comes first in udn-isolation: their cluster IPs
+// accepted, the service CIDRs dropped, matched by the pod's cgroup.
+func TestHostNetworkedPodRules(t *testing.T) {
+	in := seedNode()
+	in.Pods.HostNetworked = []HostNetworkedPod{{Namespace: "ns1", Name: "router",
+		Cgroup: "/kubelet.slice/kubelet-kubepods.slice/pod42.slice/", AllowedIPs: []netip.Addr{addr("10.96.0.1"), addr("10.96.0.1")}}}
+	s := mustPlan(t, in)
+	var iso Chain
+	for _, c := range s.NFT.Chains {
+		if c.Name == "udn-isolation" {
+			iso = c
+		}
+	}
+	want := []string{
+		`socket cgroupv2 level 3 "kubelet.slice/kubelet-kubepods.slice/pod42.slice" ip daddr 10.96.0.1 accept`,
+		`socket cgroupv2 level 3 "kubelet.slice/kubelet-kubepods.slice/pod42.slice" ip daddr 10.96.0.0/16 drop`,
+		`socket cgroupv2 level 3 "kubelet.slice/kubelet-kubepods.slice/pod42.slice" ip6 daddr fd00:10:96::/112 drop`,
+	}
+	if len(iso.Rules) < 3 || !reflect.DeepEqual(iso.Rules[:3], want) {
+		t.Errorf("udn-isolation starts with\n%s", strings.Join(iso.Rules, "\n"))
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"net"
 	"net/netip"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,11 +44,11 @@ const isolationChain = "udn-isolation"
 // c (nftables.New(nftables.WithNetNSFd(fd)) for a network namespace), in
 // one batch: sets change element by element, the chain's rules are
 // rewritten only when they differ (each rule carries its planned text as
-// its comment). Nothing else of the table is touched. kubeletCgroupID is
-// the cgroup v2 ID (the directory's inode) of plan's kubelet cgroup, used
-// when the plan has a kubelet rule. The service-marking chains and maps are
-// not applied yet.
-func ApplyIsolation(c *nftables.Conn, plan vrf.NFT, kubeletCgroupID uint64) (NFTResult, error) {
+// its comment). Nothing else of the table is touched. cgroupID resolves a
+// cgroup v2 path of the plan (the kubelet's, host-networked pods') to its
+// ID, the directory's inode (CgroupID does it for a cgroup2 mount); nil
+// fails a plan that has cgroup rules.
+func ApplyIsolation(c *nftables.Conn, plan vrf.NFT, cgroupID func(path string) (uint64, error)) (NFTResult, error) {
 	var res NFTResult
 	table := c.AddTable(&nftables.Table{Family: nftables.TableFamilyINet, Name: vrf.NFTTable})
 	existing, err := c.GetSets(table)
@@ -114,7 +116,7 @@ func ApplyIsolation(c *nftables.Conn, plan vrf.NFT, kubeletCgroupID uint64) (NFT
 		if !slices.Equal(have, planned.Rules) {
 			c.FlushChain(chain)
 			for _, text := range planned.Rules {
-				exprs, err := isolationRule(text, sets, kubeletCgroupID)
+				exprs, err := isolationRule(text, sets, cgroupID)
 				if err != nil {
 					return res, err
 				}
@@ -248,47 +250,81 @@ var (
 
 // isolationRule builds the expressions of one of the udn-isolation rules
 // vrf plans (a closed set of shapes).
-func isolationRule(text string, sets map[string]*nftables.Set, cgroupID uint64) ([]expr.Any, error) {
-	fam := fam4
-	if strings.Contains(text, "ip6 daddr") {
-		fam = fam6
+func isolationRule(text string, sets map[string]*nftables.Set, cgroupID func(string) (uint64, error)) ([]expr.Any, error) {
+	var prefix []expr.Any
+	rest := text
+	if strings.HasPrefix(text, "socket cgroupv2 level ") {
+		var level uint32
+		var path string
+		if _, err := fmt.Sscanf(text, "socket cgroupv2 level %d %q", &level, &path); err != nil {
+			return nil, fmt.Errorf("kernel: nftables: rule %q: %w", text, err)
+		}
+		if cgroupID == nil {
+			return nil, fmt.Errorf("kernel: nftables: rule %q: no cgroup ID resolver", text)
+		}
+		id, err := cgroupID(path)
+		if err != nil {
+			return nil, fmt.Errorf("kernel: nftables: rule %q: cgroup %s: %w", text, path, err)
+		}
+		b := make([]byte, 8)
+		binary.NativeEndian.PutUint64(b, id)
+		prefix = []expr.Any{&expr.Socket{Key: expr.SocketKeyCgroupv2, Level: level, Register: reg1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: reg1, Data: b}}
+		rest = text[strings.Index(text, strconv.Quote(path))+len(strconv.Quote(path))+1:]
 	}
-	setName := text[strings.Index(text, "@")+1:]
-	setName = strings.Fields(setName)[0]
-	set, ok := sets[setName]
-	if !ok {
-		return nil, fmt.Errorf("kernel: nftables: rule %q: set %s is not planned", text, setName)
+	fam := fam4
+	if strings.HasPrefix(rest, "ip6 daddr") {
+		fam = fam6
 	}
 	nfproto := []expr.Any{
 		&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: reg1},
 		&expr.Cmp{Op: expr.CmpOpEq, Register: reg1, Data: []byte{fam.nfproto}},
 	}
 	daddr := &expr.Payload{DestRegister: reg1, Base: expr.PayloadBaseNetworkHeader, Offset: fam.daddrOff, Len: fam.addrLen}
-	lookup := &expr.Lookup{SourceRegister: reg1, SetName: set.Name, SetID: set.ID}
-	var out []expr.Any
-	switch {
-	case strings.Contains(text, "meta l4proto . th dport @"): // open ports
-		next := uint32(reg32_0 + fam.addrLen/4)
-		out = append(nfproto, daddr,
-			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: next},
-			&expr.Payload{DestRegister: next + 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
-			lookup)
-	case strings.Contains(text, "meta l4proto icmp"): // ICMP
-		out = append(nfproto, daddr, lookup,
-			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: reg1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: reg1, Data: []byte{fam.icmp}})
-	case strings.HasPrefix(text, "socket cgroupv2"): // kubelet probes
-		if cgroupID == 0 {
-			return nil, fmt.Errorf("kernel: nftables: rule %q: the kubelet cgroup's ID is unknown", text)
+	out := append(prefix, nfproto...)
+	fields := strings.Fields(rest)
+	if len(fields) < 3 {
+		return nil, fmt.Errorf("kernel: nftables: rule %q: unknown shape", text)
+	}
+	target := fields[2]
+	if i := strings.Index(rest, "@"); i >= 0 {
+		target = strings.Fields(rest[i:])[0]
+	}
+	if !strings.HasPrefix(target, "@") { // an address or a prefix
+		p, err := netip.ParsePrefix(target)
+		if err != nil {
+			a, aerr := netip.ParseAddr(target)
+			if aerr != nil {
+				return nil, fmt.Errorf("kernel: nftables: rule %q: %v", text, err)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
 		}
-		id := make([]byte, 8)
-		binary.NativeEndian.PutUint64(id, cgroupID)
-		out = append([]expr.Any{
-			&expr.Socket{Key: expr.SocketKeyCgroupv2, Level: 2, Register: reg1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: reg1, Data: id},
-		}, append(nfproto, daddr, lookup)...)
-	default: // the drop
-		out = append(nfproto, daddr, lookup)
+		out = append(out, daddr)
+		if p.Bits() < p.Addr().BitLen() {
+			mask := net.CIDRMask(p.Bits(), p.Addr().BitLen())
+			out = append(out, &expr.Bitwise{SourceRegister: reg1, DestRegister: reg1, Len: fam.addrLen, Mask: mask, Xor: make([]byte, fam.addrLen)})
+		}
+		out = append(out, &expr.Cmp{Op: expr.CmpOpEq, Register: reg1, Data: p.Masked().Addr().AsSlice()})
+	} else {
+		set, ok := sets[strings.TrimPrefix(target, "@")]
+		if !ok {
+			return nil, fmt.Errorf("kernel: nftables: rule %q: set %s is not planned", text, target)
+		}
+		lookup := &expr.Lookup{SourceRegister: reg1, SetName: set.Name, SetID: set.ID}
+		switch {
+		case strings.Contains(rest, "meta l4proto . th dport @"): // open ports
+			next := uint32(reg32_0 + fam.addrLen/4)
+			out = append(out, daddr,
+				&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: next},
+				&expr.Payload{DestRegister: next + 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
+				lookup)
+		case strings.Contains(rest, "meta l4proto icmp"): // ICMP
+			out = append(out, daddr, lookup,
+				&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: reg1},
+				&expr.Cmp{Op: expr.CmpOpEq, Register: reg1, Data: []byte{fam.icmp}})
+		default:
+			out = append(out, daddr, lookup)
+		}
 	}
 	switch {
 	case strings.HasSuffix(text, " accept"):
@@ -299,4 +335,17 @@ func isolationRule(text string, sets map[string]*nftables.Set, cgroupID uint64) 
 		return nil, fmt.Errorf("kernel: nftables: rule %q: no verdict", text)
 	}
 	return out, nil
+}
+
+// CgroupID returns a resolver of cgroup v2 paths below root (a cgroup2
+// mount, "/sys/fs/cgroup" on most nodes): a cgroup's ID is its directory's
+// inode number.
+func CgroupID(root string) func(string) (uint64, error) {
+	return func(path string) (uint64, error) {
+		var st unix.Stat_t
+		if err := unix.Stat(filepath.Join(root, path), &st); err != nil {
+			return 0, err
+		}
+		return st.Ino, nil
+	}
 }

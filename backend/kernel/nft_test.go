@@ -145,7 +145,7 @@ func TestIsolationTraffic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := kernel.ApplyIsolation(conn, plan(true), 0)
+	res, err := kernel.ApplyIsolation(conn, plan(true), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,10 +158,10 @@ func TestIsolationTraffic(t *testing.T) {
 	if reach("9090") {
 		t.Error("the host reaches a port the pod did not open")
 	}
-	if again, err := kernel.ApplyIsolation(conn, plan(true), 0); err != nil || again != (kernel.NFTResult{}) {
+	if again, err := kernel.ApplyIsolation(conn, plan(true), nil); err != nil || again != (kernel.NFTResult{}) {
 		t.Errorf("second apply: %+v %v", again, err)
 	}
-	res, err = kernel.ApplyIsolation(conn, plan(false), 0)
+	res, err = kernel.ApplyIsolation(conn, plan(false), nil)
 	if err != nil || res.ElementsDeleted != 1 || res.ChainRewritten {
 		t.Errorf("closing the port: %+v %v", res, err)
 	}
