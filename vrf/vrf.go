@@ -362,6 +362,10 @@ func zero(v4 bool) netip.Addr {
 
 func host(a netip.Addr) netip.Prefix { return netip.PrefixFrom(a, a.BitLen()) }
 
+// SortState sorts s's links, routes and rules as Plan does (an observed
+// state compares with a planned one).
+func SortState(s *State) { s.sort() }
+
 func (s *State) sort() {
 	slices.SortFunc(s.Links, func(a, b Link) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(s.Routes, compareRoutes)

@@ -57,6 +57,7 @@ func TestVRFGuest(t *testing.T) {
 	if again, err := k.Apply(both); err != nil || again != (kernel.Result{}) {
 		t.Errorf("second apply: %+v %v", again, err)
 	}
+	checkObserved(t, k, both)
 	for name, table := range map[string]uint32{"udn-1-vrf": 1001, "udn-2-vrf": 1002} {
 		l, err := h.LinkByName(name)
 		if v, ok := l.(*netlink.Vrf); err != nil || !ok || v.Table != table {

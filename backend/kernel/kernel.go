@@ -419,3 +419,82 @@ func zeroOf(v4 bool) netip.Addr {
 	}
 	return netip.IPv6Unspecified()
 }
+
+// Observe reads back what the kernel holds of plan's objects: its links,
+// the routes of protocol vrf.RouteProtocol in its tables and the rules at
+// vrf.RulePriority that look them up, in the plan's terms, sorted as
+// vrf.Plan sorts (compare with vrf.Diff). The nftables part is not read.
+func (k *Kernel) Observe(plan vrf.State) (vrf.State, error) {
+	var s vrf.State
+	for _, l := range plan.Links {
+		link, err := k.h.LinkByName(l.Name)
+		if err != nil {
+			continue
+		}
+		a := link.Attrs()
+		got := vrf.Link{Kind: l.Kind, Name: a.Name}
+		if v, ok := link.(*netlink.Vrf); ok {
+			got.Table = int(v.Table)
+		} else if l.Kind == vrf.LinkManagementPort {
+			got.MAC, got.MTU = a.HardwareAddr, a.MTU
+			if a.MasterIndex != 0 {
+				if m, err := k.h.LinkByIndex(a.MasterIndex); err == nil {
+					got.Master = m.Attrs().Name
+				}
+			}
+			addrs, err := k.h.AddrList(link, netlink.FAMILY_ALL)
+			if err != nil {
+				return s, err
+			}
+			for _, ad := range addrs {
+				p := prefixOf(ad.IPNet)
+				if !p.Addr().IsLinkLocalUnicast() {
+					got.Addresses = append(got.Addresses, p)
+				}
+			}
+			slices.SortFunc(got.Addresses, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
+		}
+		s.Links = append(s.Links, got)
+	}
+	tables := planTables(plan)
+	_, have, err := k.routeChanges(nil, tables)
+	if err != nil {
+		return s, err
+	}
+	for _, r := range have {
+		vr := vrf.Route{Table: r.Table, MTU: r.MTU, Metric: r.Priority, Type: vrf.RouteUnicast}
+		if r.Type == unix.RTN_UNREACHABLE {
+			vr.Type = vrf.RouteUnreachable
+		}
+		fam4 := r.Family == netlink.FAMILY_V4
+		vr.Dst = netip.PrefixFrom(zeroOf(fam4), 0)
+		if r.Dst != nil {
+			vr.Dst = prefixOf(r.Dst)
+		}
+		if a, ok := netip.AddrFromSlice(r.Gw); ok {
+			vr.Gateway = a.Unmap()
+		}
+		if a, ok := netip.AddrFromSlice(r.Src); ok {
+			vr.Src = a.Unmap()
+		}
+		if vr.Type == vrf.RouteUnicast && r.LinkIndex != 0 {
+			if l, err := k.h.LinkByIndex(r.LinkIndex); err == nil {
+				vr.Dev = l.Attrs().Name
+			}
+		}
+		s.Routes = append(s.Routes, vr)
+	}
+	_, rules, err := k.ruleChanges(nil, tables)
+	if err != nil {
+		return s, err
+	}
+	for _, r := range rules {
+		vr := vrf.Rule{Table: r.Table, Mark: r.Mark, IPv6: r.Family == netlink.FAMILY_V6}
+		if r.Dst != nil {
+			vr.To = prefixOf(r.Dst)
+		}
+		s.Rules = append(s.Rules, vr)
+	}
+	vrf.SortState(&s)
+	return s, nil
+}

@@ -166,6 +166,7 @@ func TestApplyInANetworkNamespace(t *testing.T) {
 	if again, err := k.Apply(desired); err != nil || again != (kernel.Result{}) {
 		t.Errorf("second apply: %+v %v", again, err)
 	}
+	checkObserved(t, k, desired)
 	mp1, _ = h.LinkByName("ovn-k8s-mp1")
 	if mp1.Attrs().HardwareAddr.String() != "0a:58:0a:80:01:02" || mp1.Attrs().MTU != 1400 {
 		t.Errorf("management port: %s mtu %d", mp1.Attrs().HardwareAddr, mp1.Attrs().MTU)
@@ -211,5 +212,19 @@ func TestApplyInANetworkNamespace(t *testing.T) {
 	}
 	if !found {
 		t.Error("the foreign route in table 1001 is gone")
+	}
+}
+
+// checkObserved reads the kernel back and compares it with desired (its
+// nftables part aside).
+func checkObserved(t *testing.T, k *kernel.Kernel, desired vrf.State) {
+	t.Helper()
+	observed, err := k.Observe(desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired.NFT, desired.Warnings = vrf.NFT{}, nil
+	if d := vrf.Diff(observed, desired); d.Len() != 0 {
+		t.Errorf("the kernel differs from the plan: %+v", d)
 	}
 }
