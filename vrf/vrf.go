@@ -66,6 +66,9 @@ type Network struct {
 	// Table is the VRF's routing table; 0 is TableBase + ID (the reference
 	// derives it from the management port's ifindex, unknown at plan time).
 	Table int
+	// Advertised is set when the network's subnets are advertised (BGP) to
+	// the default VRF: traffic to them then takes the network's table too.
+	Advertised bool
 	// NodePorts and ExternalIPs are the network's services reached through
 	// the node, marked for it by nftables.
 	NodePorts   []L4Port
@@ -349,6 +352,13 @@ func planNetwork(s *State, nd Node, n Network, services, masqs []netip.Prefix, c
 		s.Rules = append(s.Rules,
 			Rule{Table: table, Mark: uint32(PktMarkBase + nw.ID), IPv6: !v4},
 			Rule{Table: table, To: host(mpMasq), IPv6: !v4})
+		if n.Advertised {
+			for _, c := range nw.SubnetPrefixes() {
+				if c.Addr().Is4() == v4 {
+					s.Rules = append(s.Rules, Rule{Table: table, To: c, IPv6: !v4})
+				}
+			}
+		}
 	}
 	return nil
 }

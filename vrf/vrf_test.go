@@ -317,3 +317,16 @@ func TestHostNetworkedPodRules(t *testing.T) {
 		t.Errorf("udn-isolation starts with\n%s", strings.Join(iso.Rules, "\n"))
 	}
 }
+
+// TestAdvertisedRule: only an advertised network's subnets look up its
+// table.
+func TestAdvertisedRule(t *testing.T) {
+	in := seedNode()
+	if strings.Contains(mustPlan(t, in).Script(), "to 10.128.0.0/16 lookup") {
+		t.Error("a network that is not advertised gets a rule to its subnet")
+	}
+	in.Networks[0].Advertised = true
+	if !strings.Contains(mustPlan(t, in).Script(), "ip rule add priority 2000 to 10.128.0.0/16 lookup 1001\n") {
+		t.Error("an advertised network has no rule to its subnet")
+	}
+}
