@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/netip"
 	"testing"
-	"time"
 
 	"github.com/google/nftables"
 	"github.com/google/nftables/expr"
@@ -66,17 +65,7 @@ func TestServiceMarkingTraffic(t *testing.T) {
 			l.Close()
 		}
 	}()
-	reach := func(port string) bool {
-		ok := false
-		inNetns(t, host, func() {
-			c, err := net.DialTimeout("tcp", "10.244.1.5:"+port, 500*time.Millisecond)
-			if err == nil {
-				c.Close()
-				ok = true
-			}
-		})
-		return ok
-	}
+	reach := func(port string) bool { return dialFrom(t, host, "10.244.1.5:"+port) }
 	stateOf := func(external bool) vrf.State {
 		b := blue
 		if external {

@@ -31,6 +31,26 @@ func addr(t *testing.T, h *netlink.Handle, dev, cidr string) {
 	}
 }
 
+// dialFrom reports whether a TCP connection from ns to target succeeds
+// within three attempts of a second each: a fresh veth may take a moment
+// to carry traffic, and a dropped SYN fails every attempt.
+func dialFrom(t *testing.T, ns netns.NsHandle, target string) bool {
+	t.Helper()
+	ok := false
+	for range 3 {
+		inNetns(t, ns, func() {
+			if c, err := net.DialTimeout("tcp", target, time.Second); err == nil {
+				c.Close()
+				ok = true
+			}
+		})
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
 // inNetns runs f on an OS thread in ns.
 func inNetns(t *testing.T, ns netns.NsHandle, f func()) {
 	t.Helper()
@@ -115,17 +135,7 @@ func TestIsolationTraffic(t *testing.T) {
 			l.Close()
 		}
 	}()
-	reach := func(port string) bool {
-		ok := false
-		inNetns(t, host, func() {
-			c, err := net.DialTimeout("tcp", "10.244.1.5:"+port, 500*time.Millisecond)
-			if err == nil {
-				c.Close()
-				ok = true
-			}
-		})
-		return ok
-	}
+	reach := func(port string) bool { return dialFrom(t, host, "10.244.1.5:"+port) }
 	if !reach("8080") || !reach("9090") {
 		t.Fatal("the pod is not reachable before isolation")
 	}
