@@ -32,11 +32,13 @@ func (o Op) String() string {
 }
 
 // Pseudo-columns reported in Change.Columns when an object moves to another
-// parent: the adapter removes it from the old parent's reference set and
-// adds it to the new one's.
+// parent, or a load balancer to other rows: the adapter removes it from the
+// old rows' reference sets and adds it to the new ones'.
 const (
 	ColumnSwitch = "switch" // a switch port's Switch changed
 	ColumnRouter = "router" // a router port's Router changed
+	// ColumnAttachments: the rows a load balancer is attached to changed.
+	ColumnAttachments = "attachments"
 )
 
 // Change is one step of a Diff.

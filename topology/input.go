@@ -106,13 +106,6 @@ type Input struct {
 	// LegacyNodes are, during Layer2Upgrade, the remote nodes that still run
 	// the legacy topology.
 	LegacyNodes []string
-	// SwitchGroupLoadBalancers are load balancers of other controllers that
-	// the network's switch load-balancer group (the one every pod switch
-	// references) holds: the ClusterIP services of the networks a
-	// ClusterNetworkConnect shares them with (connect.SwitchLoadBalancers).
-	// The group is this planner's row, so its members are planned here;
-	// load-balancer groups carry no external_ids to tell another owner by.
-	SwitchGroupLoadBalancers []string
 }
 
 // Layer2Mode is the topology of a primary Layer2 network (seed 004).

@@ -33,6 +33,11 @@ type Descriptor struct {
 	// Refs are the columns referencing other rows, which the model holds
 	// by name.
 	Refs []RefColumn
+	// Attachments are the columns of other rows that hold objects of this
+	// kind by weak reference and that the object's owner, not the row's,
+	// manages by mutation (a load balancer's switches, routers and
+	// groups): the object names those rows, and Attached lists them.
+	Attachments []ParentColumn
 	// Updatable are the columns an update may write ("external_ids" where
 	// the table has it).
 	Updatable []string
@@ -60,9 +65,9 @@ var descriptors = [kindEnd]Descriptor{
 	{Kind: KindAddressSet, Type: "AddressSet", Name: "address_set", Table: "Address_Set", Named: true, Indexed: true,
 		Updatable: []string{"addresses", "external_ids"}},
 	{Kind: KindLoadBalancer, Type: "LoadBalancer", Name: "load_balancer", Table: "Load_Balancer", Named: true,
-		Updatable: []string{"protocol", "vips", "options", "external_ids"}},
-	{Kind: KindLoadBalancerGroup, Type: "LoadBalancerGroup", Name: "load_balancer_group", Table: "Load_Balancer_Group", Named: true, Indexed: true,
-		Refs: []RefColumn{{"load_balancer", KindLoadBalancer}}, Updatable: []string{"load_balancer"}},
+		Attachments: []ParentColumn{{KindLoadBalancerGroup, "load_balancer"}, {KindSwitch, "load_balancer"}, {KindRouter, "load_balancer"}},
+		Updatable:   []string{"protocol", "vips", "options", "external_ids"}},
+	{Kind: KindLoadBalancerGroup, Type: "LoadBalancerGroup", Name: "load_balancer_group", Table: "Load_Balancer_Group", Named: true, Indexed: true},
 	{Kind: KindSwitch, Type: "Switch", Name: "switch", Table: "Logical_Switch", Named: true,
 		Refs: []RefColumn{{"load_balancer_group", KindLoadBalancerGroup}}, Updatable: []string{"other_config", "load_balancer_group", "external_ids"}},
 	{Kind: KindRouter, Type: "Router", Name: "router", Table: "Logical_Router", Named: true,
@@ -127,8 +132,6 @@ func Parent(o Object) (Kind, string, bool) {
 // each reference column of o holds (nil for none).
 func References(o Object) [][]string {
 	switch x := o.(type) {
-	case LoadBalancerGroup:
-		return [][]string{x.LoadBalancers}
 	case Switch:
 		return [][]string{x.LoadBalancerGroups}
 	case Router:
@@ -140,6 +143,15 @@ func References(o Object) [][]string {
 			return [][]string{{x.GatewayPort}}
 		}
 		return [][]string{nil}
+	}
+	return nil
+}
+
+// Attached returns, in the order of o's descriptor's Attachments, the
+// names of the rows each attachment column holds o in (nil for none).
+func Attached(o Object) [][]string {
+	if x, ok := o.(LoadBalancer); ok {
+		return [][]string{x.Groups, x.Switches, x.Routers}
 	}
 	return nil
 }

@@ -385,21 +385,30 @@ type LBVIP struct {
 	Backends []netip.AddrPort
 }
 
-// LoadBalancer is a Load_Balancer.
+// LoadBalancer is a Load_Balancer, with the rows it is attached to by
+// name: the load balancer groups, switches and routers whose load_balancer
+// column holds it. Those rows may belong to another controller (a
+// network's groups and gateway routers are the topology's); the load
+// balancer's owner alone manages its place in them.
 type LoadBalancer struct {
 	Owner    Owner
 	Name     string
 	Protocol Protocol
 	VIPs     []LBVIP
 	Options  Options
+	Groups   []string
+	Switches []string
+	Routers  []string
+	// ExternalIDs are external_ids beyond the owner's (a service load
+	// balancer's k8s.ovn.org/kind and k8s.ovn.org/owner).
+	ExternalIDs Options
 }
 
-// LoadBalancerGroup is a Load_Balancer_Group; its members are load balancers
-// by name.
+// LoadBalancerGroup is a Load_Balancer_Group. Its members are not its
+// own: each LoadBalancer names the groups it joins (LoadBalancer.Groups).
 type LoadBalancerGroup struct {
-	Owner         Owner
-	Name          string
-	LoadBalancers []string
+	Owner Owner
+	Name  string
 }
 
 // Switch is a Logical_Switch.

@@ -22,8 +22,9 @@ func allKinds(t *testing.T) State {
 		AddressSet{Owner: o, Name: "ns_net_as", Addresses: []netip.Prefix{pfx("10.0.0.2/32"), pfx("10.0.0.1/32")}},
 		LoadBalancer{Owner: o, Name: "ns_net_svc", Protocol: ProtocolTCP, VIPs: []LBVIP{
 			{VIP: netip.MustParseAddrPort("10.96.0.20:80"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.0.0.1:8080")}},
-			{VIP: netip.MustParseAddrPort("10.96.0.10:53"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.0.0.2:53")}}}},
-		LoadBalancerGroup{Owner: o, Name: "ns_net_clusterLBGroup", LoadBalancers: []string{"ns_net_svc"}},
+			{VIP: netip.MustParseAddrPort("10.96.0.10:53"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.0.0.2:53")}}},
+			Groups: []string{"ns_net_clusterLBGroup"}, Switches: []string{"ns_net_node-a"}},
+		LoadBalancerGroup{Owner: o, Name: "ns_net_clusterLBGroup"},
 		PortGroup{Owner: o, Name: "ns_net_pg", Ports: []string{"p2", "p1"}},
 		Switch{Owner: o, Name: "ns_net_node-a", LoadBalancerGroups: []string{"ns_net_clusterLBGroup"}},
 		SwitchPort{Owner: o, Name: "p1", Switch: "ns_net_node-a", Addresses: []string{"0a:58:0a:00:00:01 10.0.0.1"}},
@@ -120,11 +121,11 @@ func TestDiffColumnsPerKind(t *testing.T) {
 		}, []string{"addresses"}},
 		{KindLoadBalancer, "ns_net_svc", func(o Object) Object { l := o.(LoadBalancer); l.Protocol = ProtocolUDP; l.VIPs = l.VIPs[:1]; return l },
 			[]string{"protocol", "vips"}},
-		{KindLoadBalancerGroup, "ns_net_clusterLBGroup", func(o Object) Object {
-			g := o.(LoadBalancerGroup)
-			g.LoadBalancers = nil
-			return g
-		}, []string{"load_balancer"}},
+		{KindLoadBalancer, "ns_net_svc", func(o Object) Object {
+			l := o.(LoadBalancer)
+			l.Groups, l.Routers = nil, []string{"ns_net_r"}
+			return l
+		}, []string{ColumnAttachments}},
 		{KindPortGroup, "ns_net_pg", func(o Object) Object { g := o.(PortGroup); g.Ports = g.Ports[:1]; return g }, []string{"ports"}},
 		{KindSwitchPort, "p1", func(o Object) Object { p := o.(SwitchPort); p.Switch, p.Owner.Node = "other", "node-a"; return p },
 			[]string{ColumnSwitch, "external_ids"}},

@@ -87,13 +87,12 @@ func (o LoadBalancer) clone() Object {
 		o.VIPs[i].Backends = slices.Clone(o.VIPs[i].Backends)
 	}
 	o.Options = cloneOpts(o.Options)
+	o.Groups, o.Switches, o.Routers = slices.Clone(o.Groups), slices.Clone(o.Switches), slices.Clone(o.Routers)
+	o.ExternalIDs = cloneOpts(o.ExternalIDs)
 	return o
 }
 
-func (o LoadBalancerGroup) clone() Object {
-	o.LoadBalancers = slices.Clone(o.LoadBalancers)
-	return o
-}
+func (o LoadBalancerGroup) clone() Object { return o }
 
 func (o Switch) clone() Object {
 	o.OtherConfig = cloneOpts(o.OtherConfig)
@@ -161,13 +160,12 @@ func (o LoadBalancer) normalize() Object {
 		slices.SortFunc(o.VIPs, compareVIP)
 	}
 	o.Options = sortedOptions(o.Options)
+	o.Groups, o.Switches, o.Routers = sortedStrings(o.Groups), sortedStrings(o.Switches), sortedStrings(o.Routers)
+	o.ExternalIDs = sortedOptions(o.ExternalIDs)
 	return o
 }
 
-func (o LoadBalancerGroup) normalize() Object {
-	o.LoadBalancers = sortedStrings(o.LoadBalancers)
-	return o
-}
+func (o LoadBalancerGroup) normalize() Object { return o }
 
 func (o Switch) normalize() Object {
 	o.OtherConfig = sortedOptions(o.OtherConfig)
@@ -245,14 +243,14 @@ func (o LoadBalancer) columns(x Object) []string {
 	c.add(o.Protocol != p.Protocol, "protocol")
 	c.add(!vipsEqual(o.VIPs, p.VIPs), "vips")
 	c.add(!o.Options.Equal(p.Options), "options")
-	c.add(!o.Owner.Equal(p.Owner), "external_ids")
+	c.add(!o.Owner.Equal(p.Owner) || !o.ExternalIDs.Equal(p.ExternalIDs), "external_ids")
+	c.add(!slices.Equal(o.Groups, p.Groups) || !slices.Equal(o.Switches, p.Switches) || !slices.Equal(o.Routers, p.Routers), ColumnAttachments)
 	return c
 }
 
 func (o LoadBalancerGroup) columns(x Object) []string {
 	p := x.(LoadBalancerGroup)
 	var c cols
-	c.add(!slices.Equal(o.LoadBalancers, p.LoadBalancers), "load_balancer")
 	c.add(!o.Owner.Equal(p.Owner), "external_ids")
 	return c
 }
@@ -444,13 +442,16 @@ func (o LoadBalancer) render(b *strings.Builder) {
 		return v.VIP.String() + "=" + strings.Join(be, ",")
 	})
 	l.opts("options", o.Options)
+	l.strs("groups", o.Groups)
+	l.strs("switches", o.Switches)
+	l.strs("routers", o.Routers)
+	l.opts("external_ids", o.ExternalIDs)
 	l.owner(o.Owner)
 }
 
 func (o LoadBalancerGroup) render(b *strings.Builder) {
 	l := line{b}
 	l.head(o.Kind(), o.Name)
-	l.strs("load_balancer", o.LoadBalancers)
 	l.owner(o.Owner)
 }
 
@@ -574,9 +575,10 @@ func optsSorted(o Options) bool {
 
 func (o AddressSet) isNormal() bool { return slices.IsSortedFunc(o.Addresses, comparePrefix) }
 func (o LoadBalancer) isNormal() bool {
-	return slices.IsSortedFunc(o.VIPs, compareVIP) && optsSorted(o.Options)
+	return slices.IsSortedFunc(o.VIPs, compareVIP) && optsSorted(o.Options) &&
+		slices.IsSorted(o.Groups) && slices.IsSorted(o.Switches) && slices.IsSorted(o.Routers) && optsSorted(o.ExternalIDs)
 }
-func (o LoadBalancerGroup) isNormal() bool { return slices.IsSorted(o.LoadBalancers) }
+func (o LoadBalancerGroup) isNormal() bool { return true }
 func (o Switch) isNormal() bool {
 	return optsSorted(o.OtherConfig) && slices.IsSorted(o.LoadBalancerGroups)
 }

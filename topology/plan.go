@@ -626,17 +626,11 @@ func run(in Input, m mode, legacy, only map[string]bool) (State, error) {
 	return s, nil
 }
 
-// lbGroupObjects adds the three (empty) load-balancer groups the service
-// layer fills.
+// lbGroupObjects adds the three load-balancer groups; the services'
+// load balancers join them (LoadBalancer.Groups).
 func (p *planner) lbGroupObjects() {
 	c, s, r := p.lbGroups()
-	var sw []string
-	if len(p.in.SwitchGroupLoadBalancers) > 0 {
-		sw = slices.Clone(p.in.SwitchGroupLoadBalancers)
-		slices.Sort(sw) // the planner emits set columns sorted
-		sw = p.strs.of(slices.Compact(sw)...)
-	}
-	p.b.add(LoadBalancerGroup{Owner: p.own, Name: c}, LoadBalancerGroup{Owner: p.own, Name: s, LoadBalancers: sw},
+	p.b.add(LoadBalancerGroup{Owner: p.own, Name: c}, LoadBalancerGroup{Owner: p.own, Name: s},
 		LoadBalancerGroup{Owner: p.own, Name: r})
 }
 

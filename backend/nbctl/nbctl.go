@@ -45,7 +45,12 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 	if cmd == "" {
 		cmd = "ovn-nbctl"
 	}
-	r := &renderer{cmd: cmd}
+	r := &renderer{cmd: cmd, creating: map[string]bool{}, pending: map[string][]string{}}
+	for _, ch := range changes {
+		if ch.Op == topology.OpCreate {
+			r.creating[ch.Kind.Table()+"\x00"+ch.Key] = true
+		}
+	}
 	r.line("#!/bin/sh")
 	r.line("# udnkit: %d changes (%d create, %d update, %d delete)", len(changes), count(changes, topology.OpCreate),
 		count(changes, topology.OpUpdate), count(changes, topology.OpDelete))
@@ -68,6 +73,17 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 		switch ch.Op {
 		case topology.OpCreate:
 			err = r.create(ch.Object)
+			k := ch.Kind.Table() + "\x00" + ch.Key
+			delete(r.creating, k)
+			if err == nil && len(r.pending[k]) > 0 {
+				// The load balancers created before this row that are
+				// attached to it.
+				for _, lb := range r.pending[k] {
+					r.line("%s %s", r.cmd, join([]string{"--", "--id=@r1", "get", topology.KindLoadBalancer.Table(), lb,
+						"--", "add", ch.Kind.Table(), ch.Key, "load_balancer", "@r1"}))
+				}
+				delete(r.pending, k)
+			}
 		case topology.OpUpdate:
 			err = r.update(ch)
 		case topology.OpDelete:
@@ -97,6 +113,11 @@ type renderer struct {
 	cmd string
 	b   strings.Builder
 	ids int
+	// creating holds the rows (table, NUL, key) the change set has yet to
+	// create; pending the load balancers to attach to one of them once it
+	// exists.
+	creating map[string]bool
+	pending  map[string][]string
 }
 
 func (r *renderer) line(format string, a ...any) {
@@ -262,8 +283,45 @@ func (r *renderer) create(obj topology.Object) error {
 	if row.Parent != nil {
 		words = append(words, "--", "add", row.Parent.Table, row.Parent.Names[0], row.Parent.Column, self)
 	}
+	for _, a := range row.Attachments {
+		for _, n := range a.Names {
+			if r.creating[a.Table+"\x00"+n] {
+				r.pending[a.Table+"\x00"+n] = append(r.pending[a.Table+"\x00"+n], obj.Key())
+				continue
+			}
+			words = append(words, "--", "add", a.Table, n, a.Column, self)
+		}
+	}
 	r.line("%s %s >/dev/null", r.cmd, join(words))
 	return nil
+}
+
+// reattach appends the commands that move the row id from the rows old is
+// attached to onto the rows row is attached to.
+func reattach(words []string, id string, old, row nbrow.Row) []string {
+	in := func(rs []nbrow.Ref, table, name string) bool {
+		for _, r := range rs {
+			if r.Table == table && slices.Contains(r.Names, name) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range old.Attachments {
+		for _, n := range a.Names {
+			if !in(row.Attachments, a.Table, n) {
+				words = append(words, "--", "remove", a.Table, n, a.Column, id)
+			}
+		}
+	}
+	for _, a := range row.Attachments {
+		for _, n := range a.Names {
+			if !in(old.Attachments, a.Table, n) {
+				words = append(words, "--", "add", a.Table, n, a.Column, id)
+			}
+		}
+	}
+	return words
 }
 
 // named kinds have a name: the record can be named on the command line.
@@ -297,9 +355,11 @@ func (r *renderer) update(ch topology.Change) error {
 		c, v, _ := strings.Cut(rc, "=")
 		refCols[c] = v
 	}
-	move := false
+	move, attach := false, false
 	for _, c := range cols {
 		switch {
+		case c == topology.ColumnAttachments:
+			attach = true
 		case pseudo[c]:
 			move = true
 		case c == "external_ids" && ch.Kind == topology.KindLoadBalancerGroup:
@@ -331,6 +391,18 @@ func (r *renderer) update(ch topology.Change) error {
 			words = append(words, "--", "remove", old.Parent.Table, old.Parent.Names[0], old.Parent.Column, id)
 		}
 		words = append(words, "--", "add", row.Parent.Table, row.Parent.Names[0], row.Parent.Column, id)
+	}
+	if attach {
+		if ch.Old == nil {
+			return fmt.Errorf("%w: attachments changed without the old object", ErrUnsupported)
+		}
+		old, err := nbrow.RowOf(ch.Old)
+		if err != nil {
+			return err
+		}
+		id := r.id()
+		words = append(words, "--", "--id="+id, "get", row.Table, self)
+		words = reattach(words, id, old, row)
 	}
 	if len(words) == 0 {
 		return nil

@@ -32,8 +32,9 @@ func hostileState(t *testing.T, gwMTU string) topology.State {
 	var b topology.Builder
 	b.Add(
 		topology.AddressSet{Owner: own, Name: as, Addresses: []netip.Prefix{netip.MustParsePrefix("10.9.0.0/16")}},
-		topology.LoadBalancer{Owner: own, Name: lb, Protocol: "tcp", Options: topology.NewOptions("k", hostile("v"))},
-		topology.LoadBalancerGroup{Owner: own, Name: hostile("lbg"), LoadBalancers: []string{lb}},
+		topology.LoadBalancer{Owner: own, Name: lb, Protocol: "tcp", Options: topology.NewOptions("k", hostile("v")),
+			Groups: []string{hostile("lbg")}, Switches: []string{sw}, Routers: []string{rt}},
+		topology.LoadBalancerGroup{Owner: own, Name: hostile("lbg")},
 		topology.Switch{Owner: own, Name: sw, OtherConfig: topology.NewOptions(hostile("k"), hostile("v")), LoadBalancerGroups: []string{hostile("lbg")}},
 		topology.Router{Owner: own, Name: rt, Options: topology.NewOptions("k", hostile("v"))},
 		topology.SwitchPort{Owner: own, Name: hostile("lsp"), Switch: sw, Addresses: []string{hostile("0a:58:0a:09:00:05 10.9.0.5")}},

@@ -474,8 +474,6 @@ func (p *planner) fill(i int, obj topology.Object, ids *idsCache) (model.Model, 
 			us = append(us, u)
 		}
 		switch x := m.(type) {
-		case *nbdb.LoadBalancerGroup:
-			x.LoadBalancer = us
 		case *nbdb.LogicalSwitch:
 			x.LoadBalancerGroup = us
 		case *nbdb.LogicalRouter:
@@ -576,13 +574,14 @@ func (p *planner) create(i int, ch topology.Change) error {
 	m, pre := b.m, b.pre
 	pk, pname, member := parentOf(obj)
 	if p.adopted[objKey{ch.Kind, ch.Key}] {
-		row, err := p.c.encodeRow(m, []string{"load_balancer"}, p.ids)
-		if err != nil {
-			return err
-		}
+		// The group is taken as it is: its members are the load
+		// balancers', which name it themselves (LoadBalancer.Groups). A
+		// wait keeps the unit a transaction of its own.
 		u := p.unit(0, ch.Kind, ch.Key, i)
-		u.post = append(u.post, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationUpdate, Table: ch.Kind.Table(), Row: row,
-			Where: []ovsdb.Condition{uuidIs(named)}}, ch: i, rows: 1})
+		timeout := 0
+		u.post = append(u.post, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationWait, Table: ch.Kind.Table(), Timeout: &timeout,
+			Where: []ovsdb.Condition{uuidIs(named)}, Columns: []string{"name"}, Until: string(ovsdb.WaitConditionEqual),
+			Rows: []ovsdb.Row{{"name": ch.Key}}}, ch: i})
 		u.touched = append(u.touched, i)
 		return nil
 	}
@@ -594,7 +593,7 @@ func (p *planner) create(i int, ch topology.Change) error {
 		}
 		u.pre = append(u.pre, pre...)
 		u.touched = append(u.touched, i)
-		return nil
+		return p.attach(u, i, obj, nil, named)
 	}
 	if pname == "" {
 		return invalid("no parent %s", pk.Kind)
@@ -616,6 +615,56 @@ func (p *planner) create(i int, ch topology.Change) error {
 	return nil
 }
 
+// attach puts the row self (of obj, a kind with attachments: a load
+// balancer) into the rows obj names that old did not, and takes it out of
+// the rows old named that obj does not. A row the change set creates gets
+// it in its insert; an existing one (whichever controller owns it) by
+// mutation in u, so that the references other owners put there survive.
+// Rows it is taken out of that are gone need nothing: the references are
+// weak.
+func (p *planner) attach(u *unit, i int, obj, old topology.Object, self string) error {
+	cols := obj.Kind().Descriptor().Attachments
+	if len(cols) == 0 {
+		return nil
+	}
+	now := topology.Attached(obj)
+	var was [][]string
+	if old != nil {
+		was = topology.Attached(old)
+	}
+	for j, c := range cols {
+		var prev []string
+		if j < len(was) {
+			prev = was[j]
+		}
+		for _, name := range now[j] {
+			if slices.Contains(prev, name) {
+				continue
+			}
+			k := objKey{c.Kind, name}
+			if _, ok := p.created[k]; ok && !p.adopted[k] {
+				cu := p.unit(0, c.Kind, name, i)
+				cu.refs = appendTo(cu.refs, c.Column, self)
+				continue
+			}
+			pu, ok := p.resolve(c.Kind, name, true)
+			if !ok {
+				return invalid("%s: %s not found among the rows udnkit owns", c.Column, describe(c.Kind, name))
+			}
+			u.post = append(u.post, mutate(c.Kind.Table(), pu, c.Column, ovsdb.MutateOperationInsert, []string{self}, i))
+		}
+		for _, name := range prev {
+			if slices.Contains(now[j], name) {
+				continue
+			}
+			if pu, ok := p.resolve(c.Kind, name, true); ok {
+				u.post = append(u.post, mutate(c.Kind.Table(), pu, c.Column, ovsdb.MutateOperationDelete, []string{self}, i))
+			}
+		}
+	}
+	return nil
+}
+
 // structural columns of each kind that Apply never writes in an update:
 // members are managed by mutation.
 var memberColumns = map[string]bool{"ports": true, "acls": true, "static_routes": true, "policies": true, "nat": true}
@@ -634,9 +683,11 @@ func (p *planner) update(i int, ch topology.Change) error {
 	p.rowUnit[obs.uuid] = u
 	u.touched = append(u.touched, i)
 	var write []string
-	move := false
+	move, reattach := false, false
 	for _, c := range cols {
 		switch {
+		case c == topology.ColumnAttachments:
+			reattach = true
 		case c == topology.ColumnSwitch || c == topology.ColumnRouter:
 			move = true
 		case memberColumns[c] && !(ch.Kind == topology.KindPortGroup && c == "ports"):
@@ -672,6 +723,15 @@ func (p *planner) update(i int, ch topology.Change) error {
 		}
 		u.post = append(u.post, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationUpdate, Table: ch.Kind.Table(), Row: row,
 			Where: []ovsdb.Condition{uuidIs(obs.uuid)}}, ch: i, rows: 1})
+	}
+	if reattach {
+		old := ch.Old
+		if old == nil {
+			old = obs.obj
+		}
+		if err := p.attach(u, i, ch.Object, old, obs.uuid); err != nil {
+			return err
+		}
 	}
 	if move {
 		pk, pname, _ := parentOf(ch.Object)
@@ -864,9 +924,17 @@ func setMembers(m model.Model, refs map[string][]string) error {
 				x.Ports = us
 			case "acls":
 				x.ACLs = us
+			case "load_balancer":
+				x.LoadBalancer = us
+			}
+		case *nbdb.LoadBalancerGroup:
+			if col == "load_balancer" {
+				x.LoadBalancer = us
 			}
 		case *nbdb.LogicalRouter:
 			switch col {
+			case "load_balancer":
+				x.LoadBalancer = us
 			case "ports":
 				x.Ports = us
 			case "static_routes":

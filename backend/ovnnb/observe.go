@@ -181,6 +181,7 @@ func (s *snapshot) index() error {
 		}
 		return u
 	}
+	attached := s.attachments()
 	for _, k := range topology.Kinds() {
 		for u, m := range s.rows[k.Table()] {
 			var owner topology.Owner
@@ -208,6 +209,11 @@ func (s *snapshot) index() error {
 					s.broken[owner.Network] = fmt.Errorf("%w: network %q: %v", ErrSchema, owner.Network, err)
 				}
 				continue
+			}
+			if lb, isLB := obj.(topology.LoadBalancer); isLB {
+				a := attached[u]
+				lb.Groups, lb.Switches, lb.Routers = a[0], a[1], a[2]
+				obj = lb
 			}
 			if acl, isACL := obj.(topology.ACL); isACL && p != "" {
 				if _, inPG := s.rows[nbdb.PortGroupTable][p]; inPG {
@@ -238,6 +244,43 @@ func (s *snapshot) index() error {
 		}
 	}
 	return nil
+}
+
+// attachments maps the UUID of every load balancer that a group, switch or
+// router holds to the names of those rows, in the order of the load
+// balancer descriptor's Attachments, sorted.
+func (s *snapshot) attachments() map[string][3][]string {
+	out := map[string][3][]string{}
+	for j, c := range topology.KindLoadBalancer.Descriptor().Attachments {
+		for u, m := range s.rows[c.Kind.Table()] {
+			var lbs []string
+			switch r := m.(type) {
+			case *nbdb.LoadBalancerGroup:
+				lbs = r.LoadBalancer
+			case *nbdb.LogicalSwitch:
+				lbs = r.LoadBalancer
+			case *nbdb.LogicalRouter:
+				lbs = r.LoadBalancer
+			}
+			name, ok := s.name[u]
+			if !ok || name == "" || s.extra[u] {
+				continue
+			}
+			for _, lb := range lbs {
+				a := out[lb]
+				a[j] = append(a[j], name)
+				out[lb] = a
+			}
+		}
+	}
+	for lb, a := range out {
+		for j := range a {
+			slices.Sort(a[j])
+			a[j] = slices.Compact(a[j])
+		}
+		out[lb] = a
+	}
+	return out
 }
 
 // lbgRef is the owner of one row referencing a load balancer group; owned

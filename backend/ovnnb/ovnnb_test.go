@@ -44,8 +44,9 @@ func handState(t testing.TB, network string, nodes ...string) topology.State {
 	b.Add(
 		topology.Router{Owner: own, Name: cr, Options: topology.NewOptions("mcast_relay", "false"), LoadBalancerGroups: []string{p + "clusterLBGroup"}},
 		topology.LoadBalancer{Owner: own, Name: p + "svc", Protocol: "tcp", VIPs: []topology.LBVIP{{
-			VIP: netip.MustParseAddrPort("10.96.0.10:53"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.128.1.5:53")}}}},
-		topology.LoadBalancerGroup{Owner: own, Name: p + "clusterLBGroup", LoadBalancers: []string{p + "svc"}},
+			VIP: netip.MustParseAddrPort("10.96.0.10:53"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.128.1.5:53")}}},
+			Groups: []string{p + "clusterLBGroup"}, Routers: []string{cr}},
+		topology.LoadBalancerGroup{Owner: own, Name: p + "clusterLBGroup"},
 		topology.AddressSet{Owner: own, Name: p + "subnets", Addresses: []netip.Prefix{pfx("10.128.0.0/16"), pfx("10.96.0.10/32")}},
 		topology.PortGroup{Owner: own, Name: p + "pg"},
 		topology.ACL{Owner: own, PortGroup: p + "pg", Tier: 0, Direction: topology.ACLToLport, Priority: 1000,

@@ -42,6 +42,7 @@ var (
 	canonController = nbrow.CanonController
 	parentOf        = nbrow.ParentOf
 	nameRefs        = nbrow.NameRefs
+	attachmentRefs  = nbrow.AttachmentRefs
 	describe        = nbrow.Describe
 	namedKind       = nbrow.Named
 	unindexed       = nbrow.Unindexed

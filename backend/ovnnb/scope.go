@@ -77,6 +77,11 @@ func scopeOf(changes topology.Changes) (lookups []lookup, lbgs bool, ok bool) {
 					name(r.Kind, n)
 				}
 			}
+			for _, r := range attachmentRefs(obj) {
+				for _, n := range r.Names {
+					name(kindOfTable(r.Table), n)
+				}
+			}
 			where, ok := keyWhere(obj)
 			if !ok {
 				continue

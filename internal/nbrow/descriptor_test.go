@@ -56,6 +56,20 @@ func TestDescriptorsMatchSchema(t *testing.T) {
 					t.Errorf("parent column %s.%s does not hold %s rows", p.Kind.Table(), p.Column, d.Table)
 				}
 			}
+			for _, a := range d.Attachments {
+				col := schema.Tables[a.Kind.Table()].Columns[a.Column]
+				if refTable(col) != d.Table {
+					t.Errorf("attachment column %s.%s does not hold %s rows", a.Kind.Table(), a.Column, d.Table)
+				}
+				// The owner of the attached row may delete it: only a weak
+				// reference lets that go without the other owner's rows.
+				if col == nil {
+					continue
+				}
+				if rt, err := col.TypeObj.Key.RefType(); err != nil || rt != ovsdb.Weak {
+					t.Errorf("attachment column %s.%s is a strong reference", a.Kind.Table(), a.Column)
+				}
+			}
 		})
 	}
 }

@@ -12,6 +12,7 @@ package nbrow
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"reflect"
 	"slices"
@@ -60,6 +61,22 @@ func OwnerIDs(o topology.Owner) map[string]string {
 		m[ExtNode] = o.Node
 	}
 	return m
+}
+
+// withExtra returns ids with extra added where the owner's keys leave room,
+// in a new map when there is any: ids may be shared by every row of one
+// owner.
+func withExtra(ids map[string]string, extra topology.Options) map[string]string {
+	if len(extra) == 0 {
+		return ids
+	}
+	out := maps.Clone(ids)
+	for _, kv := range extra {
+		if _, owner := out[kv.Key]; !owner {
+			out[kv.Key] = kv.Value
+		}
+	}
+	return out
 }
 
 // ownerKeys are the external_ids keys OwnerIDs writes.
@@ -216,7 +233,7 @@ func ToRow(o topology.Object, ids map[string]string) (model.Model, error) {
 		}
 		return r, nil
 	case topology.LoadBalancer:
-		r := &nbdb.LoadBalancer{Name: x.Name, ExternalIDs: ids, Options: optMap(x.Options)}
+		r := &nbdb.LoadBalancer{Name: x.Name, ExternalIDs: withExtra(ids, x.ExternalIDs), Options: optMap(x.Options)}
 		if x.Protocol != "" {
 			p := nbdb.LoadBalancerProtocol(x.Protocol)
 			r.Protocol = &p
@@ -241,11 +258,7 @@ func ToRow(o topology.Object, ids map[string]string) (model.Model, error) {
 	case topology.Router:
 		return &nbdb.LogicalRouter{Name: x.Name, ExternalIDs: ids, Options: optMap(x.Options)}, nil
 	case topology.SwitchPort:
-		for _, kv := range x.ExternalIDs {
-			if _, owner := ids[kv.Key]; !owner {
-				ids[kv.Key] = kv.Value
-			}
-		}
+		ids = withExtra(ids, x.ExternalIDs)
 		r := &nbdb.LogicalSwitchPort{Name: x.Name, ExternalIDs: ids, Type: string(x.Type),
 			Addresses: slices.Clone(x.Addresses), PortSecurity: slices.Clone(x.PortSecurity), Options: optMap(x.Options)}
 		if x.TagRequest != 0 {
@@ -353,7 +366,8 @@ func FromRow(m model.Model, owner topology.Owner, names func(string) string, par
 		}
 		return o, nil
 	case *nbdb.LoadBalancer:
-		o := topology.LoadBalancer{Owner: owner, Name: r.Name, Protocol: topology.Protocol(deref(r.Protocol)), Options: opts(r.Options)}
+		o := topology.LoadBalancer{Owner: owner, Name: r.Name, Protocol: topology.Protocol(deref(r.Protocol)), Options: opts(r.Options),
+			ExternalIDs: extraIDs(r.ExternalIDs)}
 		for vip, bes := range r.Vips {
 			v, err := ParseAP(vip)
 			if err != nil {
@@ -374,11 +388,7 @@ func FromRow(m model.Model, owner topology.Owner, names func(string) string, par
 		}
 		return o, nil
 	case *nbdb.LoadBalancerGroup:
-		o := topology.LoadBalancerGroup{Owner: owner, Name: r.Name}
-		for _, u := range r.LoadBalancer {
-			o.LoadBalancers = append(o.LoadBalancers, names(u))
-		}
-		return o, nil
+		return topology.LoadBalancerGroup{Owner: owner, Name: r.Name}, nil
 	case *nbdb.LogicalSwitch:
 		o := topology.Switch{Owner: owner, Name: r.Name, OtherConfig: opts(r.OtherConfig)}
 		for _, u := range r.LoadBalancerGroup {
@@ -559,6 +569,10 @@ type Row struct {
 	Refs []Ref
 	// Parent is the row whose reference set holds this one (members only).
 	Parent *Ref
+	// Attachments are the rows, by name, whose reference sets hold this
+	// one by the choice of its owner (a load balancer's switches,
+	// routers and groups), one Ref per table; empty ones are left out.
+	Attachments []Ref
 	// GatewayChassis are the Gateway_Chassis rows of a router port.
 	GatewayChassis []map[string]any
 }
@@ -585,6 +599,7 @@ func RowOf(obj topology.Object) (Row, error) {
 	if pk, pname, ok := ParentOf(obj); ok {
 		r.Parent = &Ref{Column: pk.Column, Table: pk.Kind.Table(), Names: []string{pname}}
 	}
+	r.Attachments = AttachmentRefs(obj)
 	if rp, ok := obj.(topology.RouterPort); ok {
 		for _, g := range rp.GatewayChassis {
 			r.GatewayChassis = append(r.GatewayChassis, map[string]any{"name": g.Name, "chassis_name": g.Chassis, "priority": g.Priority})
@@ -642,6 +657,23 @@ func plainColumns(m any) map[string]any {
 			out[col] = mm
 		default:
 			panic(fmt.Sprintf("nbrow: column %s of kind %s", col, f.Kind()))
+		}
+	}
+	return out
+}
+
+// AttachmentRefs returns the rows o is attached to (its descriptor's
+// Attachments), one Ref per table that holds it, in descriptor order.
+func AttachmentRefs(o topology.Object) []Ref {
+	cols := o.Kind().Descriptor().Attachments
+	if len(cols) == 0 {
+		return nil
+	}
+	names := topology.Attached(o)
+	var out []Ref
+	for i, c := range cols {
+		if i < len(names) && len(names[i]) > 0 {
+			out = append(out, Ref{Column: c.Column, Table: c.Kind.Table(), Names: slices.Clone(names[i])})
 		}
 	}
 	return out

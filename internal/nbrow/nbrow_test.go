@@ -1,0 +1,37 @@
+package nbrow
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/topology"
+)
+
+// TestToRowSharedIDs: a row's extra external_ids never leak into the map
+// the caller shares between the rows of one owner.
+func TestToRowSharedIDs(t *testing.T) {
+	own := topology.Owner{Network: "ns_net", Node: "n1"}
+	shared := OwnerIDs(own)
+	before := maps.Clone(shared)
+	pod := topology.SwitchPort{Owner: own, Name: "p1", Switch: "s", ExternalIDs: topology.NewOptions("pod", "true")}
+	lb := topology.LoadBalancer{Owner: own, Name: "lb", Protocol: topology.ProtocolTCP,
+		ExternalIDs: topology.NewOptions("k8s.ovn.org/kind", "Service")}
+	m, err := ToRow(pod, shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := m.(*nbdb.LogicalSwitchPort).ExternalIDs; ids["pod"] != "true" || ids[ExtNetwork] != "ns_net" {
+		t.Errorf("port external_ids %v", ids)
+	}
+	m, err = ToRow(lb, shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := m.(*nbdb.LoadBalancer).ExternalIDs; ids["k8s.ovn.org/kind"] != "Service" || ids["pod"] != "" {
+		t.Errorf("load balancer external_ids %v", ids)
+	}
+	if !maps.Equal(shared, before) {
+		t.Fatalf("the shared owner map changed: %v, was %v", shared, before)
+	}
+}
