@@ -73,14 +73,14 @@
 // # Services
 //
 // With ClusterIPServiceNetwork, each connected network's pods reach the
-// other networks' ClusterIP load balancers: SwitchLoadBalancers lists, per
-// network, the other networks' load balancers, which the network's own
-// planner puts in the load-balancer group its pod switches reference
-// (topology.Input.SwitchGroupLoadBalancers). The seed adds each load
+// other networks' ClusterIP load balancers: ServiceGroups lists, per
+// network, the switch load-balancer groups of the other connected networks,
+// which its ClusterIP load balancers join (services.Input.PeerGroups), so
+// that the other networks' pod switches hold them. The seed adds each load
 // balancer to the switches and the reference uses a group per connect; a
 // Load_Balancer_Group has no external_ids, so a group the connect created
 // but only the networks' switches referenced could not be told apart from a
-// foreign one, and the switch group's owner plans its members instead.
+// foreign one, and the networks' own switch groups are used instead.
 // Without PodNetwork, the connect also plans, on every local pod switch,
 // tier-0 from-lport ACLs with apply-after-lb=false (the load balancer's
 // DNAT happens after them): pass to the service CIDRs at 5000, pass to the

@@ -287,11 +287,9 @@ func TestRealConnectServicesOnly(t *testing.T) {
 	nodes := ovntest.Nodes(3, "zone1")
 	blue, green := l3net("ns1_blue", 1, 128), l3net("ns3_green", 3, 129)
 	nets := []*udn.Network{blue, green}
-	shared := connect.SwitchLoadBalancers(cnc, nets, map[string][]string{"ns3_green": {"ns3_green_svc_cluster"}})
+	peers := connect.ServiceGroups(cnc, nets)
 	var b topology.Builder
-	hostSubnets := planNetworks(t, &b, nets, nodes, "zone1", func(in *topology.Input) {
-		in.SwitchGroupLoadBalancers = shared[in.Network.Name]
-	})
+	hostSubnets := planNetworks(t, &b, nets, nodes, "zone1", func(in *topology.Input) {})
 	pods := map[string]pod{
 		"blue-a":  {"blue-a", "ns1_blue_node1", "0a:58:0a:80:01:05", "10.128.1.5", "0a:58:0a:80:01:01"},
 		"blue-b":  {"blue-b", "ns1_blue_node2", "0a:58:0a:80:02:05", "10.128.2.5", "0a:58:0a:80:02:01"},
@@ -300,10 +298,13 @@ func TestRealConnectServicesOnly(t *testing.T) {
 	addPod(&b, "ns1_blue", "node1", pods["blue-a"])
 	addPod(&b, "ns1_blue", "node2", pods["blue-b"])
 	addPod(&b, "ns3_green", "node1", pods["green-a"])
-	// green's ClusterIP service, as a services controller writes it.
+	// green's ClusterIP service, as a services controller writes it: in
+	// green's cluster group and in the groups ServiceGroups names.
+	greenCluster, _, _ := topology.LoadBalancerGroupNames("ns3_green")
 	b.Add(topology.LoadBalancer{Owner: topology.Owner{Controller: "test-services", Network: "ns3_green"},
 		Name: "ns3_green_svc_cluster", Protocol: topology.ProtocolTCP, VIPs: []topology.LBVIP{{
-			VIP: netip.MustParseAddrPort("10.96.0.50:80"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.129.1.5:8080")}}}})
+			VIP: netip.MustParseAddrPort("10.96.0.50:80"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.129.1.5:8080")}}},
+		Groups: append([]string{greenCluster}, peers["ns3_green"]...)})
 	conn := planConnect(t, cnc, connect.Input{Networks: nets, Nodes: nodes, Zone: "zone1", HostSubnets: hostSubnets,
 		ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
 	for o := range conn.Objects() {

@@ -11,29 +11,31 @@ import (
 	"github.com/udnkit/udnkit/topology"
 )
 
-// SwitchLoadBalancers returns, per connected network name, the load
-// balancers of the other connected networks that its pods must reach when c
-// enables ClusterIPServiceNetwork (nil otherwise): pass each list to that
-// network's planner (topology.Input.SwitchGroupLoadBalancers), which puts
-// them in the load-balancer group its pod switches reference. lbs holds
-// each network's ClusterIP load balancers by network name. The seed adds
-// each load balancer to the other networks' switches and the reference
-// uses a group per connect; a group carries no external_ids to own it by,
-// so the network's own switch group, planned by its owner, holds them.
-func SwitchLoadBalancers(c *ClusterNetworkConnect, networks []*udn.Network, lbs map[string][]string) map[string][]string {
+// ServiceGroups returns, per connected network name, the load-balancer
+// groups that network's ClusterIP load balancers join besides its own when
+// c enables ClusterIPServiceNetwork (nil otherwise): the switch groups of
+// the other connected networks, which their pod switches hold, so that
+// their pods reach its services. Pass each list to the network's services
+// planner (services.Input.PeerGroups). The seed adds each load balancer to
+// the other networks' switches and the reference puts them in a group per
+// connect, which no owned row would tell apart from a foreign one (a
+// Load_Balancer_Group has no external_ids); the networks' own switch groups
+// hold the same load balancers for the same switches.
+func ServiceGroups(c *ClusterNetworkConnect, networks []*udn.Network) map[string][]string {
 	if !c.Spec.Has(ClusterIPServiceNetwork) {
 		return nil
 	}
 	out := make(map[string][]string, len(networks))
 	for _, n := range networks {
-		var others []string
+		var peers []string
 		for _, o := range networks {
 			if o.Name != n.Name {
-				others = append(others, lbs[o.Name]...)
+				_, sw, _ := topology.LoadBalancerGroupNames(o.Name)
+				peers = append(peers, sw)
 			}
 		}
-		slices.Sort(others)
-		out[n.Name] = slices.Compact(others)
+		slices.Sort(peers)
+		out[n.Name] = slices.Compact(peers)
 	}
 	return out
 }
@@ -74,7 +76,7 @@ func AddressSetName(cnc string, v4 bool, p udn.Profile) string {
 }
 
 // emitServices adds what ClusterIPServiceNetwork without PodNetwork needs
-// (the load balancers themselves are shared by SwitchLoadBalancers): the
+// (the load balancers themselves join the groups ServiceGroups names): the
 // address sets of the connected subnets and on every local pod switch the
 // tier-0 ACLs that let pods reach the service CIDR and their own network
 // but drop new connections to the other connected networks.
