@@ -66,7 +66,7 @@ var descriptors = [kindEnd]Descriptor{
 		Updatable: []string{"addresses", "external_ids"}},
 	{Kind: KindLoadBalancer, Type: "LoadBalancer", Name: "load_balancer", Table: "Load_Balancer", Named: true,
 		Attachments: []ParentColumn{{KindLoadBalancerGroup, "load_balancer"}, {KindSwitch, "load_balancer"}, {KindRouter, "load_balancer"}},
-		Updatable:   []string{"protocol", "vips", "options", "external_ids"}},
+		Updatable:   []string{"protocol", "vips", "options", "selection_fields", "external_ids"}},
 	{Kind: KindLoadBalancerGroup, Type: "LoadBalancerGroup", Name: "load_balancer_group", Table: "Load_Balancer_Group", Named: true, Indexed: true},
 	{Kind: KindSwitch, Type: "Switch", Name: "switch", Table: "Logical_Switch", Named: true,
 		Refs: []RefColumn{{"load_balancer_group", KindLoadBalancerGroup}}, Updatable: []string{"other_config", "load_balancer_group", "external_ids"}},

@@ -396,9 +396,12 @@ type LoadBalancer struct {
 	Protocol Protocol
 	VIPs     []LBVIP
 	Options  Options
-	Groups   []string
-	Switches []string
-	Routers  []string
+	// SelectionFields are the fields the backend choice hashes ("ip_src",
+	// "ip_dst", ...; none: OVN's default 5-tuple).
+	SelectionFields []string
+	Groups          []string
+	Switches        []string
+	Routers         []string
 	// ExternalIDs are external_ids beyond the owner's (a service load
 	// balancer's k8s.ovn.org/kind and k8s.ovn.org/owner).
 	ExternalIDs Options

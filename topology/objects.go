@@ -88,6 +88,7 @@ func (o LoadBalancer) clone() Object {
 	}
 	o.Options = cloneOpts(o.Options)
 	o.Groups, o.Switches, o.Routers = slices.Clone(o.Groups), slices.Clone(o.Switches), slices.Clone(o.Routers)
+	o.SelectionFields = slices.Clone(o.SelectionFields)
 	o.ExternalIDs = cloneOpts(o.ExternalIDs)
 	return o
 }
@@ -161,6 +162,7 @@ func (o LoadBalancer) normalize() Object {
 	}
 	o.Options = sortedOptions(o.Options)
 	o.Groups, o.Switches, o.Routers = sortedStrings(o.Groups), sortedStrings(o.Switches), sortedStrings(o.Routers)
+	o.SelectionFields = sortedStrings(o.SelectionFields)
 	o.ExternalIDs = sortedOptions(o.ExternalIDs)
 	return o
 }
@@ -243,6 +245,7 @@ func (o LoadBalancer) columns(x Object) []string {
 	c.add(o.Protocol != p.Protocol, "protocol")
 	c.add(!vipsEqual(o.VIPs, p.VIPs), "vips")
 	c.add(!o.Options.Equal(p.Options), "options")
+	c.add(!slices.Equal(o.SelectionFields, p.SelectionFields), "selection_fields")
 	c.add(!o.Owner.Equal(p.Owner) || !o.ExternalIDs.Equal(p.ExternalIDs), "external_ids")
 	c.add(!slices.Equal(o.Groups, p.Groups) || !slices.Equal(o.Switches, p.Switches) || !slices.Equal(o.Routers, p.Routers), ColumnAttachments)
 	return c
@@ -442,6 +445,7 @@ func (o LoadBalancer) render(b *strings.Builder) {
 		return v.VIP.String() + "=" + strings.Join(be, ",")
 	})
 	l.opts("options", o.Options)
+	l.strs("selection_fields", o.SelectionFields)
 	l.strs("groups", o.Groups)
 	l.strs("switches", o.Switches)
 	l.strs("routers", o.Routers)
@@ -576,7 +580,7 @@ func optsSorted(o Options) bool {
 func (o AddressSet) isNormal() bool { return slices.IsSortedFunc(o.Addresses, comparePrefix) }
 func (o LoadBalancer) isNormal() bool {
 	return slices.IsSortedFunc(o.VIPs, compareVIP) && optsSorted(o.Options) &&
-		slices.IsSorted(o.Groups) && slices.IsSorted(o.Switches) && slices.IsSorted(o.Routers) && optsSorted(o.ExternalIDs)
+		slices.IsSorted(o.SelectionFields) && slices.IsSorted(o.Groups) && slices.IsSorted(o.Switches) && slices.IsSorted(o.Routers) && optsSorted(o.ExternalIDs)
 }
 func (o LoadBalancerGroup) isNormal() bool { return true }
 func (o Switch) isNormal() bool {

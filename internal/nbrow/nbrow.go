@@ -234,6 +234,9 @@ func ToRow(o topology.Object, ids map[string]string) (model.Model, error) {
 		return r, nil
 	case topology.LoadBalancer:
 		r := &nbdb.LoadBalancer{Name: x.Name, ExternalIDs: withExtra(ids, x.ExternalIDs), Options: optMap(x.Options)}
+		for _, f := range x.SelectionFields {
+			r.SelectionFields = append(r.SelectionFields, nbdb.LoadBalancerSelectionFields(f))
+		}
 		if x.Protocol != "" {
 			p := nbdb.LoadBalancerProtocol(x.Protocol)
 			r.Protocol = &p
@@ -308,6 +311,15 @@ func Check(o topology.Object) error {
 		if o.Key() == "" {
 			return field("name")
 		}
+		if lb, ok := o.(topology.LoadBalancer); ok {
+			for _, f := range lb.SelectionFields {
+				switch f {
+				case "eth_src", "eth_dst", "ip_src", "ip_dst", "tp_src", "tp_dst":
+				default:
+					return field("selection_fields " + strconv.Quote(f))
+				}
+			}
+		}
 	case topology.RouterPort:
 		switch {
 		case x.Name == "":
@@ -368,6 +380,10 @@ func FromRow(m model.Model, owner topology.Owner, names func(string) string, par
 	case *nbdb.LoadBalancer:
 		o := topology.LoadBalancer{Owner: owner, Name: r.Name, Protocol: topology.Protocol(deref(r.Protocol)), Options: opts(r.Options),
 			ExternalIDs: extraIDs(r.ExternalIDs)}
+		for _, f := range r.SelectionFields {
+			o.SelectionFields = append(o.SelectionFields, string(f))
+		}
+		slices.Sort(o.SelectionFields)
 		for vip, bes := range r.Vips {
 			v, err := ParseAP(vip)
 			if err != nil {
