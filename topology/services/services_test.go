@@ -33,7 +33,7 @@ func input(n *udn.Network) *services.Input {
 			{Name: "node-b", Zone: "z", Addresses: []netip.Prefix{netip.MustParsePrefix("10.0.0.2/24")}},
 			{Name: "node-c", Zone: "other", Addresses: []netip.Prefix{netip.MustParsePrefix("10.0.0.3/24")}},
 		},
-		Zone: "z",
+		Zone:          "z",
 		HostAddresses: map[string][]netip.Addr{"node-a": {addr("10.0.0.1"), addr("10.0.0.111")}},
 		Cluster: topology.Cluster{MasqueradeSubnets: []netip.Prefix{netip.MustParsePrefix("169.254.169.0/29"),
 			netip.MustParsePrefix("fd69::/125")}},
@@ -180,7 +180,7 @@ func TestReferenceCases(t *testing.T) {
 		name: "cluster and external IP, ITP local",
 		svc: services.Service{ClusterIPs: addrs("192.168.0.1"), ExternalIPs: addrs("1.2.3.4"), Ports: tcp(80, 0),
 			InternalTrafficLocal: true,
-			Slices: []services.EndpointSlice{slice(8080, ep("10.128.0.1", "node-a"), ep("10.128.1.1", "node-b"))}},
+			Slices:               []services.EndpointSlice{slice(8080, ep("10.128.0.1", "node-a"), ep("10.128.1.1", "node-b"))}},
 		want: "Service_testns/foo_TCP_node_router_node-a_merged tcp skip_snat=false 1.2.3.4:80=10.128.0.1:8080,10.128.1.1:8080 192.168.0.1:80=10.128.0.1:8080,10.128.1.1:8080 gr=[node-a node-b]\n" +
 			"Service_testns/foo_TCP_node_switch_node-a tcp skip_snat=false 1.2.3.4:80=10.128.0.1:8080,10.128.1.1:8080 192.168.0.1:80=10.128.0.1:8080 sw=[node-a]\n" +
 			"Service_testns/foo_TCP_node_switch_node-b tcp skip_snat=false 1.2.3.4:80=10.128.0.1:8080,10.128.1.1:8080 192.168.0.1:80=10.128.1.1:8080 sw=[node-b]\n",
