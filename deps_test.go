@@ -20,6 +20,7 @@ func TestImportBoundaries(t *testing.T) {
 		allowed func(dep string) bool
 	}{
 		{"./topology", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology")},
+		{"./topology/services", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/services")},
 		{"./ipam", stdlibOr(mod + "ipam")},
 		{"./netconf/udn", stdlibOr(mod + "netconf/udn")},
 		{"./backend/nbctl", func(dep string) bool {

@@ -29,10 +29,10 @@
 // several primaries, seed 002), none of another namespace's; the
 // Kubernetes API and DNS services of the default network are reached from
 // every primary network through the management port, which the topology
-// plans (topology.Cluster.ServiceIPs), not here. netconf.MirrorEndpointSlice
-// builds a primary network's EndpointSlice from the default network's one
-// and the pods' annotations; netconf.ServiceFrom and EndpointSliceFrom
-// read the Kubernetes objects.
+// plans (topology.Cluster.ServiceIPs), not here. Package kube reads the
+// Kubernetes objects (ServiceFrom, EndpointSliceFrom) and builds a primary
+// network's EndpointSlices from the default network's ones and the pods'
+// annotations (MirrorEndpointSlice).
 //
 // Plan returns every Service's load balancers as one State; ServiceState
 // returns one Service's, so that a controller diffs a Service's change

@@ -138,7 +138,9 @@ func TestRealServices(t *testing.T) {
 		}
 		return out
 	}
-	delivered := func(out string, p pods.Planned) bool { return strings.Contains(out, fmt.Sprintf("output to %q", p.Ports[0].Name)) }
+	delivered := func(out string, p pods.Planned) bool {
+		return strings.Contains(out, fmt.Sprintf("output to %q", p.Ports[0].Name))
+	}
 	t.Run("own ClusterIP is load-balanced and delivered", func(t *testing.T) {
 		out := trace("10.96.0.50", true)
 		if !strings.Contains(out, "reg4 = 10.96.0.50;") || !delivered(out, blueB) {

@@ -1,4 +1,4 @@
-package netconf
+package kube
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology/services"
 )
 
@@ -22,7 +23,7 @@ func ptr[T any](v T) *T { return &v }
 // 10.132.2.4, with the mirror's labels.
 func TestMirrorEndpointSlice(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "test-pod", Namespace: "testns", Annotations: map[string]string{
-		AnnotationPodNetworks: `{"default":{"mac_address":"0a:58:0a:f4:02:03","ip_address":"10.244.2.3/24","role":"infrastructure-locked"},"testns/l3-network":{"mac_address":"0a:58:0a:84:02:04","ip_address":"10.132.2.4/24","role":"primary"}}`}}}
+		netconf.AnnotationPodNetworks: `{"default":{"mac_address":"0a:58:0a:f4:02:03","ip_address":"10.244.2.3/24","role":"infrastructure-locked"},"testns/l3-network":{"mac_address":"0a:58:0a:84:02:04","ip_address":"10.132.2.4/24","role":"primary"}}`}}}
 	host := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "host-pod", Namespace: "testns"}, Spec: corev1.PodSpec{HostNetwork: true},
 		Status: corev1.PodStatus{PodIPs: []corev1.PodIP{{IP: "fd00::3"}, {IP: "172.18.0.3"}}}}
 	get := func(ns, name string) (*corev1.Pod, error) {
@@ -77,7 +78,7 @@ func TestMirrorEndpointSlice(t *testing.T) {
 		t.Errorf("EndpointSliceFrom: %+v %v %v", s, ok, err)
 	}
 	// A pod without an address on the network is an error naming it.
-	pod.Annotations[AnnotationPodNetworks] = `{"default":{"mac_address":"0a:58:0a:f4:02:03","ip_address":"10.244.2.3/24","role":"primary"}}`
+	pod.Annotations[netconf.AnnotationPodNetworks] = `{"default":{"mac_address":"0a:58:0a:f4:02:03","ip_address":"10.244.2.3/24","role":"primary"}}`
 	if _, err := MirrorEndpointSlice(src, nil, "testns_l3-network", "testns/l3-network", get); err == nil ||
 		!strings.Contains(err.Error(), "testns/test-pod") {
 		t.Errorf("pod without the network: %v", err)

@@ -1,4 +1,4 @@
-package netconf
+package kube
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology/services"
 )
 
@@ -230,7 +231,7 @@ func podIP(pods PodGetter, namespace, name, nad string, v6 bool) (netip.Addr, er
 		}
 		return netip.Addr{}, fmt.Errorf("pod %s/%s: %w: no host address of the family", namespace, name, ErrService)
 	}
-	pn, err := ParsePodNetworks(pod.Annotations[AnnotationPodNetworks])
+	pn, err := netconf.ParsePodNetworks(pod.Annotations[netconf.AnnotationPodNetworks])
 	if err != nil {
 		return netip.Addr{}, fmt.Errorf("pod %s/%s: %w", namespace, name, err)
 	}
