@@ -471,9 +471,32 @@ func eligible(eps []*Endpoint, all bool, port uint16) endpoints {
 		}
 	}
 	for f := range out.ips {
-		ips := out.ips[f]
-		slices.SortFunc(ips, func(a, b netip.Addr) int { return cmp.Compare(a.String(), b.String()) })
-		out.ips[f] = slices.Compact(ips)
+		out.ips[f] = sortAsStrings(out.ips[f])
+	}
+	return out
+}
+
+// sortAsStrings sorts ips by their text, as the reference sorts them
+// (10.128.0.10 before 10.128.0.9), without duplicates; the text of each is
+// made once.
+func sortAsStrings(ips []netip.Addr) []netip.Addr {
+	if len(ips) < 2 {
+		return ips
+	}
+	type keyed struct {
+		s string
+		a netip.Addr
+	}
+	ks := make([]keyed, len(ips))
+	for i, a := range ips {
+		ks[i] = keyed{a.String(), a}
+	}
+	slices.SortFunc(ks, func(x, y keyed) int { return cmp.Compare(x.s, y.s) })
+	out := ips[:0]
+	for i, k := range ks {
+		if i == 0 || k.s != ks[i-1].s {
+			out = append(out, k.a)
+		}
 	}
 	return out
 }
