@@ -22,9 +22,12 @@
 // through it, but secondary networks have no join subnet (DESIGN, the
 // reference), so no such route is planned.
 //
-// Not yet: Services and their load balancers (issue 12's second half),
-// persistent-IP claims beyond taking the addresses as input, and
-// k8s.ovn.org/requested-primary-udn selection.
+// Source hands out a pod's addresses on a network, from the pool or from
+// its persistent-IP claim, and ReleasePod takes back exactly a departed
+// pod's addresses (a claim keeps its own). ChoosePrimary is seed 002's
+// choice among a namespace's primary networks: the one the
+// k8s.ovn.org/requested-primary-udn annotation names, else the first that
+// is not exhausted. Services are package services' business.
 //
 // The package is pure and safe for concurrent use.
 package pods
