@@ -10,6 +10,7 @@
 //     [github.com/udnkit/udnkit/ipam] allocates and derives every address, ID and tunnel
 //     key, [github.com/udnkit/udnkit/topology] plans the OVN logical topology of Layer3,
 //     Layer2 and Localnet networks and diffs it, topology/pods attaches pods,
+//     topology/services plans the Services' load balancers,
 //     [github.com/udnkit/udnkit/connect] plans ClusterNetworkConnects, and on the node
 //     [github.com/udnkit/udnkit/vrf] plans VRFs, routes, rules and nftables while
 //     [github.com/udnkit/udnkit/flows] plans the gateway bridge's OpenFlow. Planners do no

@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/cenkalti/backoff/v4 v4.3.0
+	github.com/digitalocean/go-openvswitch v0.0.0-20240130171624-c0f7d42efe24
 	github.com/go-logr/logr v1.4.3
 	github.com/google/nftables v0.3.0
 	github.com/k8snetworkplumbingwg/ipamclaims v0.5.1-alpha

@@ -43,5 +43,10 @@
 //   - Flows name ports by OpenFlow number (Port.OFPort): ovs-ofctl does not
 //     take the long patch-port names in flows.
 //
+// A Flow is text in ovs-ofctl syntax (String, Text: stable, sorted, what
+// golden files hold) and, through OVS, a go-openvswitch ovs.Flow value
+// whose text Open vSwitch installs as the same flow (matches it has no
+// type for, reg1 and pkt_mark, are ovs.FieldMatch).
+//
 // Plan is pure and safe for concurrent use.
 package flows

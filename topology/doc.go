@@ -29,6 +29,15 @@
 // would delete the member with it): that controller removes its rows
 // first.
 //
+// A load balancer is a root row that other rows hold by weak reference: it
+// names the groups, switches and routers it is attached to
+// (LoadBalancer.Groups, Switches, Routers; the descriptor's Attachments),
+// and its owner alone puts it into and takes it out of those rows'
+// load_balancer columns, whoever owns them. A services controller attaches
+// its load balancers to the network's groups and gateway routers this way;
+// the topology never writes those columns, and deleting a holder leaves the
+// load balancer (the reference goes away with the holder).
+//
 // Another planner package writes rows of its own controller like this:
 //
 //	const Controller topology.Controller = "udnkit-connect"

@@ -26,7 +26,11 @@
 // whose name a foreign row already has, and refuses to delete a parent that
 // holds a member it does not own or that another controller owns (a pod
 // port a pods controller added, say), since OVSDB would delete that member
-// with it.
+// with it. A load balancer's attachments (the groups, switches and routers
+// it names) are mutations of those rows' load_balancer columns by its own
+// change, inserted with it or moved by its update; Observe reads them back
+// from the holders, and a holder deleted by its owner simply drops the weak
+// reference.
 //
 // # Transactions
 //

@@ -7,10 +7,19 @@
 //
 // The adapter runs ovs-ofctl through a RunFunc, the shape of
 // go-openvswitch's ovs.ExecFunc with standard input added, so the caller
-// decides how (directly, through sudo, inside a container). It does not
-// use go-openvswitch's flow parser for what it reads back: that parser
-// drops matches it does not know (reg1, pkt_mark), which would turn a
-// dispatch flow into a catch-all.
+// decides how (directly, through sudo, inside a container). The flows are
+// go-openvswitch values (flows.Flow.OVS) as much as text, but two parts of
+// that library's client cannot serve here, and the adapter speaks to
+// ovs-ofctl itself:
+//
+//   - its flow parser (behind DumpFlows) skips the match fields it does not
+//     know, reg1 and pkt_mark among them, so a dispatch flow would read back
+//     as a catch-all and never diff right (TestLibraryParserDropsFields
+//     holds that, and fails the day the library keeps them);
+//   - its bundle transaction deletes only non-strictly: deleting the
+//     service-CIDR flow that way also deletes every cluster-IP flow under
+//     it, and deleting a port's drop flow its NORMAL flow. The adapter's
+//     bundle deletes strictly (delete_strict), then adds.
 //
 // A Bridge is safe for concurrent use; Sync calls are serialised.
 package ovs

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,6 +77,33 @@ func TestRealSync(t *testing.T) {
 	sync(ovs.Result{Added: len(plan())})
 	sync(ovs.Result{}) // applying twice changes nothing
 
+	// The plan's go-openvswitch values, as text, are the flows the bridge
+	// holds: Open vSwitch finds no difference.
+	var text strings.Builder
+	for _, f := range plan() {
+		v, err := f.OVS()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := v.MarshalText()
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		text.Write(append(b, '\n'))
+	}
+	if err := os.WriteFile(filepath.Join(env.Dir, "ovs-values.txt"), []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := env.Ofctl(ctx, "", "-O", "OpenFlow14", "diff-flows", "breth0", filepath.Join(env.In, "ovs-values.txt"))
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "cookie=0xdeff105") {
+			t.Errorf("the go-openvswitch values differ from the bridge's flows: %s", l)
+		}
+	}
+	if err != nil && !strings.Contains(err.Error(), "exit status 2") {
+		t.Fatalf("diff-flows: %v\n%s", err, out)
+	}
+
 	// One more cluster IP: one flow.
 	in.Networks[1].ClusterIPs = append(in.Networks[1].ClusterIPs, netip.MustParseAddr("10.96.0.7"))
 	sync(ovs.Result{Added: 1})
@@ -98,6 +127,22 @@ func TestRealSync(t *testing.T) {
 		}
 	}
 	sync(ovs.Result{})
+
+	// Why the bundle deletes strictly: a non-strict delete of the host's
+	// service-CIDR flow (what go-openvswitch's transaction sends) also
+	// takes the cluster-IP flow under it. Sync then restores both.
+	before, _ := br.Observe(ctx)
+	if out, err := env.Ofctl(ctx, "", "del-flows", "breth0", "cookie=0xdeff105/-1,table=0,ip,in_port=LOCAL,nw_dst=10.96.0.0/16"); err != nil {
+		t.Fatal(err, out)
+	}
+	after, _ := br.Observe(ctx)
+	if gone := len(before) - len(after); gone < 3 {
+		t.Errorf("a non-strict delete of the service-CIDR flow took %d flows, expected it and the cluster-IP flow under it", gone)
+	}
+	got, err = br.Sync(ctx, plan())
+	if err != nil || got.Added != len(before)-len(after) || got.Deleted != 0 {
+		t.Errorf("restoring: %+v %v", got, err)
+	}
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
