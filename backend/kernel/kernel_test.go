@@ -228,3 +228,30 @@ func checkObserved(t *testing.T, k *kernel.Kernel, desired vrf.State) {
 		t.Errorf("the kernel differs from the plan: %+v", d)
 	}
 }
+
+// TestApplyConvergesAfterAFailure: an Apply that stops halfway (red's
+// management port does not exist yet: blue's port is configured, then the
+// apply fails) leaves a kernel from which the next Apply, once the port
+// exists, reaches the plan exactly.
+func TestApplyConvergesAfterAFailure(t *testing.T) {
+	h := freshNetns(t)
+	dummy(t, h, "breth0", "172.18.0.3/16", "169.254.0.2/17")
+	dummy(t, h, "ovn-k8s-mp1")
+	k := kernel.New(h)
+	desired := withoutVRFs(plan(t, blue, red))
+	if _, err := k.Apply(desired); err == nil {
+		t.Fatal("applying with red's management port missing succeeded")
+	}
+	mp1, _ := h.LinkByName("ovn-k8s-mp1")
+	if mp1.Attrs().MTU != 1400 {
+		t.Fatalf("the failed apply did not get as far as blue's port (mtu %d)", mp1.Attrs().MTU)
+	}
+	dummy(t, h, "ovn-k8s-mp2")
+	if _, err := k.Apply(desired); err != nil {
+		t.Fatal(err)
+	}
+	checkObserved(t, k, desired)
+	if again, err := k.Apply(desired); err != nil || again != (kernel.Result{}) {
+		t.Errorf("third apply: %+v %v", again, err)
+	}
+}
