@@ -27,7 +27,10 @@
 // pod's addresses (a claim keeps its own). ChoosePrimary is seed 002's
 // choice among a namespace's primary networks: the one the
 // k8s.ovn.org/requested-primary-udn annotation names, else the first that
-// is not exhausted. Services are package services' business.
+// is not exhausted. Secondaries reads the k8s.v1.cni.cncf.io/networks
+// annotation (comma or JSON form) into the NADs, interfaces, static
+// addresses, MACs and IPAM claims a pod requests. Services are package
+// services' business.
 //
 // The package is pure and safe for concurrent use.
 package pods

@@ -165,10 +165,12 @@ func TestRealServices(t *testing.T) {
 			t.Errorf("blue-node1 -> 10.96.0.70:80 was load-balanced:\n%s", out)
 		}
 	})
-	t.Run("the Kubernetes API's ClusterIP leaves through the management port", func(t *testing.T) {
-		out := trace("10.96.0.1", false)
-		if !strings.Contains(out, `output to "k8s-ns1_blue_node1"`) {
-			t.Errorf("blue-node1 -> 10.96.0.1 not sent to the management port:\n%s", out)
+	t.Run("the Kubernetes API's and DNS's ClusterIPs leave through the management port", func(t *testing.T) {
+		for _, ip := range []string{"10.96.0.1", "10.96.0.10"} {
+			out := trace(ip, false)
+			if !strings.Contains(out, `output to "k8s-ns1_blue_node1"`) {
+				t.Errorf("blue-node1 -> %s not sent to the management port:\n%s", ip, out)
+			}
 		}
 	})
 }
