@@ -61,3 +61,26 @@ func BenchmarkAttach100kPods(b *testing.B) {
 	}
 	b.ReportMetric(float64(nodeCount*perNode)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
 }
+
+// BenchmarkPodChanges plans one pod and its change set (pods.Changes):
+// what a controller applies when a pod comes, whatever the number of pods
+// already there.
+func BenchmarkPodChanges(b *testing.B) {
+	network := ovntest.Layer3Network()
+	nodes := []topology.Node{{Name: "node1", ID: ipam.MinNodeID, Chassis: "chassis-1"}}
+	in := pods.Input{Pod: pods.Pod{Namespace: "ns1", Name: "web", UID: "uid", Node: "node1"},
+		Attachments: []pods.Attachment{{Network: network, NAD: "ns1/blue", Role: netconf.PodRolePrimary,
+			IPs: []netip.Prefix{netip.MustParsePrefix("10.128.1.5/24")}, HostSubnets: []netip.Prefix{netip.MustParsePrefix("10.128.1.0/24")}}},
+		Nodes: nodes, Zone: "node1", ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}}
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := pods.PlanPod(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ch, err := pods.Changes(pods.Planned{}, p)
+		if err != nil || len(ch) != 1 {
+			b.Fatal(len(ch), err)
+		}
+	}
+}

@@ -9,7 +9,8 @@
 // are one partition, so that PlanNode's State, made partial for its node
 // (topology.Emitter.Partial), is what a pods controller diffs when a pod on
 // that node comes or goes — the cost follows the pods of that node, not of
-// the cluster.
+// the cluster; Changes goes further: one pod's change set alone, applied
+// directly, whatever the number of pods (BenchmarkPodChanges).
 //
 // Addresses come from the caller's allocators (ipam.PodIPAllocator,
 // ipam.ClaimAllocator for persistent IPs); a pod whose networks overlap

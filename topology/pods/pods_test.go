@@ -132,3 +132,27 @@ func TestPlanNodeIsIncremental(t *testing.T) {
 		t.Errorf("node2's empty plan touches node1's pods: %s", d)
 	}
 }
+
+// TestChanges: a pod's own changes, whatever else exists: it comes (its
+// ports created), changes (one port updated), goes (its ports deleted).
+func TestChanges(t *testing.T) {
+	a, err := PlanPod(podInput("node1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := Changes(Planned{}, a)
+	if c, u, d := ch.Count(); err != nil || c != 2 || u+d != 0 {
+		t.Errorf("a pod comes: %v\n%s", err, ch)
+	}
+	in := podInput("node1")
+	in.Pod.UID = "uid-a2" // recreated: iface-id-ver changes
+	a2, _ := PlanPod(in)
+	ch, err = Changes(a, a2)
+	if c, u, d := ch.Count(); err != nil || u != 2 || c+d != 0 {
+		t.Errorf("a pod recreated: %v\n%s", err, ch)
+	}
+	ch, err = Changes(a2, Planned{})
+	if c, u, d := ch.Count(); err != nil || d != 2 || c+u != 0 {
+		t.Errorf("a pod goes: %v\n%s", err, ch)
+	}
+}

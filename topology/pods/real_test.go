@@ -27,11 +27,11 @@ func TestRealPodsAttached(t *testing.T) {
 	env := ovntest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+	cl, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer cl.Close()
 	nodes := ovntest.Nodes(3, "zone1")
 	network := ovntest.Layer3Network()
 	in := ovntest.PlanInput(network, nodes, "zone1")
@@ -39,7 +39,7 @@ func TestRealPodsAttached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Sync(ctx, topo); err != nil {
+	if _, _, err := cl.Sync(ctx, topo); err != nil {
 		t.Fatal(err)
 	}
 	alloc := map[string]*ipam.PodIPAllocator{}
@@ -71,7 +71,7 @@ func TestRealPodsAttached(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := c.Sync(ctx, s); err != nil {
+		if _, _, err := cl.Sync(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -79,7 +79,7 @@ func TestRealPodsAttached(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The topology's own Sync leaves the pods' ports alone.
-	if ch, _, err := c.Sync(ctx, topo); err != nil || len(ch) != 0 {
+	if ch, _, err := cl.Sync(ctx, topo); err != nil || len(ch) != 0 {
 		t.Fatalf("topology re-sync changes %v (%v)", ch, err)
 	}
 	port, ann := a.Ports[0], a.Annotation["ns1/blue"]
@@ -102,5 +102,28 @@ func TestRealPodsAttached(t *testing.T) {
 	}
 	if out, outs := trace("10.96.0.1"); !slices.ContainsFunc(outs, func(o string) bool { return strings.HasPrefix(o, "k8s-") }) {
 		t.Errorf("pod-a -> 10.96.0.1 not sent to the management port (outputs %v):\n%s", outs, out)
+	}
+	// A third pod comes on node2 as its own change set (pods.Changes, then
+	// Apply): reachable, and node2's full State agrees with the database.
+	c := plan("pod-c", "node2")
+	ch, err := pods.Changes(pods.Planned{}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.Apply(ctx, ch); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if out, outs := trace(c.Annotation["ns1/blue"].IPs[0].Addr().String()); !slices.Contains(outs, c.Ports[0].Name) {
+		t.Errorf("pod-a -> pod-c not delivered (outputs %v):\n%s", outs, out)
+	}
+	node2, err := pods.PlanNode("node2", []string{network.Name}, []pods.Planned{b, c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch, _, err := cl.Sync(ctx, node2); err != nil || len(ch) != 0 {
+		t.Errorf("node2's resync after the incremental add: %v\n%s", err, ch)
 	}
 }
