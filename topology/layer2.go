@@ -39,8 +39,17 @@ func (p *planner) initLayer2() {
 // SNAT.
 func (p *planner) layer2Cluster() {
 	o, sw := p.own, p.layer2Switch()
-	s := Switch{Owner: o, Name: sw, OtherConfig: NewOptions(OptInterconnTS, sw,
-		OptRequestedTnlKey, strconv.Itoa(p.in.TunnelKeys[0]))}
+	cfg := transitSwitchConfig(sw, strconv.Itoa(p.in.TunnelKeys[0]))
+	for _, f := range p.fams {
+		// The reference writes subnet or ipv6_prefix for one family only
+		// (the last one's, overwriting); both are written here.
+		if f.is4 {
+			cfg = append(cfg, Option{"subnet", f.subnet.String()})
+		} else {
+			cfg = append(cfg, Option{"ipv6_prefix", f.subnet.Addr().String()})
+		}
+	}
+	s := Switch{Owner: o, Name: sw, OtherConfig: NewOptions(flatten(cfg)...)}
 	if !p.primary {
 		p.b.add(s)
 		return
@@ -124,7 +133,7 @@ func (p *planner) layer2Node(nd *Node, local bool) {
 
 	gr := p.gr(nd)
 	p.b.add(p.mgmtPortLSP(nd, sw, p.l2.mgmtAddrs))
-	p.gatewayRouter(nd, gr)
+	p.gatewayRouter(nd, gr, joinGR, true)
 
 	if p.mode == modeLegacyLayer2 {
 		// The gateway router sits on the switch and answers for the .1

@@ -14,9 +14,8 @@ import (
 func (p *planner) layer3Cluster() {
 	o, cr, ts := p.own, p.clusterRouter(), p.transitSwitch()
 	p.b.add(
-		Router{Owner: o, Name: cr},
-		Switch{Owner: o, Name: ts, OtherConfig: NewOptions(OptInterconnTS, ts,
-			OptRequestedTnlKey, strconv.Itoa(ipam.Layer3TransitSwitchTunnelKey(p.n.ID)))},
+		Router{Owner: o, Name: cr, Options: NewOptions("always_learn_from_arp_request", "false")},
+		Switch{Owner: o, Name: ts, OtherConfig: transitSwitchConfig(ts, strconv.Itoa(ipam.Layer3TransitSwitchTunnelKey(p.n.ID)))},
 	)
 	if !p.primary {
 		return
@@ -103,13 +102,13 @@ func (p *planner) layer3Node(nd *Node, local bool) {
 		gws[i] = p.ipf(ipam.GatewayIP(h))
 	}
 	rp := RouterPort{Owner: o, Name: rtos, Router: cr, MAC: p.mac(gws...), Networks: gws}
-	sws := Switch{Owner: o, Name: sw}
+	sws := Switch{Owner: o, Name: sw, OtherConfig: p.nodeSwitchConfig(hs)}
 	if p.primary {
 		sws.LoadBalancerGroups = p.lbSwitch
 		rp.GatewayChassis = p.gcs.of(GatewayChassis{Name: p.cat(rtos, "-", nd.Chassis), Chassis: nd.Chassis, Priority: 1})
 	}
 	p.b.add(sws, rp, p.routerLSP(o, p.cat("stor-", sw), sw, rtos),
-		RouterPort{Owner: o, Name: rtots, Router: cr, MAC: p.mac(tsIPs...), Networks: tsNets},
+		RouterPort{Owner: o, Name: rtots, Router: cr, MAC: p.mac(tsIPs...), Networks: tsNets, Options: mcastFlood},
 		p.routerLSPWithKey(o, tstor, ts, rtots, key))
 	if !p.primary {
 		return
@@ -131,7 +130,7 @@ func (p *planner) layer3Node(nd *Node, local bool) {
 		RouterPort{Owner: o, Name: rtoj, Router: gr, MAC: p.mac(joinGR...), Networks: joinNets, Options: p.mtuOpts},
 		p.routerLSP(o, p.cat("jtor-", gr), join, rtoj),
 	)
-	p.gatewayRouter(nd, gr)
+	p.gatewayRouter(nd, gr, joinGR, false)
 
 	for i := range p.fams {
 		f := &p.fams[i]
@@ -146,13 +145,66 @@ func (p *planner) layer3Node(nd *Node, local bool) {
 		if a, ok := pickPrefix(nd.Addresses, f.is4); ok {
 			p.addNodeReroutePolicy(o, cr, rtos, sw, f, a.Addr(), hops)
 		}
+		p.addNodeReroutePolicy(o, cr, rtos, sw, f, f.grMasq, hops)
 		for _, svc := range f.svcIPs {
 			p.addNodeReroutePolicy(o, cr, rtos, sw, f, svc, hops)
 		}
-		n := p.snat(o, cr, f.subnet, f.mpMasq)
+		// The management port's SNAT: the node's subnet, on its router
+		// port. The reference names the port as logical_port under
+		// interconnect, which northd cannot place once a zone has several
+		// nodes (several distributed gateway ports): gateway_port works
+		// for both.
+		n := p.snat(o, cr, hs[i], f.mpMasq)
 		n.GatewayPort, n.Match = rtos, mpMatch
 		p.b.add(n)
 		// Gateway router: the pod network through the cluster router.
 		p.b.add(StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.subnet, Nexthop: f.joinRouter.Addr(), OutputPort: rtoj})
 	}
+}
+
+// transitSwitchConfig is the other_config of a transit switch (a Layer3
+// network's, or a Layer2 network's switch) as the reference writes it:
+// interconnect, its tunnel key and multicast snooping without querier,
+// unregistered multicast flooded.
+func transitSwitchConfig(name, key string) Options {
+	return NewOptions(OptInterconnTS, name, "mcast_flood_unregistered", "true", "mcast_querier", "false",
+		"mcast_snoop", "true", OptRequestedTnlKey, key)
+}
+
+// flatten returns the key-value pairs of o for NewOptions.
+func flatten(o Options) []string {
+	out := make([]string, 0, 2*len(o))
+	for _, kv := range o {
+		out = append(out, kv.Key, kv.Value)
+	}
+	return out
+}
+
+// mcastFlood is the options of a cluster router's port to the transit
+// switch (shared, read-only).
+var mcastFlood = Options{{"mcast_flood", "true"}}
+
+// nodeSwitchConfig is a node switch's other_config as the reference writes
+// it: the IPv4 host subnet with the management port's address excluded,
+// the IPv6 host subnet's prefix.
+func (p *planner) nodeSwitchConfig(hs []netip.Prefix) Options {
+	var exclude, prefix6, subnet string
+	for _, h := range hs {
+		if h.Addr().Is4() {
+			exclude, subnet = p.ipf(ipam.ManagementIP(h)).Addr().String(), h.String()
+		} else {
+			prefix6 = h.Addr().String()
+		}
+	}
+	var o []Option // sorted by key
+	if exclude != "" {
+		o = append(o, Option{"exclude_ips", exclude})
+	}
+	if prefix6 != "" {
+		o = append(o, Option{"ipv6_prefix", prefix6})
+	}
+	if subnet != "" {
+		o = append(o, Option{"subnet", subnet})
+	}
+	return p.opts.of(o...)
 }

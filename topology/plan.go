@@ -668,39 +668,73 @@ func (p *planner) addNodeReroutePolicy(o Owner, router, inport, comment string, 
 }
 
 // gatewayRouter adds a node's gateway router and its external switch with
-// the localnet port, and the routes towards the outside.
-func (p *planner) gatewayRouter(nd *Node, gr string) {
+// the localnet port, and the routes towards the outside, with the rows and
+// options the reference writes: MAC bindings aged after 300 s, the
+// network's masquerade IP on the external port, SNAT of the pod network
+// and of the gateway router's own join addresses (joinGR) to it, and an
+// external switch port that answers for the node's MAC and sends GARPs for
+// NAT addresses but not load-balancer VIPs. On a Layer2 network the
+// load-balancer SNAT uses the join addresses (the port holds several
+// networks) and the pod network's SNAT applies to the external port only.
+func (p *planner) gatewayRouter(nd *Node, gr string, joinGR []netip.Prefix, layer2 bool) {
 	o := p.nodeOwner(nd)
 	ext := p.extSwitch(nd)
+	rtoe, etor := p.cat("rtoe-", gr), p.cat("etor-", gr)
+	forceSNAT := "router_ip"
+	var podSNATMatch string
+	if layer2 {
+		var b []byte
+		for i, j := range joinGR {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = j.Addr().AppendTo(b)
+		}
+		forceSNAT = p.b.strs.bytes(b)
+		podSNATMatch = p.cat("outport == \"", rtoe, "\"")
+	}
 	p.b.add(Router{Owner: o, Name: gr, LoadBalancerGroups: p.lbRouter, Options: p.opts.of( // sorted by key
 		Option{"always_learn_from_arp_request", "false"}, Option{OptChassis, nd.Chassis},
-		Option{"dynamic_neigh_routers", "true"}, Option{"lb_force_snat_ip", "router_ip"})})
-	rtoe, etor := p.cat("rtoe-", gr), p.cat("etor-", gr)
-	nets := p.pfxs.make(len(p.fams))
+		Option{"dynamic_neigh_routers", "true"}, Option{"lb_force_snat_ip", forceSNAT},
+		Option{"mac_binding_age_threshold", macBindingAgeThreshold})})
+	nets := p.pfxs.make(2 * len(p.fams))
 	for i, f := range p.fams {
 		nets[i], _ = pickPrefix(nd.Addresses, f.is4)
+		nets[len(p.fams)+i] = netip.PrefixFrom(f.grMasq, f.masq.Subnet.Bits())
 	}
-	m := p.mac(nets...)
+	m := p.mac(nets[:len(p.fams)]...)
 	if nd.MAC != nil {
 		m = nd.MAC.String()
 	}
+	slices.SortFunc(nets, comparePrefix) // as the Builder would
+	etorLSP := p.routerLSP(o, etor, ext, rtoe)
+	etorLSP.Addresses = p.strs.of(m)
+	etorLSP.Options = p.opts.of(Option{"exclude-lb-vips-from-garp", "true"}, Option{"nat-addresses", "router"},
+		Option{OptRouterPort, rtoe}) // sorted by key
 	p.b.add(
 		Switch{Owner: o, Name: ext},
 		RouterPort{Owner: o, Name: rtoe, Router: gr, MAC: m, Networks: nets},
-		p.routerLSP(o, etor, ext, rtoe),
+		etorLSP,
 		SwitchPort{Owner: o, Name: p.cat(p.c.ExternalBridge, "_", p.p, nd.Name), Switch: ext, Type: PortLocalnet,
 			Addresses: p.unknownAddrs, Options: p.extOpts},
 	)
 	for i := range p.fams {
 		f := &p.fams[i]
 		nh, _ := pickAddr(nd.NextHops, f.is4)
+		pod := p.snat(o, gr, f.subnet, f.grMasq)
+		pod.Match = podSNATMatch
 		p.b.add(
 			StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.masq.Subnet, Nexthop: f.masq.DummyNextHop, OutputPort: rtoe},
 			StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.anyRoute, Nexthop: nh, OutputPort: rtoe},
-			p.snat(o, gr, f.subnet, f.grMasq),
+			pod,
+			p.snat(o, gr, host(joinGR[i].Addr()), f.grMasq),
 		)
 	}
 }
+
+// macBindingAgeThreshold is the lifetime in seconds of a gateway router's
+// MAC bindings (the reference's GRMACBindingAgeThreshold).
+const macBindingAgeThreshold = "300"
 
 // mgmtPortLSP returns a node's management port on sw with the address
 // entry addrs ("MAC ip ip", see planner.addresses).

@@ -13,9 +13,9 @@ func check(t *testing.T, out string) {
 	t.Helper()
 	for _, want := range []string{
 		"zone: node-a's (interconnect: every node its own zone; the other nodes are remote peers)",
-		"applied 68 changes (68 create, 0 update, 0 delete)",
-		"network tenant-a_blue: 38 objects",
-		"network tenant-b_red: 30 objects",
+		"applied 71 changes (71 create, 0 update, 0 delete)",
+		"network tenant-a_blue: 40 objects",
+		"network tenant-b_red: 31 objects",
 		"  router tenant.a_blue_ovn_cluster_router",
 		"      port rtos-tenant.a_blue_node-a 10.128.0.1/24",
 		"      port tenant.a_blue_tstor-node-b (remote)",
@@ -71,10 +71,10 @@ func TestQuickstartScript(t *testing.T) {
 	if err := run(context.Background(), &out, "", true); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(out.String(), "\novn-nbctl "); n != 68 {
-		t.Errorf("script has %d ovn-nbctl commands, want 68", n)
+	if n := strings.Count(out.String(), "\novn-nbctl "); n != 71 {
+		t.Errorf("script has %d ovn-nbctl commands, want 71", n)
 	}
-	for _, want := range []string{"\n# applied 68 changes (68 create, 0 update, 0 delete) as 68 operations in 68 transaction(s)",
+	for _, want := range []string{"\n# applied 71 changes (71 create, 0 update, 0 delete) as 71 operations in 71 transaction(s)",
 		"\n#   router tenant.b_red_transit_router\n", "\n# applying the same plan again: 0 changes, 0 operations\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("script lacks %q:\n%s", want, out.String())

@@ -43,6 +43,11 @@ var expectedNorthd = []*regexp.Regexp{
 	// that the first one is the address load balancers SNAT to, which is
 	// the intent (lb_force_snat_ip=router_ip).
 	regexp.MustCompile(`Logical router port "rtotr-GR_[^"]+" is configured with multiple IPv[46] addresses\.  Only the first IP \[[0-9a-f.:]+\] is considered as SNAT for load balancer`),
+	// The reference puts the network's masquerade IP on the gateway
+	// router's external port beside the node's: load balancers SNAT to the
+	// masquerade IP, which the gateway bridge SNATs to the node's (package
+	// flows), as in the reference.
+	regexp.MustCompile(`Logical router port "rtoe-GR_[^"]+" is configured with multiple IPv[46] addresses\.  Only the first IP \[(169\.254\.[0-9.]+|fd69::[0-9a-f]+)\] is considered as SNAT for load balancer`),
 	// No ovn-controller or ovn-ic runs here to register the chassis a plan
 	// binds ports to; ovn-trace follows the ports all the same.
 	regexp.MustCompile(`Unknown chassis '[^']+' set in options:requested-chassis on (LSP|LRP) '[^']+'\.`),

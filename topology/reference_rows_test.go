@@ -1,0 +1,111 @@
+package topology
+
+import (
+	"net/netip"
+	"slices"
+	"testing"
+)
+
+// TestReferenceGatewayRows holds the rows and options the reference's own
+// tests expect of a primary network's node (OVN-Kubernetes,
+// go-controller/pkg/ovn/secondary_layer3_network_controller_test.go and
+// secondary_layer2_network_controller_test.go, whose helpers are named in
+// each case; gateway.go, base_network_controller.go and
+// zone_interconnect/zone_ic_handler.go write them), on the Layer3 example
+// (network ID 2, node ovn-control-plane, join 100.65.0.4, masquerade IPs
+// 169.254.0.13/.14) and seed 004's Layer2 one (network ID 1).
+func TestReferenceGatewayRows(t *testing.T) {
+	l3, err := Plan(layer3Input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, err := Plan(seed004Input("203.203.0.0/24"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(s State, k Kind, key string) Object {
+		t.Helper()
+		o, ok := s.Get(k, key)
+		if !ok {
+			t.Fatalf("no %s %q", k, key)
+		}
+		return o
+	}
+	opts := func(kv ...string) Options { return NewOptions(kv...) }
+	hasNAT := func(s State, router, logical, external, port, match string) bool {
+		for _, o := range s.ObjectsOf(KindNAT) {
+			n := o.(NAT)
+			if n.Router == router && n.Type == NATSNAT && n.LogicalIP.String() == logical && n.ExternalIP.String() == external &&
+				n.GatewayPort == port && n.Match == match {
+				return true
+			}
+		}
+		return false
+	}
+	const gr3, gr2 = "GR_ns1_blue_ovn-control-plane", "GR_test12_namespace.scoped_ovn-control-plane"
+	cases := []struct {
+		name string
+		ok   func() bool
+	}{
+		{"gwRouterOptions: the Layer3 gateway router's options", func() bool {
+			return get(l3, KindRouter, gr3).(Router).Options.Equal(opts("always_learn_from_arp_request", "false", "chassis", "chassis-cp",
+				"dynamic_neigh_routers", "true", "lb_force_snat_ip", "router_ip", "mac_binding_age_threshold", "300"))
+		}},
+		{"gateway.go GatewayInit: a Layer2 gateway router SNATs load balancers to its join addresses", func() bool {
+			v, _ := get(l2, KindRouter, gr2).(Router).Options.Get("lb_force_snat_ip")
+			return v == "100.65.0.4 fd99::4"
+		}},
+		{"externalSwitchRouterPortOptions: etor- options and the node MAC as its address", func() bool {
+			p := get(l3, KindSwitchPort, "etor-"+gr3).(SwitchPort)
+			return p.Options.Equal(opts("exclude-lb-vips-from-garp", "true", "nat-addresses", "router", "router-port", "rtoe-"+gr3)) &&
+				slices.Equal(p.Addresses, []string{"0a:58:ac:12:00:03"})
+		}},
+		{"expectedGRToExternalSwitchLRP: rtoe- holds the node IP and the network's masquerade IP", func() bool {
+			nets := get(l3, KindRouterPort, "rtoe-"+gr3).(RouterPort).Networks
+			return slices.Contains(nets, pfx("169.254.0.13/17")) && slices.Contains(nets, pfx("172.18.0.3/16"))
+		}},
+		{"expectedGWRouterPlusNATAndStaticRoutes nat1: the gateway router SNATs its join IP to the masquerade IP", func() bool {
+			return hasNAT(l3, gr3, "100.65.0.4/32", "169.254.0.13", "", "") && hasNAT(l3, gr3, "fd99::4/128", "fd69::d", "", "")
+		}},
+		{"expectedGWRouterPlusNATAndStaticRoutes nat2: the pod network SNATed to the masquerade IP", func() bool {
+			return hasNAT(l3, gr3, "10.128.0.0/16", "169.254.0.13", "", "")
+		}},
+		{"GetNetworkScopedClusterSubnetSNATMatch: a Layer2 pod-network SNAT applies to the external port", func() bool {
+			return hasNAT(l2, gr2, "203.203.0.0/24", "169.254.0.11", "", `outport == "rtoe-`+gr2+`"`)
+		}},
+		{"expectedLayer3EgressEntities masqSNAT: the management port's SNAT of the node subnet", func() bool {
+			return hasNAT(l3, "ns1_blue_ovn_cluster_router", "10.128.2.0/24", "169.254.0.14", "rtos-ns1_blue_ovn-control-plane", "eth.dst == 0a:58:0a:80:02:02")
+		}},
+		{"expectedLayer3EgressEntities routerPolicy2: traffic to the masquerade IP rerouted to the management port", func() bool {
+			p := Policy{Router: "ns1_blue_ovn_cluster_router", Priority: PriorityNodeReroute,
+				Match: `inport == "rtos-ns1_blue_ovn-control-plane" && ip4.dst == 169.254.0.13 /* ns1_blue_ovn-control-plane */`}
+			o, ok := l3.Get(KindPolicy, p.Key())
+			return ok && slices.Equal(o.(Policy).Nexthops, []netip.Addr{addr("10.128.2.2")})
+		}},
+		{"topologyfactory.go NewClusterRouter: always_learn_from_arp_request=false", func() bool {
+			return get(l3, KindRouter, "ns1_blue_ovn_cluster_router").(Router).Options.Equal(opts("always_learn_from_arp_request", "false"))
+		}},
+		{"base_network_controller.go createNodeLogicalSwitch: subnet, exclude_ips, ipv6_prefix", func() bool {
+			return get(l3, KindSwitch, "ns1_blue_ovn-control-plane").(Switch).OtherConfig.Equal(opts("exclude_ips", "10.128.2.2",
+				"ipv6_prefix", "fd00:10:128:2::", "subnet", "10.128.2.0/24"))
+		}},
+		{"zone_ic_handler.go addTransitSwitchConfig: the transit switch's multicast settings", func() bool {
+			return get(l3, KindSwitch, "ns1_blue_transit_switch").(Switch).OtherConfig.Equal(opts("interconn-ts", "ns1_blue_transit_switch",
+				"mcast_flood_unregistered", "true", "mcast_querier", "false", "mcast_snoop", "true", "requested-tnl-key", "16711685"))
+		}},
+		{"zone_ic_handler.go createLocalZoneNodeResources: mcast_flood on rtots-", func() bool {
+			return get(l3, KindRouterPort, "ns1_blue_rtots-ovn-control-plane").(RouterPort).Options.Equal(opts("mcast_flood", "true"))
+		}},
+		{"base_secondary_layer2_network_controller.go initializeLogicalSwitch: the Layer2 switch's subnet and transit settings", func() bool {
+			c := get(l2, KindSwitch, "test12_namespace.scoped_ovn_layer2_switch").(Switch).OtherConfig
+			v, _ := c.Get("subnet")
+			s, _ := c.Get("mcast_snoop")
+			return v == "203.203.0.0/24" && s == "true"
+		}},
+	}
+	for _, c := range cases {
+		if !c.ok() {
+			t.Errorf("%s: not as the reference writes it", c.name)
+		}
+	}
+}
