@@ -156,6 +156,13 @@ func (s *Networks) allocate(nw *network) error {
 			return fmt.Errorf("%s: tunnel keys: %w", n, err)
 		}
 		nw.tunnelKeys = keys
+	}
+	for _, nd := range s.cfg.Nodes {
+		if err := joinRoom(n, nd); err != nil {
+			return err
+		}
+	}
+	switch n.Topology {
 	case udn.TopologyLayer3:
 		ranges := make([]ipam.HostSubnetRange, len(n.Subnets))
 		for i, sub := range n.Subnets {
@@ -170,6 +177,23 @@ func (s *Networks) allocate(nw *network) error {
 			if err := s.allocateNode(nw, nd.Name); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// joinRoom refuses a primary network whose join subnet has no gateway
+// router address for node nd (the join subnet holds one per node ID), with
+// an error wrapping ipam.ErrExhausted: the network is valid, the cluster
+// is too large for it.
+func joinRoom(n *udn.Network, nd topology.Node) error {
+	if !n.IsPrimary() {
+		return nil
+	}
+	for _, j := range n.JoinSubnets {
+		if _, err := ipam.JoinGatewayRouterIP(j, nd.ID); err != nil {
+			return fmt.Errorf("%s: node %q (id %d): joinSubnets %s: %w: no gateway router address for the node (%v)",
+				n, nd.Name, nd.ID, j, ipam.ErrExhausted, err)
 		}
 	}
 	return nil
@@ -212,6 +236,11 @@ func (s *Networks) AddNode(nd topology.Node) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i, found := slices.BinarySearchFunc(s.cfg.Nodes, nd.Name, func(a topology.Node, name string) int { return cmp.Compare(a.Name, name) })
+	for _, name := range slices.Sorted(maps.Keys(s.networks)) {
+		if err := joinRoom(s.networks[name].n, nd); err != nil {
+			return err
+		}
+	}
 	var added []*network
 	for _, name := range slices.Sorted(maps.Keys(s.networks)) {
 		nw := s.networks[name]

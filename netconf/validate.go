@@ -264,6 +264,18 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		}
 	}
 
+	// A secondary Layer3 network's transit switch takes the default
+	// transit subnet, moved the same way (the planner does it).
+	if !primary && in.topology == TopologyLayer3 && len(terrs) == 0 {
+		for k, v6 := range families {
+			if k < len(pods) && k < len(subIdx) {
+				if _, ok := pickTransit(v6, pods); !ok {
+					errs = append(errs, field.Invalid(p.subnets.Index(subIdx[k]), in.subnets[subIdx[k]], "leaves no free "+family(v6)+" transit subnet"))
+				}
+			}
+		}
+	}
+
 	if in.vrf != "" {
 		if !primary {
 			errs = append(errs, field.Invalid(p.vrf, in.vrf, "a VRF is only used by primary networks"))

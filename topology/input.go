@@ -232,7 +232,7 @@ func validateNetwork(n *udn.Network) error {
 	if len(n.Subnets) == 0 && (n.IsPrimary() || n.Topology == udn.TopologyLayer3) {
 		return errf("%s: subnets: %w: a %s %s network needs subnets", n, ErrInvalid, n.Role, n.Topology)
 	}
-	if n.MTU < 0 || n.MTU > 65535 {
+	if n.MTU < 0 || n.MTU > 65536 { // the CRD's bounds
 		return errf("%s: mtu: %w: %d", n, ErrInvalid, n.MTU)
 	}
 	return nil
@@ -454,4 +454,22 @@ func checkHostSubnets(n *udn.Network, in Input) error {
 		return errf("%s: node %q: hostSubnets: %w: %v is also node %q's", n, name, ErrConflict, h, in.Nodes[first.node].Name)
 	}
 	return nil
+}
+
+// defaultTransit is the transit subnets of a network that names none (a
+// secondary Layer3 network): the defaults, or where one overlaps the
+// network's subnets the next free one in the shared address space, the rule
+// netconf applies to primary networks (100.89.0.0/16, ... for IPv4; the next
+// /64 in fd97::/56 for IPv6). A default it cannot move stays, and the
+// overlap check refuses it.
+func defaultTransit(n *udn.Network) []netip.Prefix {
+	out := ipam.DefaultTransitSubnets()
+	within := map[bool]netip.Prefix{true: netip.MustParsePrefix("100.64.0.0/10"), false: netip.MustParsePrefix("fd97::/56")}
+	subnets := n.SubnetPrefixes()
+	for i, t := range out {
+		if p, err := ipam.SubnetAvoiding(t, within[t.Addr().Is4()], subnets); err == nil {
+			out[i] = p
+		}
+	}
+	return out
 }

@@ -207,7 +207,10 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 	fams := families(n)
 	p.famList, p.fams = fams, make([]family, 0, len(fams))
 	join := withDefaultPrefixes(n.JoinSubnets, ipam.DefaultJoinSubnets)
-	transit := withDefaultPrefixes(n.TransitSubnets, ipam.DefaultTransitSubnets)
+	transit := n.TransitSubnets
+	if len(transit) == 0 {
+		transit = defaultTransit(n)
+	}
 	if p.primary {
 		if err := checkFamilies(n, "joinSubnets", join, fams); err != nil {
 			return nil, err
@@ -219,7 +222,10 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 			return nil, err
 		}
 	}
-	if m != modeLocalnet {
+	// The transit subnet addresses a Layer3 network's transit switch and a
+	// primary Layer2 network's transit router; a secondary Layer2 network's
+	// switch spans the zones without addresses of its own.
+	if m == modeLayer3 || m != modeLocalnet && p.primary {
 		if err := checkFamilies(n, "transitSubnets", transit, fams); err != nil {
 			return nil, err
 		}

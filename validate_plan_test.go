@@ -1,0 +1,110 @@
+package udnkit_test
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/udnkit/udnkit"
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/topology"
+)
+
+func threeNodes() []topology.Node {
+	var nodes []topology.Node
+	for i := range 3 {
+		id := ipam.MinNodeID + i
+		nodes = append(nodes, topology.Node{Name: fmt.Sprintf("node%d", i+1), ID: id, Chassis: fmt.Sprintf("chassis-%d", i+1),
+			Addresses: []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{172, 18, 0, byte(id)}), 16),
+				netip.MustParsePrefix(fmt.Sprintf("fc00::%d/64", id))},
+			NextHops: []netip.Addr{netip.MustParseAddr("172.18.0.1"), netip.MustParseAddr("fc00::1")}})
+	}
+	return nodes
+}
+
+// checkValidatesPlans is the property the fidelity issue asks for: a UDN
+// that validates plans on three nodes (every zone), or else fails only
+// because its subnet has no room for three nodes (ipam.ErrExhausted);
+// one that does not validate is refused with netconf.ErrInvalidSpec. Nothing
+// panics.
+func checkValidatesPlans(t *testing.T, u *netconf.UserDefinedNetwork) {
+	t.Helper()
+	nets, err := udnkit.New(udnkit.Config{Nodes: threeNodes()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := nets.AddUDN(u)
+	if err != nil {
+		if !errors.Is(err, netconf.ErrInvalidSpec) && !errors.Is(err, ipam.ErrExhausted) {
+			t.Fatalf("%+v: refused with neither a spec error nor exhaustion: %v", u.Spec, err)
+		}
+		return
+	}
+	for _, zone := range []string{"node1", "node2", "node3"} {
+		if _, err := nets.Plan(zone); err != nil {
+			t.Fatalf("%+v validated (%s) but does not plan in zone %s: %v", u.Spec, n, zone, err)
+		}
+	}
+}
+
+func udnOf(topo, role string, mtu int32, subnets, join, exclude string) *netconf.UserDefinedNetwork {
+	split := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, ",")
+	}
+	u := &netconf.UserDefinedNetwork{}
+	u.Namespace, u.Name = "ns1", "blue"
+	u.Spec = netconf.UserDefinedNetworkSpec{Topology: netconf.Topology(topo), Role: netconf.Role(role), MTU: mtu,
+		Subnets: split(subnets), JoinSubnets: split(join), ExcludeSubnets: split(exclude)}
+	return u
+}
+
+// TestValidatesPlans holds the inputs that once validated and then failed
+// to plan (the fidelity issue's list), and a few ordinary ones.
+func TestValidatesPlans(t *testing.T) {
+	for _, c := range []struct {
+		topo, role    string
+		mtu           int32
+		subnets, join string
+		exclude       string
+	}{
+		{"Layer3", "Primary", 0, "10.128.0.0/16/24", "", ""},
+		{"Layer2", "Primary", 65536, "10.0.0.0/24", "", ""},
+		{"Layer2", "Secondary", 0, "0.0.0.0/0", "", ""},
+		{"Layer2", "Secondary", 0, "100.64.0.0/10", "", ""},
+		{"Layer3", "Secondary", 0, "100.64.0.0/10/24", "", ""},
+		{"Layer2", "Primary", 0, "10.0.0.0/30", "", ""},
+		{"Layer2", "Secondary", 0, "10.0.0.0/31", "", ""},
+		{"Layer2", "Primary", 0, "10.0.0.0/24", "100.65.0.0/32", ""},
+		{"Layer2", "Primary", 0, "10.0.0.0/24", "100.65.0.0/31", ""},
+		{"Layer2", "Primary", 0, "fd00::/64", "fd99::/128", ""},
+		{"Layer2", "Secondary", 0, "10.0.0.0/24", "", "10.0.0.0/24"},
+		{"Layer3", "Primary", 0, "10.128.0.0/23/24", "", ""},
+		{"Layer3", "Primary", 0, "169.254.0.0/24", "", ""},
+		{"Layer2", "Primary", 0, "10.0.0.0/24,fd00::/64", "100.65.0.0/16,fd99::/64", ""},
+	} {
+		t.Run(fmt.Sprintf("%s %s %s mtu %d join %s exclude %s", c.topo, c.role, c.subnets, c.mtu, c.join, c.exclude), func(t *testing.T) {
+			checkValidatesPlans(t, udnOf(c.topo, c.role, c.mtu, c.subnets, c.join, c.exclude))
+		})
+	}
+}
+
+func FuzzValidatesPlans(f *testing.F) {
+	f.Add(uint8(0), true, int32(0), "10.128.0.0/16/24", "", "")
+	f.Add(uint8(1), true, int32(65536), "10.0.0.0/24", "", "")
+	f.Add(uint8(1), false, int32(0), "100.64.0.0/10", "", "")
+	f.Add(uint8(1), true, int32(1400), "10.0.0.0/24,fd00::/64", "100.65.0.0/31", "10.0.0.0/28")
+	f.Fuzz(func(t *testing.T, topo uint8, primary bool, mtu int32, subnets, join, exclude string) {
+		topos := []string{"Layer3", "Layer2"}
+		role := "Secondary"
+		if primary {
+			role = "Primary"
+		}
+		checkValidatesPlans(t, udnOf(topos[int(topo)%len(topos)], role, mtu, subnets, join, exclude))
+	})
+}
