@@ -101,8 +101,29 @@
 // reference implementation's wire format (ProfileReference) where the two
 // part ways. So far:
 //
-//	                          seeds (default)            reference
-//	trtos- requested-tnl-key  none                       1
+//	                                   seeds (default)                 reference
+//	trtos- options                     none                            gateway_mtu, requested-tnl-key=1
+//	Layer2 transit-router peers        /30 block nodeID−1 (IPv4),      /31 (/127) at 2·nodeID,
+//	                                   /127 at 2·nodeID (IPv6)         transit router on the first address
+//	trtor- requested-tnl-key           node ID                         10 + node ID
+//
+// Seed 004 argues for the /30 and shows node-ID keys; the reference moved
+// to /31 pairs and keeps keys 1 to 9 for the router's local ports.
+//
+// Both profiles plan the reference's gateway rows where the seeds are
+// silent: gateway routers age MAC bindings (300 s); the network's
+// masquerade IP on the external port, with the pod network and the join
+// addresses SNATed to it; the external switch port answering for the node
+// MAC (GARPs for NAT addresses, not for load-balancer VIPs); the
+// management-port SNAT of the node subnet and the reroute of the masquerade
+// IP to the management port; always_learn_from_arp_request=false on the
+// cluster router; subnet/exclude_ips/ipv6_prefix on node switches; the
+// transit switches' multicast settings and mcast_flood on rtots-. Where
+// udnkit departs: the management-port SNAT names its router port as
+// gateway_port (the reference uses logical_port under interconnect, which
+// northd cannot place once a zone has several nodes), and a Layer2 switch
+// carries subnet and ipv6_prefix for both families (the reference keeps
+// the last family's only).
 //
 // The reference requests key 1 on the Layer2 transit router's switch port,
 // a gateway port (gateway_chassis), and ovn-northd 25.03 hands the same

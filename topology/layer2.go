@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -69,7 +70,8 @@ func (p *planner) layer2Cluster() {
 		// it ("requests same tunnel key 1 as another LSP or LRP") and picks
 		// a free key for it. The seeds' profile requests none: the port is
 		// only ever reached through that twin.
-		rp.Options = Options{{OptRequestedTnlKey, strconv.Itoa(TransitRouterSwitchPortTunnelKey)}}
+		// It also gives the port the network's gateway_mtu.
+		rp.Options = Options{{OptGatewayMTU, p.mtu}, {OptRequestedTnlKey, strconv.Itoa(TransitRouterSwitchPortTunnelKey)}}
 	}
 	// The switch-facing port is the router's gateway port (conditional
 	// SNAT of the management port traffic), bound to the zone's node; a
@@ -101,6 +103,10 @@ func (p *planner) layer2Node(nd *Node, local bool) {
 	o := p.nodeOwner(nd)
 	sw, tr := p.layer2Switch(), p.transitRouter()
 	key := p.itoa(nd.ID)
+	trKey := key // the transit router's port to the node's gateway router
+	if p.in.Profile == ProfileReference {
+		trKey = p.itoa(ReferenceTransitRouterPortKeyBase + nd.ID)
+	}
 	var joinArr, trArr, grArr [2]netip.Prefix // per family; objects keep copies
 	joinGR := joinArr[:len(p.fams)]
 	for i, f := range p.fams {
@@ -124,7 +130,7 @@ func (p *planner) layer2Node(nd *Node, local bool) {
 			return
 		}
 		p.b.add(RouterPort{Owner: o, Name: p.cat("trtor-GR_", p.p, nd.Name), Router: tr, MAC: p.mac(trIPs...), Networks: p.pfxs.of(trIPs...),
-			Options: p.opts.of(Option{OptRequestedChassis, nd.Chassis}, Option{OptRequestedTnlKey, key})}) // sorted by key
+			Options: p.opts.of(Option{OptRequestedChassis, nd.Chassis}, Option{OptRequestedTnlKey, trKey})}) // sorted by key
 		for i := range p.fams {
 			p.b.add(StaticRoute{Owner: o, Router: tr, Policy: RouteDstIP, Prefix: host(joinGR[i].Addr()), Nexthop: grIPs[i].Addr()})
 		}
@@ -175,7 +181,7 @@ func (p *planner) layer2Node(nd *Node, local bool) {
 		RouterPort{Owner: o, Name: rtotr, Router: gr, MAC: p.mac(joinGR...), Networks: grNets, Peer: trtor,
 			Options: p.mtuOpts},
 		RouterPort{Owner: o, Name: trtor, Router: tr, MAC: p.mac(trIPs...), Networks: trIPs, Peer: rtotr,
-			Options: p.opts.of(Option{OptRequestedTnlKey, key})},
+			Options: p.opts.of(Option{OptRequestedTnlKey, trKey})},
 	)
 	for i := range p.fams {
 		f := &p.fams[i]
@@ -209,7 +215,11 @@ func (p *planner) legacyLSP(nd *Node) string { return p.cat("stor-GR_", p.p, nd.
 // per family, into tr and gr.
 func (p *planner) peerIPs(nd *Node, tr, gr []netip.Prefix) {
 	for i, f := range p.fams {
-		a, b, err := ipam.TransitRouterPeerIPs(f.transit, nd.ID)
+		peers := ipam.TransitRouterPeerIPs
+		if p.in.Profile == ProfileReference {
+			peers = referencePeerIPs
+		}
+		a, b, err := peers(f.transit, nd.ID)
 		if err != nil {
 			p.fail(errf("%s: node %q: transitSubnets: %w", p.n, nd.Name, err))
 		}
@@ -241,4 +251,52 @@ func (p *planner) localnet() {
 		SwitchPort{Owner: o, Name: p.p + "ovn_localnet_port", Switch: sw, Type: PortLocalnet,
 			Addresses: []string{"unknown"}, Options: Options{{OptNetworkName, name}}, TagRequest: p.n.VLANID},
 	)
+}
+
+// ReferenceTransitRouterPortKeyBase + node ID is the tunnel key of the
+// transit router's port to a node's gateway router under ProfileReference
+// (keys 1 to 9 stay for the router's local ports); the seeds use the node
+// ID.
+const ReferenceTransitRouterPortKeyBase = 10
+
+// referencePeerIPs is the reference's pair of transit router and gateway
+// router addresses of node nodeID: the /31 (IPv4) or /127 (IPv6) at offset
+// 2·nodeID of the transit subnet, the transit router on the first address
+// (100.88.0.0/16, node 2: 100.88.0.4/31 and 100.88.0.5/31).
+func referencePeerIPs(transit netip.Prefix, nodeID int) (router, gatewayRouter netip.Prefix, err error) {
+	if nodeID < 1 {
+		return router, gatewayRouter, fmt.Errorf("transit router peers: node ID %d: %w", nodeID, ErrInvalid)
+	}
+	bits := 31
+	if transit.Addr().Is6() {
+		bits = 127
+	}
+	first, ok := addrAt(transit.Masked().Addr(), uint64(2*nodeID))
+	second, ok2 := addrAt(first, 1)
+	if !ok || !ok2 || !transit.Contains(first) || !transit.Contains(second) {
+		return router, gatewayRouter, fmt.Errorf("transit router peers: node ID %d: %w: outside %s", nodeID, ErrInvalid, transit)
+	}
+	return netip.PrefixFrom(first, bits), netip.PrefixFrom(second, bits), nil
+}
+
+// addrAt returns a+off, false past the end of the address family.
+func addrAt(a netip.Addr, off uint64) (netip.Addr, bool) {
+	b := a.As16()
+	carry := off
+	for i := 15; i >= 0 && carry > 0; i-- {
+		s := uint64(b[i]) + carry&0xff
+		carry = carry>>8 + s>>8
+		b[i] = byte(s)
+	}
+	if carry > 0 {
+		return netip.Addr{}, false
+	}
+	out := netip.AddrFrom16(b)
+	if a.Is4() {
+		if !out.Is4In6() {
+			return netip.Addr{}, false
+		}
+		out = out.Unmap()
+	}
+	return out, true
 }

@@ -109,3 +109,64 @@ func TestReferenceGatewayRows(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceTransitRouterPeers: under ProfileReference a Layer2
+// network's transit router and gateway router peer over the /31 at offset
+// 2·nodeID of the transit subnet, the transit router's port keyed 10+nodeID
+// (secondary_layer2_network_controller_test.go expectedLayer2EgressEntities
+// and expectedGRToTransitRouterLRPLayer2, node ID 4: rtor key "14";
+// gateway_router_info.go getTransitRouterInfo: node 2 → 100.88.0.4/31 and
+// 100.88.0.5/31; remote node 5: key "15"); the seeds keep their /30 and
+// node-ID keys.
+func TestReferenceTransitRouterPeers(t *testing.T) {
+	in := seed004Input("203.203.0.0/24")
+	in.Profile = ProfileReference
+	s, err := Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := func(name string) RouterPort {
+		t.Helper()
+		o, ok := s.Get(KindRouterPort, name)
+		if !ok {
+			t.Fatalf("no router port %s", name)
+		}
+		return o.(RouterPort)
+	}
+	const tr, gr = "trtor-GR_test12_namespace.scoped_", "rtotr-GR_test12_namespace.scoped_ovn-control-plane"
+	local := port(tr + "ovn-control-plane") // node ID 4
+	if !slices.Equal(local.Networks, []netip.Prefix{pfx("100.88.0.8/31"), pfx("fd97::8/127")}) || local.MAC != "0a:58:64:58:00:08" {
+		t.Errorf("local trtor: %s", Render(local))
+	}
+	if v, _ := local.Options.Get(OptRequestedTnlKey); v != "14" {
+		t.Errorf("local trtor key %q, want 14", v)
+	}
+	g := port(gr)
+	if !slices.Contains(g.Networks, pfx("100.88.0.9/31")) || !slices.Contains(g.Networks, pfx("100.65.0.4/16")) {
+		t.Errorf("rtotr: %s", Render(g))
+	}
+	remote := port(tr + "ovn-worker") // node ID 2
+	if v, _ := remote.Options.Get(OptRequestedTnlKey); v != "12" || !slices.Equal(remote.Networks, []netip.Prefix{pfx("100.88.0.4/31"), pfx("fd97::4/127")}) {
+		t.Errorf("remote trtor: %s", Render(remote))
+	}
+	// The route to the remote gateway router's join address goes to its
+	// pair address.
+	route := StaticRoute{Router: "test12_namespace.scoped_transit_router", Policy: RouteDstIP, Prefix: pfx("100.65.0.2/32"), Nexthop: addr("100.88.0.5")}
+	if _, ok := s.Get(KindStaticRoute, route.Key()); !ok {
+		t.Errorf("no route %s", route.Key())
+	}
+	for _, a := range []struct {
+		transit string
+		id      int
+		tr, gr  string
+	}{{"100.88.0.0/16", 2, "100.88.0.4/31", "100.88.0.5/31"}, {"100.88.0.0/16", 200, "100.88.1.144/31", "100.88.1.145/31"},
+		{"fd97::/64", 4, "fd97::8/127", "fd97::9/127"}} {
+		r, g, err := referencePeerIPs(pfx(a.transit), a.id)
+		if err != nil || r.String() != a.tr || g.String() != a.gr {
+			t.Errorf("referencePeerIPs(%s, %d) = %s, %s, %v", a.transit, a.id, r, g, err)
+		}
+	}
+	if _, _, err := referencePeerIPs(pfx("100.88.0.0/30"), 2); err == nil {
+		t.Error("a pair outside the transit subnet")
+	}
+}
