@@ -14,8 +14,9 @@ const (
 	// DefaultNetworkJoinSubnetV6 is the default network's IPv6 join subnet.
 	DefaultNetworkJoinSubnetV6 = "fd98::/64"
 
-	// MaxNetworkID is the largest network ID; 0 is the default network.
-	MaxNetworkID = 4096
+	// MaxNetworkID is the largest network ID; 0 is the default network. The
+	// reference allocates IDs 0..MaxNetworks-1 (MaxNetworks = 4096).
+	MaxNetworkID = 4095
 	// MinNodeID is the first node ID handed out; 0 and 1 are reserved.
 	MinNodeID = 2
 	// MaxNodeID is the largest node ID.
@@ -28,10 +29,9 @@ const (
 	// switch of network ID 0; network n uses BaseTransitSwitchTunnelKey+n.
 	BaseTransitSwitchTunnelKey = 16711683
 	// DynamicTunnelKeyFirst and DynamicTunnelKeyLast bound the tunnel keys
-	// handed out dynamically (Layer2 switches and transit routers, connect
-	// routers): the first key after those preserved for network IDs
-	// 0..MaxNetworkID. (DESIGN.md's "16711683+4096" is network 4096's own
-	// preserved key; the dynamic range starts one above it.)
+	// handed out dynamically (Layer2 transit routers, connect routers): the
+	// first key after those preserved for network IDs 0..MaxNetworkID,
+	// 16711683+4096 = 16715779 as in the reference, 61437 keys in all.
 	DynamicTunnelKeyFirst = BaseTransitSwitchTunnelKey + MaxNetworkID + 1
 	DynamicTunnelKeyLast  = 1<<24 - 1
 )
@@ -234,7 +234,7 @@ func NetworkMasqueradeIPs(subnet netip.Prefix, networkID int) (gatewayRouter, ma
 
 // SmallestMasqueradePrefix returns the longest prefix length of the given
 // family whose subnet holds the fixed masquerade addresses and the addresses
-// of every network ID up to maxNetworkID (IPv4 4096 -> 18, IPv6 4096 -> 114).
+// of every network ID up to maxNetworkID (IPv4 4095 -> 18, IPv6 4095 -> 114).
 func SmallestMasqueradePrefix(is4 bool, maxNetworkID int) int {
 	need := uint64(masqueradeReserved + 1 + 2*max(maxNetworkID, 0) + 1) // offsets 0..last
 	bitLen := 128

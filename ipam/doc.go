@@ -35,7 +35,13 @@
 // offset 2*nodeID (node 4: fd97::8 and ::9); the transit router takes the
 // first usable address, the gateway router the second. ClusterNetworkConnect
 // point-to-point pairs follow seed 001: the network router takes the even
-// address, the connect router the odd one. Network IDs run to 4096, so the
-// dynamic tunnel keys start at 16711683+4096+1, just above network 4096's
-// preserved key (DESIGN.md's "16711683+4096" would collide with it).
+// address, the connect router the odd one.
+//
+// Where the seeds are silent, IDs and keys are the reference's
+// (OVN-Kubernetes, pkg/allocator/id and pkg/networkmanager):
+//
+//   - Network IDs run 1..4095 (MaxNetworks = 4096 IDs, 0 the default
+//     network's); DESIGN.md's "max 4096" is the count, not the last ID.
+//   - Dynamic tunnel keys run 16711683+4096 = 16715779 .. 2^24-1 (61437
+//     keys), just above network 4095's preserved key 16715778.
 package ipam

@@ -127,8 +127,8 @@ func TestTunnelKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The first dynamic keys sit just above network ID 4096's preserved key.
-	if want := []int{16715780, 16715781}; !slices.Equal(keys, want) {
+	// The first dynamic keys sit just above network ID 4095's preserved key.
+	if want := []int{16715779, 16715780}; !slices.Equal(keys, want) {
 		t.Fatalf("got %v, want %v", keys, want)
 	}
 	if PreservedTunnelKey(MaxNetworkID) != DynamicTunnelKeyFirst-1 {
@@ -150,7 +150,7 @@ func TestTunnelKeys(t *testing.T) {
 		want error
 	}{
 		{"preserved range", []int{PreservedTunnelKey(5)}, ErrOutOfRange},
-		{"network 4096's preserved key", []int{PreservedTunnelKey(MaxNetworkID)}, ErrOutOfRange},
+		{"network 4095's preserved key", []int{PreservedTunnelKey(MaxNetworkID)}, ErrOutOfRange},
 		{"taken", []int{DynamicTunnelKeyFirst}, ErrConflict},
 		{"above 2^24", []int{1 << 24}, ErrOutOfRange},
 		{"empty", nil, ErrInvalid},
@@ -176,7 +176,7 @@ func TestTunnelKeys(t *testing.T) {
 	ta.Release("connect-router-a")
 	ta.Release("connect-router-b")
 	if err := ta.Reserve("sneaky", PreservedTunnelKey(MaxNetworkID)); !errors.Is(err, ErrOutOfRange) {
-		t.Fatalf("network 4096's preserved key became reservable: %v", err)
+		t.Fatalf("network 4095's preserved key became reservable: %v", err)
 	}
 }
 
