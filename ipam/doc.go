@@ -44,4 +44,15 @@
 //     network's); DESIGN.md's "max 4096" is the count, not the last ID.
 //   - Dynamic tunnel keys run 16711683+4096 = 16715779 .. 2^24-1 (61437
 //     keys), just above network 4095's preserved key 16715778.
+//   - IDAllocator (network and node IDs) and TunnelKeyAllocator hand out IDs
+//     round-robin (bitmap.NewRoundRobinAllocationMap): the first free ID
+//     after the last one handed out, wrapping; Reserve and Release leave
+//     that cursor alone, so after a restart (Reserve everything found, then
+//     Allocate) allocation resumes from the first free ID, as in the
+//     reference. A caller whose masquerade subnet holds fewer network IDs
+//     than MaxNetworkID must bound the allocator's range to what it holds
+//     (NewIDAllocator("network ID", 1, n)): freed IDs are no longer reused
+//     first. One departure: a request that cannot be met fails before it
+//     moves the cursor (the reference moves it past the IDs it took and gave
+//     back), so a failed allocation has no effect at all.
 package ipam

@@ -84,7 +84,7 @@ func ExampleIDAllocator() {
 	a, _ := ids.Allocate("ns1_blue")
 	b, _ := ids.Allocate("ns1_red")
 	ids.Release("ns1_blue")
-	c, _ := ids.Allocate("ns2_green") // reuses the freed ID
+	c, _ := ids.Allocate("ns2_green") // round-robin: 1 is reused only after 4095
 	fmt.Println(a, b, c, ipam.Layer3TransitSwitchTunnelKey(c), ipam.VRFTable(c))
-	// Output: 1 2 1 16711684 1001
+	// Output: 1 2 3 16711686 1003
 }

@@ -6,13 +6,16 @@ import (
 	"sync"
 )
 
-// idSet is a keyed set of integer IDs in [first, last], handing out the
-// lowest free ID first. Not safe for concurrent use; its owners lock.
+// idSet is a keyed set of integer IDs in [first, last], handed out
+// round-robin as the reference's bitmap.NewRoundRobinAllocationMap does: the
+// search starts after the last ID handed out and wraps, so a freed ID is
+// reused only after every other free one. Reserve and release leave the
+// cursor alone. Not safe for concurrent use; its owners lock.
 type idSet struct {
 	what        string // "network ID", "tunnel key", ... for errors
 	first, last int
 	bs          bitset
-	low         uint64 // every offset below low is taken
+	next        uint64 // offset the next search starts at
 	byOwner     map[string][]int
 	ownerOf     map[int]string
 }
@@ -41,7 +44,10 @@ func (s *idSet) take(owner string, n int) ([]int, error) {
 	}
 	ids := make([]int, 0, n)
 	for range n {
-		off, ok := s.bs.nextClear(s.low, s.bs.size)
+		off, ok := s.bs.nextClear(s.next, s.bs.size)
+		if !ok {
+			off, ok = s.bs.nextClear(0, s.next)
+		}
 		if !ok { // cannot happen: the count said there was room
 			for _, id := range ids {
 				s.bs.clear(uint64(id-s.first), 0)
@@ -49,7 +55,10 @@ func (s *idSet) take(owner string, n int) ([]int, error) {
 			return nil, fmt.Errorf("%s for %q: %w", s.what, owner, ErrExhausted)
 		}
 		s.bs.set(off)
-		s.low = off + 1
+		s.next = off + 1
+		if s.next == s.bs.size {
+			s.next = 0
+		}
 		ids = append(ids, s.first+int(off))
 	}
 	s.byOwner[owner] = ids
@@ -89,17 +98,20 @@ func (s *idSet) reserve(owner string, ids []int) error {
 
 func (s *idSet) release(owner string) {
 	for _, id := range s.byOwner[owner] {
-		off := uint64(id - s.first)
-		s.bs.clear(off, 0)
-		s.low = min(s.low, off)
+		s.bs.clear(uint64(id-s.first), 0)
 		delete(s.ownerOf, id)
 	}
 	delete(s.byOwner, owner)
 }
 
 // IDAllocator hands out integer IDs of a closed range, one per owner (a
-// network or node name), lowest free ID first, so IDs freed by deleted
-// owners are reused before higher ones. It is safe for concurrent use.
+// network or node name), round-robin as the reference does: each new ID is
+// the first free one after the last ID handed out, wrapping at the end of
+// the range, so an ID freed by a deleted owner is reused only once the
+// others have been. A fresh allocator starts at the first ID; after a
+// restart, Reserve what exists first (the cursor does not move on Reserve,
+// as in the reference, so allocation then resumes from the first free ID).
+// It is safe for concurrent use.
 type IDAllocator struct {
 	mu sync.Mutex
 	s  *idSet
@@ -129,7 +141,8 @@ func NewNodeIDAllocator() *IDAllocator {
 	return a
 }
 
-// Allocate returns owner's ID, allocating the lowest free one on first use.
+// Allocate returns owner's ID, allocating the next free one (round-robin)
+// on first use.
 func (a *IDAllocator) Allocate(owner string) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -216,8 +229,8 @@ func NewTunnelKeyAllocator() *TunnelKeyAllocator {
 	return &TunnelKeyAllocator{s: s}
 }
 
-// Allocate returns owner's n keys, allocating the lowest free ones on first
-// use. It fails with ErrConflict when owner already holds a different number
+// Allocate returns owner's n keys, allocating the next free ones
+// (round-robin) on first use. It fails with ErrConflict when owner already holds a different number
 // of keys.
 func (t *TunnelKeyAllocator) Allocate(owner string, n int) ([]int, error) {
 	if n < 1 {

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestNetworkIDsReuseLowestFirst(t *testing.T) {
+func TestNetworkIDsRoundRobin(t *testing.T) {
 	a := NewNetworkIDAllocator()
 	for i := 1; i <= 5; i++ {
 		id, err := a.Allocate(fmt.Sprintf("net%d", i))
@@ -21,33 +21,53 @@ func TestNetworkIDsReuseLowestFirst(t *testing.T) {
 	}
 	a.Release("net4")
 	a.Release("net2")
+	// Freed IDs wait until the cursor comes round again.
 	for _, want := range []struct {
 		owner string
 		id    int
-	}{{"a", 2}, {"b", 4}, {"c", 6}} {
+	}{{"a", 6}, {"b", 7}, {"c", 8}} {
 		if id, _ := a.Allocate(want.owner); id != want.id {
 			t.Fatalf("%s: got %d, want %d", want.owner, id, want.id)
 		}
 	}
-	if o, ok := a.Owner(4); !ok || o != "b" {
-		t.Fatalf("Owner(4) = %q %v", o, ok)
+	if o, ok := a.Owner(7); !ok || o != "b" {
+		t.Fatalf("Owner(7) = %q %v", o, ok)
 	}
 	if first, last := a.Range(); first != 1 || last != MaxNetworkID {
 		t.Fatalf("range %d..%d", first, last)
 	}
+	// Round the end: after MaxNetworkID the search wraps to 2, then 4.
+	if err := a.Reserve("top", MaxNetworkID-1); err != nil {
+		t.Fatal(err)
+	}
+	for i := 9; i < MaxNetworkID-1; i++ {
+		if _, err := a.Allocate(fmt.Sprint("fill", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []int{MaxNetworkID, 2, 4} {
+		if id, err := a.Allocate(fmt.Sprint("wrap", want)); err != nil || id != want {
+			t.Fatalf("got %d %v, want %d", id, err, want)
+		}
+	}
 }
 
-// A masquerade subnet sized for N networks never overflows after
-// create/delete cycles, because freed IDs are reused.
+// With round-robin IDs, a masquerade subnet sized for N networks holds every
+// ID only if the allocator's range stops at N: bound it so, and create/delete
+// cycles never overflow, while the IDs do travel over the whole range.
 func TestNetworkIDsCreateDeleteCyclesStayBelowCapacity(t *testing.T) {
 	const n = 10
 	masq := pfx("169.254.169.0/27") // holds network IDs up to 10
 	if err := CheckMasqueradeCapacity(masq, n); err != nil {
 		t.Fatal(err)
 	}
-	a := NewNetworkIDAllocator()
+	a, err := NewIDAllocator("network ID", 1, n)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	live := map[string]bool{}
+	seen := map[int]bool{}
 	for i := range 5000 {
 		if len(live) < n && (len(live) == 0 || rng.IntN(2) == 0) {
 			name := fmt.Sprintf("net-%d", i)
@@ -58,7 +78,7 @@ func TestNetworkIDsCreateDeleteCyclesStayBelowCapacity(t *testing.T) {
 			if _, _, err := NetworkMasqueradeIPs(masq, id); err != nil {
 				t.Fatalf("cycle %d: network ID %d overflows the masquerade subnet: %v", i, id, err)
 			}
-			live[name] = true
+			live[name], seen[id] = true, true
 			continue
 		}
 		for name := range live {
@@ -66,6 +86,9 @@ func TestNetworkIDsCreateDeleteCyclesStayBelowCapacity(t *testing.T) {
 			delete(live, name)
 			break
 		}
+	}
+	if len(seen) != n {
+		t.Fatalf("round-robin used %d of %d IDs", len(seen), n)
 	}
 }
 
@@ -164,8 +187,8 @@ func TestTunnelKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	ta.Release("l2-net-7")
-	if k, _ := ta.Allocate("connect-router-b", 1); !slices.Equal(k, []int{DynamicTunnelKeyFirst}) {
-		t.Fatalf("freed key not reused lowest-first: %v", k)
+	if k, _ := ta.Allocate("connect-router-b", 1); !slices.Equal(k, []int{DynamicTunnelKeyFirst + 3}) {
+		t.Fatalf("freed key reused before the cursor came round: %v", k)
 	}
 	if _, ok := ta.Lookup("l2-net-7"); ok {
 		t.Fatal("released owner still holds keys")
@@ -181,15 +204,18 @@ func TestTunnelKeys(t *testing.T) {
 }
 
 // TestIDAllocatorRandomAgainstReference checks random allocate/reserve/release
-// sequences against a map: IDs unique, lowest free handed out, all reusable.
+// sequences against a map: IDs unique, handed out round-robin (the first
+// free one after the last handed out, wrapping), all reusable.
 func TestIDAllocatorRandomAgainstReference(t *testing.T) {
 	const first, last = 10, 200
 	a, _ := NewIDAllocator("id", first, last)
 	rng := rand.New(rand.NewPCG(7, 8))
 	ref := map[string]int{}
 	used := map[int]string{}
-	lowestFree := func() int {
-		for id := first; id <= last; id++ {
+	cursor := first
+	nextFree := func() int {
+		for i := range last - first + 1 {
+			id := first + (cursor-first+i)%(last-first+1)
 			if _, ok := used[id]; !ok {
 				return id
 			}
@@ -202,7 +228,7 @@ func TestIDAllocatorRandomAgainstReference(t *testing.T) {
 		case 0:
 			want, held := ref[owner]
 			if !held {
-				want = lowestFree()
+				want = nextFree()
 			}
 			id, err := a.Allocate(owner)
 			if want == -1 {
@@ -213,6 +239,9 @@ func TestIDAllocatorRandomAgainstReference(t *testing.T) {
 			}
 			if err != nil || id != want {
 				t.Fatalf("step %d: Allocate(%s) = %d %v, want %d", i, owner, id, err, want)
+			}
+			if !held {
+				cursor = first + (id-first+1)%(last-first+1)
 			}
 			ref[owner], used[id] = id, owner
 		case 1:

@@ -55,3 +55,132 @@ func TestReferenceDynamicTunnelKeyRange(t *testing.T) {
 		t.Errorf("first dynamic key %v %v, want [%d]", keys, err, tunnelKeyBase)
 	}
 }
+
+// The reference's IDAllocator (pkg/allocator/id/allocator.go NewIDAllocator)
+// sits on bitmap.NewRoundRobinAllocationMap: allocation resumes after the
+// last ID handed out and wraps, so a freed ID is reused only after every
+// other one. The cases below are pkg/allocator/bitmap/bitmap_test.go's
+// round-robin tests, on an allocator of IDs 0..9 (offsets 0..9).
+func TestReferenceRoundRobin(t *testing.T) {
+	newTen := func(t *testing.T) *IDAllocator {
+		a, err := NewIDAllocator("test", 0, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	alloc := func(t *testing.T, a *IDAllocator, owner string, want int) {
+		t.Helper()
+		if id, err := a.Allocate(owner); err != nil || id != want {
+			t.Fatalf("Allocate(%s) = %d %v, want %d", owner, id, err, want)
+		}
+	}
+	// TestRoundRobinAllocation: 0..9 in order, then exhausted.
+	t.Run("TestRoundRobinAllocation", func(t *testing.T) {
+		a := newTen(t)
+		for i := range 10 {
+			alloc(t, a, fmt.Sprint("o", i), i)
+		}
+		if _, err := a.Allocate("o10"); !errors.Is(err, ErrExhausted) {
+			t.Fatalf("11th: %v, want ErrExhausted", err)
+		}
+	})
+	// TestRoundRobinAllocationOrdering: after 0..2 are reserved the next
+	// is 3; after 0 is released the next is 4, not 0.
+	t.Run("TestRoundRobinAllocationOrdering", func(t *testing.T) {
+		a := newTen(t)
+		for i := range 3 {
+			if err := a.Reserve(fmt.Sprint("r", i), i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		alloc(t, a, "a", 3)
+		a.Release("r0")
+		alloc(t, a, "b", 4)
+	})
+	// TestRoundRobinAllocateMax: the 11th allocation fails, nothing free.
+	t.Run("TestRoundRobinAllocateMax", func(t *testing.T) {
+		a := newTen(t)
+		for i := range 10 {
+			if _, err := a.Allocate(fmt.Sprint("o", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := a.Allocate("x"); !errors.Is(err, ErrExhausted) || a.Len() != 10 {
+			t.Fatalf("got %v, Len %d", err, a.Len())
+		}
+	})
+	// TestRoundRobinAllocateError: offset 3 taken twice fails.
+	t.Run("TestRoundRobinAllocateError", func(t *testing.T) {
+		a := newTen(t)
+		if err := a.Reserve("a", 3); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Reserve("b", 3); !errors.Is(err, ErrConflict) {
+			t.Fatalf("second reserve of 3: %v, want ErrConflict", err)
+		}
+	})
+	// TestRoundRobinRelease: a released ID is free again.
+	t.Run("TestRoundRobinRelease", func(t *testing.T) {
+		a := newTen(t)
+		if err := a.Reserve("a", 3); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := a.Owner(3); !ok {
+			t.Fatal("3 not held")
+		}
+		a.Release("a")
+		if _, ok := a.Owner(3); ok {
+			t.Fatal("3 still held")
+		}
+	})
+	// TestRoundRobinWrapAround: allocate and release 20 times; the IDs
+	// run 0..9 twice.
+	t.Run("TestRoundRobinWrapAround", func(t *testing.T) {
+		a := newTen(t)
+		for i := range 20 {
+			alloc(t, a, "o", i%10)
+			a.Release("o")
+		}
+	})
+}
+
+// pkg/allocator/id/allocator_test.go TestIDAllocator_ReleaseID: a released
+// resource has no ID; releasing it again, or a resource never seen, is a
+// no-op.
+func TestReferenceReleaseID(t *testing.T) {
+	a, _ := NewIDAllocator("test", 0, 9)
+	id, err := a.Allocate("resource1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Release("resource1")
+	if got, ok := a.Lookup("resource1"); ok {
+		t.Fatalf("Lookup after release = %d", got)
+	}
+	if _, ok := a.Owner(id); ok {
+		t.Fatalf("ID %d still owned", id)
+	}
+	a.Release("resource1")
+	a.Release("nonexistent")
+	if a.Len() != 0 {
+		t.Fatalf("Len = %d", a.Len())
+	}
+}
+
+// Node IDs come from the same round-robin allocator in the reference
+// (pkg/clustermanager/node_allocation_controller.go: NewIDAllocator("NodeIDs",
+// maxNodeIDs+1), 0 and 1 reserved): a deleted node's ID is not handed to the
+// next node that joins.
+func TestReferenceNodeIDsRoundRobin(t *testing.T) {
+	a := NewNodeIDAllocator()
+	for i, want := range []int{2, 3, 4} {
+		if id, err := a.Allocate(fmt.Sprint("node", i)); err != nil || id != want {
+			t.Fatalf("node%d: %d %v, want %d", i, id, err, want)
+		}
+	}
+	a.Release("node1")
+	if id, _ := a.Allocate("node3"); id != 5 {
+		t.Fatalf("node3 got %d, want 5 (3 was freed but round-robin goes on)", id)
+	}
+}
