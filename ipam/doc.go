@@ -55,4 +55,7 @@
 //     first. One departure: a request that cannot be met fails before it
 //     moves the cursor (the reference moves it past the IDs it took and gave
 //     back), so a failed allocation has no effect at all.
+//   - An owner asking TunnelKeyAllocator for more keys than it holds gets the
+//     missing ones appended (idsAllocator.AllocateIDs); asking for fewer is
+//     ErrConflict, as in the reference.
 package ipam

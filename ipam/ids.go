@@ -32,24 +32,33 @@ func newIDSet(what string, first, last int) (*idSet, error) {
 	}, nil
 }
 
+// take returns owner's n IDs. An owner holding fewer gets the missing ones
+// appended (the reference's idsAllocator.AllocateIDs); one holding more is
+// refused with ErrConflict. A failed take changes nothing.
 func (s *idSet) take(owner string, n int) ([]int, error) {
-	if got, ok := s.byOwner[owner]; ok {
-		if len(got) != n {
-			return nil, fmt.Errorf("%s for %q: %w: holds %d, %d requested", s.what, owner, ErrConflict, len(got), n)
-		}
-		return slices.Clone(got), nil
+	held := s.byOwner[owner]
+	switch {
+	case len(held) == n:
+		return slices.Clone(held), nil
+	case len(held) > n:
+		return nil, fmt.Errorf("%s for %q: %w: holds %d, %d requested", s.what, owner, ErrConflict, len(held), n)
 	}
-	if s.bs.size-s.bs.count < uint64(n) {
+	want := n - len(held)
+	if s.bs.count == s.bs.size {
 		return nil, fmt.Errorf("%s for %q: %w: all %d IDs in [%d, %d] are taken", s.what, owner, ErrExhausted, s.bs.size, s.first, s.last)
 	}
-	ids := make([]int, 0, n)
-	for range n {
+	if s.bs.size-s.bs.count < uint64(want) {
+		return nil, fmt.Errorf("%s for %q: %w: %d free in [%d, %d], %d requested", s.what, owner, ErrExhausted,
+			s.bs.size-s.bs.count, s.first, s.last, want)
+	}
+	ids := slices.Grow(slices.Clone(held), want)
+	for range want {
 		off, ok := s.bs.nextClear(s.next, s.bs.size)
 		if !ok {
 			off, ok = s.bs.nextClear(0, s.next)
 		}
 		if !ok { // cannot happen: the count said there was room
-			for _, id := range ids {
+			for _, id := range ids[len(held):] {
 				s.bs.clear(uint64(id-s.first), 0)
 			}
 			return nil, fmt.Errorf("%s for %q: %w", s.what, owner, ErrExhausted)
@@ -62,7 +71,7 @@ func (s *idSet) take(owner string, n int) ([]int, error) {
 		ids = append(ids, s.first+int(off))
 	}
 	s.byOwner[owner] = ids
-	for _, id := range ids {
+	for _, id := range ids[len(held):] {
 		s.ownerOf[id] = owner
 	}
 	return slices.Clone(ids), nil
@@ -229,9 +238,11 @@ func NewTunnelKeyAllocator() *TunnelKeyAllocator {
 	return &TunnelKeyAllocator{s: s}
 }
 
-// Allocate returns owner's n keys, allocating the next free ones
-// (round-robin) on first use. It fails with ErrConflict when owner already holds a different number
-// of keys.
+// Allocate returns owner's n dynamic keys, allocating the next free ones
+// (round-robin) on first use. An owner holding fewer keys gets the missing
+// ones appended after those it holds (the reference's AllocateKeys: a
+// network that grows from one key to two keeps its first); an owner holding
+// more is refused with ErrConflict.
 func (t *TunnelKeyAllocator) Allocate(owner string, n int) ([]int, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("tunnel keys for %q: %w: count %d", owner, ErrInvalid, n)

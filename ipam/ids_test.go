@@ -276,3 +276,34 @@ func TestIDAllocatorRandomAgainstReference(t *testing.T) {
 		t.Fatalf("Len %d, reference %d", a.Len(), len(used))
 	}
 }
+
+// An owner that grows from one key to two (a Layer2 network turning primary,
+// or restored from an annotation that listed one key) gets the missing key
+// after the one it holds, as the reference's AllocateKeys does
+// (pkg/networkmanager/nad_controller.go: "AllocateKeys will add missing
+// keys"); asking for fewer than held stays a conflict.
+func TestTunnelKeysGrow(t *testing.T) {
+	ta := NewTunnelKeyAllocator()
+	one, err := ta.Allocate("net", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := ta.Allocate("other", 1)
+	two, err := ta.Allocate("net", 2)
+	if err != nil || len(two) != 2 || two[0] != one[0] || two[1] != other[0]+1 {
+		t.Fatalf("grow: %v %v (held %v, other %v)", two, err, one, other)
+	}
+	if err := ta.Reserve("restored", DynamicTunnelKeyLast); err != nil {
+		t.Fatal(err)
+	}
+	three, err := ta.Allocate("restored", 3)
+	if err != nil || len(three) != 3 || three[0] != DynamicTunnelKeyLast {
+		t.Fatalf("grow a restored owner: %v %v", three, err)
+	}
+	if _, err := ta.Allocate("net", 1); !errors.Is(err, ErrConflict) {
+		t.Fatalf("shrink: %v", err)
+	}
+	if keys, _ := ta.Lookup("net"); !slices.Equal(keys, two) {
+		t.Fatalf("a refused shrink changed the keys: %v", keys)
+	}
+}

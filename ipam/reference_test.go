@@ -3,6 +3,7 @@ package ipam
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -182,5 +183,45 @@ func TestReferenceNodeIDsRoundRobin(t *testing.T) {
 	a.Release("node1")
 	if id, _ := a.Allocate("node3"); id != 5 {
 		t.Fatalf("node3 got %d, want 5 (3 was freed but round-robin goes on)", id)
+	}
+}
+
+// pkg/allocator/id/allocator_test.go TestIDsAllocator, step by step, on the
+// set behind TunnelKeyAllocator: range [3, 8], several IDs per owner, an
+// owner asking for more gets the missing ones appended.
+func TestReferenceIDsAllocator(t *testing.T) {
+	s, err := newIDSet("test", 3, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	take := func(owner string, n int, want []int) {
+		t.Helper()
+		got, err := s.take(owner, n)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("take(%s, %d) = %v %v, want %v", owner, n, got, err, want)
+		}
+	}
+	if err := s.reserve("test1", []int{4}); err != nil {
+		t.Fatal(err)
+	}
+	take("test2", 3, []int{3, 5, 6}) // skipping the reserved 4
+	take("test1", 2, []int{4, 7})    // grows from [4]
+	take("test1", 2, []int{4, 7})    // already held
+	if got, err := s.take("test3", 2); !errors.Is(err, ErrExhausted) {
+		t.Fatalf("more than available: %v %v", got, err)
+	}
+	if err := s.reserve("test3", []int{8}); err != nil {
+		t.Fatalf("reserve the last free ID: %v", err)
+	}
+	if err := s.reserve("test3", []int{7, 8}); !errors.Is(err, ErrConflict) {
+		t.Fatalf("reserve different IDs: %v", err)
+	}
+	s.release("test1")
+	if got, err := s.take("test3", 4); !errors.Is(err, ErrExhausted) {
+		t.Fatalf("more than available after release: %v %v", got, err)
+	}
+	take("test3", 3, []int{8, 4, 7})
+	if got, err := s.take("test3", 1); !errors.Is(err, ErrConflict) {
+		t.Fatalf("fewer than held: %v %v", got, err)
 	}
 }
