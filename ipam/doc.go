@@ -58,4 +58,13 @@
 //   - An owner asking TunnelKeyAllocator for more keys than it holds gets the
 //     missing ones appended (idsAllocator.AllocateIDs); asking for fewer is
 //     ErrConflict, as in the reference.
+//   - TunnelKeyAllocator.AllocateForNetwork is the reference's AllocateKeys:
+//     a network ID in 0..MaxNetworkID contributes its preserved key
+//     16711683+ID as the first key (a primary Layer2 network's switch takes
+//     it, its transit router a dynamic key), and Reserve accepts a preserved
+//     key first, so networks the reference created are adopted as they are.
+//     Allocate still hands out dynamic keys only. Stricter than the
+//     reference: a preserved key has one owner at a time (ErrConflict), and
+//     a preserved key anywhere but first, or below 16711683, is
+//     ErrOutOfRange (the reference drops or mis-indexes it).
 package ipam

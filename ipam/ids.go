@@ -208,10 +208,12 @@ func (a *IDAllocator) Len() int {
 // Range returns the allocator's first and last ID.
 func (a *IDAllocator) Range() (first, last int) { return a.s.first, a.s.last }
 
-// Tunnel keys taken per object from the dynamic range.
+// Tunnel keys per object.
 const (
-	// Layer2TunnelKeys is the number of dynamic keys of a primary Layer2
-	// network: its switch and its transit router.
+	// Layer2TunnelKeys is the number of keys of a primary Layer2 network: its
+	// switch (the first) and its transit router (the second). From
+	// AllocateForNetwork, the switch's is the network's preserved key, as in
+	// the reference.
 	Layer2TunnelKeys = 2
 	// ConnectRouterTunnelKeys is the number of dynamic keys of a connect
 	// router.
@@ -219,49 +221,136 @@ const (
 )
 
 // PreservedTunnelKey returns the tunnel key preserved for network ID n, the
-// key of its Layer3 transit switch (16711683+n). Keys of network IDs never
-// come from a TunnelKeyAllocator.
+// key of its Layer3 transit switch (16711683+n), which a primary Layer2
+// network's switch takes too (AllocateForNetwork).
 func PreservedTunnelKey(networkID int) int { return Layer3TransitSwitchTunnelKey(networkID) }
+
+// isPreservedTunnelKey reports whether k is the preserved key of a network
+// ID in 0..MaxNetworkID.
+func isPreservedTunnelKey(k int) bool {
+	return k >= BaseTransitSwitchTunnelKey && k < DynamicTunnelKeyFirst
+}
 
 // TunnelKeyAllocator hands out datapath tunnel keys from the dynamic range
 // [DynamicTunnelKeyFirst, DynamicTunnelKeyLast], above the keys preserved for
-// network IDs (PreservedTunnelKey). An owner (a Layer2 network, a connect
-// router) holds a fixed number of keys. It is safe for concurrent use.
+// network IDs (PreservedTunnelKey), and records which owner holds which
+// preserved key. An owner (a Layer2 network, a connect router) holds its
+// network's preserved key first, if any, then its dynamic keys. It is safe
+// for concurrent use.
 type TunnelKeyAllocator struct {
-	mu sync.Mutex
-	s  *idSet
+	mu             sync.Mutex
+	s              *idSet
+	preserved      map[string]int // owner -> its preserved key
+	preservedOwner map[int]string
 }
 
 // NewTunnelKeyAllocator returns an empty allocator of dynamic tunnel keys.
 func NewTunnelKeyAllocator() *TunnelKeyAllocator {
 	s, _ := newIDSet("tunnel key", DynamicTunnelKeyFirst, DynamicTunnelKeyLast)
-	return &TunnelKeyAllocator{s: s}
+	return &TunnelKeyAllocator{s: s, preserved: make(map[string]int), preservedOwner: make(map[int]string)}
 }
 
 // Allocate returns owner's n dynamic keys, allocating the next free ones
 // (round-robin) on first use. An owner holding fewer keys gets the missing
 // ones appended after those it holds (the reference's AllocateKeys: a
 // network that grows from one key to two keeps its first); an owner holding
-// more is refused with ErrConflict.
+// more, or a preserved key (AllocateForNetwork), is refused with
+// ErrConflict.
 func (t *TunnelKeyAllocator) Allocate(owner string, n int) ([]int, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("tunnel keys for %q: %w: count %d", owner, ErrInvalid, n)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if p, ok := t.preserved[owner]; ok {
+		return nil, fmt.Errorf("tunnel keys for %q: %w: holds preserved key %d, %d dynamic keys requested", owner, ErrConflict, p, n)
+	}
 	return t.s.take(owner, n)
 }
 
+// AllocateForNetwork returns the n keys of owner, the network with
+// networkID, as the reference's TunnelKeysAllocator.AllocateKeys does: for a
+// network ID in 0..MaxNetworkID the first key is the network's preserved key
+// PreservedTunnelKey(networkID) and the other n-1 are dynamic; for a larger
+// ID (the reference passes 4096+1 for a connect router) all n are dynamic.
+// A primary Layer2 network with ID 5 gets [16711688, a dynamic key]: its
+// switch keeps the key a Layer3 transit switch of that ID would have. As
+// with Allocate, an owner holding fewer dynamic keys gets the missing ones
+// appended and one holding more is refused with ErrConflict; so is an owner
+// holding another network's preserved key, or a preserved key held by
+// another owner (which the reference does not check).
+func (t *TunnelKeyAllocator) AllocateForNetwork(owner string, networkID, n int) ([]int, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("tunnel keys for %q: %w: count %d", owner, ErrInvalid, n)
+	}
+	if networkID < 0 {
+		return nil, fmt.Errorf("tunnel keys for %q: %w: network ID %d", owner, ErrInvalid, networkID)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	held, holds := t.preserved[owner]
+	if networkID > MaxNetworkID {
+		if holds {
+			return nil, fmt.Errorf("tunnel keys for %q: %w: holds preserved key %d, network ID %d has none", owner, ErrConflict, held, networkID)
+		}
+		return t.s.take(owner, n)
+	}
+	p := PreservedTunnelKey(networkID)
+	if holds && held != p {
+		return nil, fmt.Errorf("tunnel key %d for %q: %w: holds preserved key %d", p, owner, ErrConflict, held)
+	}
+	if o, ok := t.preservedOwner[p]; ok && o != owner {
+		return nil, fmt.Errorf("tunnel key %d for %q: %w: already held by %q", p, owner, ErrConflict, o)
+	}
+	dyn, err := t.s.take(owner, n-1)
+	if err != nil {
+		return nil, err
+	}
+	t.preserved[owner], t.preservedOwner[p] = p, owner
+	return append([]int{p}, dyn...), nil
+}
+
 // Reserve records that owner holds keys, as found on existing routers and
-// switches after a restart. Keys of the preserved range are refused with
-// ErrOutOfRange.
+// switches (or in the reference's k8s.ovn.org/tunnel-keys NAD annotation)
+// after a restart. The first key may be a network's preserved key
+// (16711683..16715778, the reference's ReserveKeys), the others must be
+// dynamic: a preserved key elsewhere, or a key outside both ranges, is
+// refused with ErrOutOfRange. Reserving what owner holds is a no-op; other
+// keys than it holds, or a key held by another owner, are ErrConflict.
 func (t *TunnelKeyAllocator) Reserve(owner string, keys ...int) error {
 	if len(keys) == 0 {
 		return fmt.Errorf("tunnel keys for %q: %w: nothing to reserve", owner, ErrInvalid)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.s.reserve(owner, keys)
+	p, hasP := 0, isPreservedTunnelKey(keys[0])
+	dyn := keys
+	if hasP {
+		p, dyn = keys[0], keys[1:]
+	}
+	for _, k := range dyn {
+		if isPreservedTunnelKey(k) {
+			return fmt.Errorf("tunnel key %d for %q: %w: a preserved key may only come first", k, owner, ErrOutOfRange)
+		}
+	}
+	if cur := t.lookup(owner); cur != nil {
+		if slices.Equal(cur, keys) {
+			return nil
+		}
+		return fmt.Errorf("tunnel keys for %q: %w: holds %v, restoring %v", owner, ErrConflict, cur, keys)
+	}
+	if o, ok := t.preservedOwner[p]; hasP && ok {
+		return fmt.Errorf("tunnel key %d for %q: %w: already held by %q", p, owner, ErrConflict, o)
+	}
+	if len(dyn) > 0 {
+		if err := t.s.reserve(owner, dyn); err != nil {
+			return err
+		}
+	}
+	if hasP {
+		t.preserved[owner], t.preservedOwner[p] = p, owner
+	}
+	return nil
 }
 
 // Release frees owner's keys; releasing an unknown owner is a no-op.
@@ -269,12 +358,28 @@ func (t *TunnelKeyAllocator) Release(owner string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.s.release(owner)
+	if p, ok := t.preserved[owner]; ok {
+		delete(t.preservedOwner, p)
+		delete(t.preserved, owner)
+	}
 }
 
-// Lookup returns owner's keys.
+// Lookup returns owner's keys: its preserved key first, if it holds one,
+// then its dynamic keys.
 func (t *TunnelKeyAllocator) Lookup(owner string) ([]int, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ids, ok := t.s.byOwner[owner]
-	return slices.Clone(ids), ok
+	keys := t.lookup(owner)
+	return keys, keys != nil
+}
+
+func (t *TunnelKeyAllocator) lookup(owner string) []int {
+	var keys []int
+	if p, ok := t.preserved[owner]; ok {
+		keys = append(keys, p)
+	}
+	if dyn, ok := t.s.byOwner[owner]; ok {
+		keys = append(keys, dyn...)
+	}
+	return keys
 }

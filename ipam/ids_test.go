@@ -172,9 +172,11 @@ func TestTunnelKeys(t *testing.T) {
 		keys []int
 		want error
 	}{
-		{"preserved range", []int{PreservedTunnelKey(5)}, ErrOutOfRange},
-		{"network 4095's preserved key", []int{PreservedTunnelKey(MaxNetworkID)}, ErrOutOfRange},
+		{"preserved key second", []int{DynamicTunnelKeyFirst + 9, PreservedTunnelKey(5)}, ErrOutOfRange},
+		{"two preserved keys", []int{PreservedTunnelKey(6), PreservedTunnelKey(7)}, ErrOutOfRange},
+		{"below the preserved range", []int{BaseTransitSwitchTunnelKey - 1}, ErrOutOfRange},
 		{"taken", []int{DynamicTunnelKeyFirst}, ErrConflict},
+		{"preserved, then taken", []int{PreservedTunnelKey(8), DynamicTunnelKeyFirst}, ErrConflict},
 		{"above 2^24", []int{1 << 24}, ErrOutOfRange},
 		{"empty", nil, ErrInvalid},
 		{"duplicate", []int{50000 + DynamicTunnelKeyFirst, 50000 + DynamicTunnelKeyFirst}, ErrInvalid},
@@ -196,10 +198,78 @@ func TestTunnelKeys(t *testing.T) {
 	if _, err := ta.Allocate("zero", 0); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("zero keys: %v", err)
 	}
+	// A failed Reserve left nothing behind: network 8's key is free.
+	if err := ta.Reserve("net8", PreservedTunnelKey(8)); err != nil {
+		t.Fatalf("preserved key left held by a failed reserve: %v", err)
+	}
 	ta.Release("connect-router-a")
 	ta.Release("connect-router-b")
-	if err := ta.Reserve("sneaky", PreservedTunnelKey(MaxNetworkID)); !errors.Is(err, ErrOutOfRange) {
-		t.Fatalf("network 4095's preserved key became reservable: %v", err)
+}
+
+// A primary Layer2 network the reference created carries the tunnel keys
+// [16711683+ID, dynamic] (pkg/networkmanager/nad_controller.go AllocateKeys
+// with the network ID; pkg/ovn/base_secondary_layer2_network_controller.go
+// gives tunnelKeys[0] to the switch): udnkit adopts them, hands the same
+// shape out, and keeps one owner per preserved key.
+func TestTunnelKeysPreserved(t *testing.T) {
+	ta := NewTunnelKeyAllocator()
+	adopted := []int{PreservedTunnelKey(5), DynamicTunnelKeyFirst + 40}
+	if err := ta.Reserve("ns_l2", adopted...); err != nil {
+		t.Fatalf("adopting the reference's keys: %v", err)
+	}
+	if err := ta.Reserve("ns_l2", adopted...); err != nil {
+		t.Fatalf("idempotent: %v", err)
+	}
+	if got, err := ta.AllocateForNetwork("ns_l2", 5, Layer2TunnelKeys); err != nil || !slices.Equal(got, adopted) {
+		t.Fatalf("AllocateForNetwork after Reserve = %v %v, want %v", got, err, adopted)
+	}
+	if got, ok := ta.Lookup("ns_l2"); !ok || !slices.Equal(got, adopted) {
+		t.Fatalf("Lookup = %v %v", got, ok)
+	}
+	for _, tt := range []struct {
+		name  string
+		owner string
+		id, n int
+		want  error
+	}{
+		{"another network ID", "ns_l2", 6, 2, ErrConflict},
+		{"fewer keys", "ns_l2", 5, 1, ErrConflict},
+		{"ID beyond the preserved range", "ns_l2", MaxNetworkID + 1, 2, ErrConflict},
+		{"preserved key of another owner", "other", 5, 2, ErrConflict},
+		{"negative ID", "other", -1, 1, ErrInvalid},
+		{"no keys", "other", 5, 0, ErrInvalid},
+	} {
+		if got, err := ta.AllocateForNetwork(tt.owner, tt.id, tt.n); !errors.Is(err, tt.want) {
+			t.Errorf("%s: got %v %v, want %v", tt.name, got, err, tt.want)
+		}
+	}
+	if _, err := ta.Allocate("ns_l2", 2); !errors.Is(err, ErrConflict) {
+		t.Errorf("Allocate of dynamic keys for a network holding a preserved key: %v", err)
+	}
+	if err := ta.Reserve("ns_l2", PreservedTunnelKey(5)); !errors.Is(err, ErrConflict) {
+		t.Errorf("restoring fewer keys: %v", err)
+	}
+	if err := ta.Reserve("thief", PreservedTunnelKey(5), DynamicTunnelKeyFirst+41); !errors.Is(err, ErrConflict) {
+		t.Errorf("another owner restoring network 5's key: %v", err)
+	}
+	if _, ok := ta.Lookup("thief"); ok {
+		t.Error("a failed reserve left keys behind")
+	}
+	ta.Release("ns_l2")
+	if _, ok := ta.Lookup("ns_l2"); ok {
+		t.Fatal("released owner still holds keys")
+	}
+	got, err := ta.AllocateForNetwork("l2-new", 5, Layer2TunnelKeys)
+	if err != nil || len(got) != 2 || got[0] != PreservedTunnelKey(5) || got[1] < DynamicTunnelKeyFirst {
+		t.Fatalf("network 5's key after release: %v %v", got, err)
+	}
+	// Only the preserved key: the reference's Layer3 and secondary
+	// networks need no dynamic key; the owner may grow later.
+	if got, err := ta.AllocateForNetwork("l3", 7, 1); err != nil || !slices.Equal(got, []int{PreservedTunnelKey(7)}) {
+		t.Fatalf("one key for network 7: %v %v", got, err)
+	}
+	if got, ok := ta.Lookup("l3"); !ok || !slices.Equal(got, []int{PreservedTunnelKey(7)}) {
+		t.Fatalf("Lookup(l3) = %v %v", got, ok)
 	}
 }
 

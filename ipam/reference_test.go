@@ -225,3 +225,57 @@ func TestReferenceIDsAllocator(t *testing.T) {
 		t.Fatalf("fewer than held: %v %v", got, err)
 	}
 }
+
+// pkg/allocator/id/allocator_test.go TestTunnelKeysAllocator, step by step:
+// AllocateKeys(name, networkID, n) is AllocateForNetwork, ReserveKeys is
+// Reserve. The reference only says "error" where udnkit names the sentinel.
+func TestReferenceTunnelKeysAllocator(t *testing.T) {
+	const transitSwitchBase, tunnelKeyBase, totalKeys = 16711683, 16715779, 61437
+	a := NewTunnelKeyAllocator()
+	steps := []struct {
+		name    string
+		owner   string
+		id, n   int   // AllocateForNetwork when keys is nil
+		keys    []int // Reserve when not nil
+		want    []int
+		wantErr error
+	}{
+		{"allocate 1 key for networkID 1 (transit switch key is preserved)", "net1", 1, 1, nil, []int{transitSwitchBase + 1}, nil},
+		{"now add one more key for networkID 1", "net1", 1, 2, nil, []int{transitSwitchBase + 1, tunnelKeyBase}, nil},
+		{"now ask for 1 key again for networkID 1", "net1", 1, 1, nil, nil, ErrConflict},
+		{"check the 0 also works", "net1", 1, 0, nil, nil, ErrInvalid},
+		{"same for reserve IDs", "net1", 0, 0, []int{transitSwitchBase + 1}, nil, ErrConflict},
+		{"now reserve already allocated ids, should be ok", "net1", 0, 0, []int{transitSwitchBase + 1, tunnelKeyBase}, nil, nil},
+		{"allocate 3 keys for networkID 2", "net2", 2, 3, nil, []int{transitSwitchBase + 2, tunnelKeyBase + 1, tunnelKeyBase + 2}, nil},
+		{"reserve next 2 keys for networkID 3", "net3", 0, 0, []int{tunnelKeyBase + 3, tunnelKeyBase + 4}, nil, nil},
+		{"allocate 2 keys for networkID 4", "net4", 4, 2, nil, []int{transitSwitchBase + 4, tunnelKeyBase + 5}, nil},
+		{"check network ID out of reserved range", "net5", 5000, 1, nil, []int{tunnelKeyBase + 6}, nil},
+		{"request the rest of them + 1", "net6", 10000, totalKeys - 7 + 1, nil, nil, ErrExhausted},
+		{"request the rest of them", "net6", 10000, totalKeys - 7, nil, nil, nil},
+	}
+	for _, st := range steps {
+		if st.keys != nil {
+			if err := a.Reserve(st.owner, st.keys...); !errors.Is(err, st.wantErr) {
+				t.Fatalf("%s: Reserve(%s, %v) = %v, want %v", st.name, st.owner, st.keys, err, st.wantErr)
+			}
+			continue
+		}
+		got, err := a.AllocateForNetwork(st.owner, st.id, st.n)
+		if !errors.Is(err, st.wantErr) {
+			t.Fatalf("%s: AllocateForNetwork(%s, %d, %d) = %v, want %v", st.name, st.owner, st.id, st.n, err, st.wantErr)
+		}
+		if st.want != nil && !slices.Equal(got, st.want) {
+			t.Fatalf("%s: got %v, want %v", st.name, got, st.want)
+		}
+	}
+	if got, _ := a.Lookup("net6"); len(got) != totalKeys-7 {
+		t.Fatalf("net6 holds %d keys", len(got))
+	}
+	if _, err := a.AllocateForNetwork("net7", 7, 2); !errors.Is(err, ErrExhausted) {
+		t.Fatalf("dynamic range full: %v", err)
+	}
+	// A failed allocation takes nothing: network 7's preserved key is free.
+	if got, err := a.AllocateForNetwork("net7", 7, 1); err != nil || !slices.Equal(got, []int{transitSwitchBase + 7}) {
+		t.Fatalf("preserved key only: %v %v", got, err)
+	}
+}
