@@ -244,7 +244,7 @@ func TestMACAndLinkLocal(t *testing.T) {
 		{"100.65.0.2", "0a:58:64:41:00:02", "fe80::858:64ff:fe41:2"},
 		{"100.65.0.4", "0a:58:64:41:00:04", "fe80::858:64ff:fe41:4"},
 		{"203.203.0.1", "0a:58:cb:cb:00:01", "fe80::858:cbff:fecb:1"},
-		{"fd97::9", "0a:58:00:00:00:09", "fe80::858:ff:fe00:9"},
+		{"fd97::9", "0a:58:34:9d:c6:90", "fe80::858:34ff:fe9d:c690"}, // SHA-256 of "fd97::9"
 	}
 	for _, tt := range tests {
 		t.Run(tt.ip, func(t *testing.T) {

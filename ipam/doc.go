@@ -5,7 +5,7 @@
 //
 // GatewayIP, ManagementIP, JoinRouterIP, JoinGatewayRouterIP,
 // TransitSwitchIP, TransitRouterPeerIPs, MasqueradeIPs, NetworkMasqueradeIPs,
-// ConnectNodeIPs, MACFromIP, LinkLocalFromMAC, the marks, zones and tables
+// ConnectNodeIPs, MACFromIP (AppendMAC), LinkLocalFromMAC, the marks, zones and tables
 // are pure functions: no I/O, no clock, no global state; the same input
 // always gives the same output. Interface addresses are a netip.Prefix whose
 // Addr is the host address and whose Bits are the containing subnet's length
@@ -67,4 +67,8 @@
 //     reference: a preserved key has one owner at a time (ErrConflict), and
 //     a preserved key anywhere but first, or below 16711683, is
 //     ErrOutOfRange (the reference drops or mis-indexes it).
+//   - MACFromIP is IPAddrToHWAddr (pkg/util/net.go): 0a:58 and the four
+//     bytes of an IPv4 address, but for IPv6 0a:58 and the first four bytes
+//     of the SHA-256 of the address's text (fd01::1234 -> 0a:58:11:37:a6:26),
+//     not its last four bytes.
 package ipam

@@ -1,8 +1,12 @@
 package ipam
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
 	"slices"
 	"testing"
 )
@@ -277,5 +281,78 @@ func TestReferenceTunnelKeysAllocator(t *testing.T) {
 	// A failed allocation takes nothing: network 7's preserved key is free.
 	if got, err := a.AllocateForNetwork("net7", 7, 1); err != nil || !slices.Equal(got, []int{transitSwitchBase + 7}) {
 		t.Fatalf("preserved key only: %v %v", got, err)
+	}
+}
+
+// pkg/util/net.go IPAddrToHWAddr: 0a:58 and the four bytes of an IPv4
+// address; for IPv6, 0a:58 and the first four bytes of the SHA-256 of the
+// address's text. Each case is a literal of a reference test.
+func TestReferenceMACFromIP(t *testing.T) {
+	for _, tt := range []struct{ src, ip, mac string }{
+		{"pkg/util/net_unit_test.go TestIPAddrToHWAddr IPv4", "192.168.1.5", "0a:58:c0:a8:01:05"},
+		{"pkg/util/net_unit_test.go TestIPAddrToHWAddr IPv6", "fd01::1234", "0a:58:11:37:a6:26"},
+		{"pkg/util/net_unit_test.go TestIPAddrToHWAddr's comment", "fd98::1", "0a:58:ee:33:fc:1a"},
+		{"pkg/ovn/external_gateway_apb_test.go myPod", "fd00:10:244:2::3", "0a:58:49:a1:93:cb"},
+		{"pkg/ovn/multicast_test.go myPod2", "fd00:10:244::3", "0a:58:dd:33:05:d8"},
+		{"pkg/ovn/multicast_test.go myPod1", "10.128.1.3", "0a:58:0a:80:01:03"},
+		{"pkg/node/managementport/port_linux_test.go v6lrpMAC", "fda6:0:0:1::1", "0a:58:23:5a:40:f1"},
+		{"pkg/node/managementport/port_linux_test.go v4lrpMAC", "10.1.1.1", "0a:58:0a:01:01:01"},
+		{"pkg/kubevirt/dhcp_test.go DHCPv6 server_id (ARPProxyIPv6)", "fe80::1", "0a:58:6d:6d:c1:50"},
+	} {
+		if got := MACFromIP(addr(tt.ip)).String(); got != tt.mac {
+			t.Errorf("%s: MACFromIP(%s) = %s, want %s", tt.src, tt.ip, got, tt.mac)
+		}
+	}
+}
+
+// refIPAddrToHWAddr is pkg/util/net.go IPAddrToHWAddr, verbatim but for
+// names.
+func refIPAddrToHWAddr(ip net.IP) net.HardwareAddr {
+	ip4 := ip.To4()
+	if ip4 != nil {
+		return net.HardwareAddr{0x0A, 0x58, ip4[0], ip4[1], ip4[2], ip4[3]}
+	}
+	hash := sha256.Sum256([]byte(ip.String()))
+	return net.HardwareAddr{0x0A, 0x58, hash[0], hash[1], hash[2], hash[3]}
+}
+
+// MACFromIP and AppendMAC agree with the reference's function on random
+// IPv4, IPv6 and IPv4-mapped addresses, and on zoned ones (zone ignored).
+func TestMACFromIPAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i := range 5000 {
+		var b [16]byte
+		for j := range b {
+			b[j] = byte(rng.Uint32())
+		}
+		if i%4 == 0 { // sparse addresses, as real ones are (fd00::3)
+			for j := 2; j < 14; j++ {
+				b[j] = 0
+			}
+		}
+		ip := netip.AddrFrom16(b)
+		switch i % 5 {
+		case 1:
+			ip = netip.AddrFrom4([4]byte(b[:4]))
+		case 2:
+			ip = netip.AddrFrom16(netip.AddrFrom4([4]byte(b[:4])).As16()) // ::ffff:a.b.c.d
+		case 3:
+			ip = ip.WithZone("eth0")
+		}
+		want := refIPAddrToHWAddr(net.IP(ip.AsSlice())).String()
+		if got := MACFromIP(ip).String(); got != want {
+			t.Fatalf("MACFromIP(%s) = %s, reference %s", ip, got, want)
+		}
+		if got := string(AppendMAC([]byte("x"), ip)); got != "x"+want {
+			t.Fatalf("AppendMAC(%s) = %s, reference %s", ip, got, want)
+		}
+	}
+	if got := AppendMAC(nil, netip.Addr{}); len(got) != 0 {
+		t.Fatalf("AppendMAC(invalid) = %q", got)
+	}
+	buf := make([]byte, 0, 17)
+	v6 := netip.MustParseAddr("fd00:10:244::3")
+	if n := testing.AllocsPerRun(100, func() { buf = AppendMAC(buf[:0], v6) }); n != 0 {
+		t.Fatalf("AppendMAC allocates %v times", n)
 	}
 }
