@@ -5,9 +5,10 @@
 //
 // GatewayIP, ManagementIP, JoinRouterIP, JoinGatewayRouterIP,
 // TransitSwitchIP, TransitRouterPeerIPs, MasqueradeIPs, NetworkMasqueradeIPs,
-// ConnectNodeIPs, MACFromIP (AppendMAC), LinkLocalFromMAC, the marks, zones and tables
-// are pure functions: no I/O, no clock, no global state; the same input
-// always gives the same output. Interface addresses are a netip.Prefix whose
+// ConnectNodeIPs, MACFromIP (AppendMAC), LinkLocalFromMAC,
+// CheckNetworkTunnelKeys, the marks, zones and tables are pure functions: no
+// I/O, no clock, no global state; the same input always gives the same
+// output. Interface addresses are a netip.Prefix whose
 // Addr is the host address and whose Bits are the containing subnet's length
 // (100.65.0.2/16), the form OVN router ports use.
 //

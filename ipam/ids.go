@@ -231,6 +231,30 @@ func isPreservedTunnelKey(k int) bool {
 	return k >= BaseTransitSwitchTunnelKey && k < DynamicTunnelKeyFirst
 }
 
+// CheckNetworkTunnelKeys reports whether keys are tunnel keys the network
+// with networkID may carry, as AllocateForNetwork (or the reference) hands
+// them out: the first key either the network's preserved key
+// PreservedTunnelKey(networkID) or dynamic, every other key dynamic, none
+// twice. A planner accepts with it the keys of networks the reference
+// created. The error wraps ErrOutOfRange or ErrConflict and names the key's
+// index.
+func CheckNetworkTunnelKeys(networkID int, keys []int) error {
+	for i, k := range keys {
+		dynamic := k >= DynamicTunnelKeyFirst && k <= DynamicTunnelKeyLast
+		if !dynamic && (i > 0 || networkID < 0 || networkID > MaxNetworkID || k != PreservedTunnelKey(networkID)) {
+			if i == 0 && networkID >= 0 && networkID <= MaxNetworkID {
+				return fmt.Errorf("tunnelKeys[%d]: %d not %d (network %d's preserved key) nor in %d..%d: %w",
+					i, k, PreservedTunnelKey(networkID), networkID, DynamicTunnelKeyFirst, DynamicTunnelKeyLast, ErrOutOfRange)
+			}
+			return fmt.Errorf("tunnelKeys[%d]: %d not in %d..%d: %w", i, k, DynamicTunnelKeyFirst, DynamicTunnelKeyLast, ErrOutOfRange)
+		}
+		if slices.Contains(keys[:i], k) {
+			return fmt.Errorf("tunnelKeys[%d]: %d given twice: %w", i, k, ErrConflict)
+		}
+	}
+	return nil
+}
+
 // TunnelKeyAllocator hands out datapath tunnel keys from the dynamic range
 // [DynamicTunnelKeyFirst, DynamicTunnelKeyLast], above the keys preserved for
 // network IDs (PreservedTunnelKey), and records which owner holds which

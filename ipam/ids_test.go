@@ -377,3 +377,42 @@ func TestTunnelKeysGrow(t *testing.T) {
 		t.Fatalf("a refused shrink changed the keys: %v", keys)
 	}
 }
+
+func TestCheckNetworkTunnelKeys(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		id   int
+		keys []int
+		want string
+	}{
+		{"reference Layer2", 5, []int{16711688, 16715779}, ""},
+		{"dynamic only", 5, []int{16715779, 16715780}, ""},
+		{"none", 5, nil, ""},
+		{"another network's preserved key", 5, []int{16711689, 16715779}, "tunnelKeys[0]: 16711689 not 16711688 (network 5's preserved key) nor in 16715779..16777215: out of range"},
+		{"preserved key second", 5, []int{16715779, 16711688}, "tunnelKeys[1]: 16711688 not in 16715779..16777215: out of range"},
+		{"no preserved key beyond 4095", 4096, []int{16715779 + 1}, ""},
+		{"beyond 4095, 16715779 is dynamic", 4096, []int{16715779}, ""},
+		{"above 2^24-1", 5, []int{1 << 24}, "tunnelKeys[0]: 16777216 not 16711688 (network 5's preserved key) nor in 16715779..16777215: out of range"},
+		{"twice", 5, []int{16715779, 16715779}, "tunnelKeys[1]: 16715779 given twice: conflict"},
+	} {
+		err := CheckNetworkTunnelKeys(tt.id, tt.keys)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// What AllocateForNetwork hands out always passes.
+	ta := NewTunnelKeyAllocator()
+	for id := range 50 {
+		keys, err := ta.AllocateForNetwork(fmt.Sprint("n", id), id*83, 1+id%3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckNetworkTunnelKeys(id*83, keys); err != nil {
+			t.Fatalf("network %d keys %v: %v", id*83, keys, err)
+		}
+	}
+}
