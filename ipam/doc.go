@@ -67,7 +67,11 @@
 //     Allocate still hands out dynamic keys only. Stricter than the
 //     reference: a preserved key has one owner at a time (ErrConflict), and
 //     a preserved key anywhere but first, or below 16711683, is
-//     ErrOutOfRange (the reference drops or mis-indexes it).
+//     ErrOutOfRange (the reference drops or mis-indexes it); an owner
+//     holding a preserved key cannot restore keys without it. An owner
+//     holding only its preserved key may restore dynamic keys whether it got
+//     the preserved key from AllocateForNetwork or from Reserve (the
+//     reference refuses the second: its ReserveIDs stores an empty list).
 //   - MACFromIP is IPAddrToHWAddr (pkg/util/net.go): 0a:58 and the four
 //     bytes of an IPv4 address, but for IPv6 0a:58 and the first four bytes
 //     of the SHA-256 of the address's text (fd01::1234 -> 0a:58:11:37:a6:26),

@@ -339,8 +339,10 @@ func (t *TunnelKeyAllocator) AllocateForNetwork(owner string, networkID, n int) 
 // after a restart. The first key may be a network's preserved key
 // (16711683..16715778, the reference's ReserveKeys), the others must be
 // dynamic: a preserved key elsewhere, or a key outside both ranges, is
-// refused with ErrOutOfRange. Reserving what owner holds is a no-op; other
-// keys than it holds, or a key held by another owner, are ErrConflict.
+// refused with ErrOutOfRange. Reserving what owner holds is a no-op, and an
+// owner holding only its preserved key may add dynamic keys (as in the
+// reference); other keys than it holds, or a key held by another owner, are
+// ErrConflict.
 func (t *TunnelKeyAllocator) Reserve(owner string, keys ...int) error {
 	if len(keys) == 0 {
 		return fmt.Errorf("tunnel keys for %q: %w: nothing to reserve", owner, ErrInvalid)
@@ -357,16 +359,20 @@ func (t *TunnelKeyAllocator) Reserve(owner string, keys ...int) error {
 			return fmt.Errorf("tunnel key %d for %q: %w: a preserved key may only come first", k, owner, ErrOutOfRange)
 		}
 	}
-	if cur := t.lookup(owner); cur != nil {
-		if slices.Equal(cur, keys) {
-			return nil
-		}
-		return fmt.Errorf("tunnel keys for %q: %w: holds %v, restoring %v", owner, ErrConflict, cur, keys)
+	heldP, holdsP := t.preserved[owner]
+	if holdsP && heldP != p {
+		return fmt.Errorf("tunnel keys for %q: %w: holds %v, restoring %v", owner, ErrConflict, t.lookup(owner), keys)
 	}
-	if o, ok := t.preservedOwner[p]; hasP && ok {
+	if o, ok := t.preservedOwner[p]; hasP && ok && o != owner {
 		return fmt.Errorf("tunnel key %d for %q: %w: already held by %q", p, owner, ErrConflict, o)
 	}
-	if len(dyn) > 0 {
+	// The dynamic keys compare as the reference's ReserveIDs does: an owner
+	// holding only its preserved key may restore dynamic ones.
+	if held := t.s.byOwner[owner]; len(held) > 0 {
+		if !slices.Equal(held, dyn) {
+			return fmt.Errorf("tunnel keys for %q: %w: holds %v, restoring %v", owner, ErrConflict, t.lookup(owner), keys)
+		}
+	} else if len(dyn) > 0 {
 		if err := t.s.reserve(owner, dyn); err != nil {
 			return err
 		}

@@ -356,3 +356,146 @@ func TestMACFromIPAgainstReference(t *testing.T) {
 		t.Fatalf("AppendMAC allocates %v times", n)
 	}
 }
+
+// refTunnelKeys is pkg/allocator/id/tunnelkeyallocator.go and the
+// idsAllocator under it (pkg/allocator/id/allocator.go) with the round-robin
+// bitmap (pkg/allocator/bitmap/bitmap.go), transcribed as a model.
+type refTunnelKeys struct {
+	used  map[int]bool // offsets
+	next  int
+	names map[string][]int
+}
+
+const refRangeStart, refFreeIDs = 16711683 + 4096, (1<<24 - 1) - (16711683 + 4096) + 1
+
+func (r *refTunnelKeys) allocateNext() (int, bool) {
+	if len(r.used) >= refFreeIDs {
+		return 0, false
+	}
+	for i := range refFreeIDs {
+		at := (r.next + i) % refFreeIDs
+		if !r.used[at] {
+			r.next = (at + 1) % refFreeIDs
+			r.used[at] = true
+			return at, true
+		}
+	}
+	return 0, false
+}
+
+func (r *refTunnelKeys) AllocateKeys(name string, networkID, numOfKeys int) ([]int, error) {
+	allocated := []int{}
+	if networkID < 4096 && numOfKeys > 0 {
+		allocated = append(allocated, 16711683+networkID)
+		numOfKeys--
+	}
+	ids, ok := r.names[name]
+	if ok {
+		if len(ids) == numOfKeys {
+			return append(allocated, ids...), nil
+		}
+		if len(ids) > numOfKeys {
+			return nil, errors.New("more ids allocated than requested")
+		}
+	}
+	ids = slices.Clone(ids)
+	prev := len(ids)
+	for len(ids) < numOfKeys {
+		id, ok := r.allocateNext()
+		if !ok {
+			for _, id := range ids[prev:] {
+				delete(r.used, id-refRangeStart)
+			}
+			return nil, errors.New("failed to allocate")
+		}
+		ids = append(ids, id+refRangeStart)
+	}
+	if len(ids) > 0 {
+		r.names[name] = ids
+	}
+	return append(allocated, ids...), nil
+}
+
+func (r *refTunnelKeys) ReserveKeys(name string, keys []int) error {
+	if len(keys) > 0 && keys[0]-16711683 < 4096 {
+		keys = keys[1:]
+	}
+	if ids, ok := r.names[name]; ok {
+		if slices.Equal(ids, keys) {
+			return nil
+		}
+		return errors.New("already allocated with different ids")
+	}
+	var done []int
+	for _, id := range keys {
+		if r.used[id-refRangeStart] {
+			for _, d := range done {
+				delete(r.used, d-refRangeStart)
+			}
+			return errors.New("already reserved")
+		}
+		r.used[id-refRangeStart] = true
+		done = append(done, id)
+	}
+	// The reference stores an empty slice here, so that after ReserveKeys
+	// of the preserved key alone a later ReserveKeys of [preserved,
+	// dynamic] fails, while after AllocateKeys of one key it succeeds
+	// (AllocateIDs does not store empty slices). udnkit treats both alike,
+	// as AllocateIDs does: the one departure this model carries.
+	if len(done) > 0 {
+		r.names[name] = done
+	}
+	return nil
+}
+
+func (r *refTunnelKeys) ReleaseKeys(name string) {
+	for _, id := range r.names[name] {
+		delete(r.used, id-refRangeStart)
+	}
+	delete(r.names, name)
+}
+
+// Random AllocateForNetwork / Reserve / Release sequences give the keys and
+// the success or failure of the reference's allocator, as a cluster uses it:
+// each network keeps its ID (owner i has network ID 3*i, some beyond 4095),
+// Reserve restores keys in the shape the reference writes them (the preserved
+// key first for IDs up to 4095), and nobody asks for zero keys (which udnkit
+// refuses as invalid). udnkit's stricter checks of preserved keys are
+// TestTunnelKeysPreserved's.
+func TestTunnelKeysAgainstReference(t *testing.T) {
+	ref := &refTunnelKeys{used: map[int]bool{}, names: map[string][]int{}}
+	got := NewTunnelKeyAllocator()
+	rng := rand.New(rand.NewPCG(21, 22))
+	for step := range 20000 {
+		o := rng.IntN(2000)
+		owner, id := fmt.Sprint("net", o), 3*o
+		switch op := rng.IntN(10); {
+		case op < 5:
+			n := 1 + rng.IntN(3)
+			want, wantErr := ref.AllocateKeys(owner, id, n)
+			keys, err := got.AllocateForNetwork(owner, id, n)
+			if (err != nil) != (wantErr != nil) || (err == nil && !slices.Equal(keys, want)) {
+				t.Fatalf("step %d: AllocateForNetwork(%s, %d, %d) = %v %v, reference %v %v", step, owner, id, n, keys, err, want, wantErr)
+			}
+		case op < 7:
+			var keys []int
+			if id <= MaxNetworkID { // the reference always writes it first
+				keys = append(keys, PreservedTunnelKey(id))
+			}
+			for range rng.IntN(3) {
+				keys = append(keys, DynamicTunnelKeyFirst+rng.IntN(3*2000))
+			}
+			if len(keys) == 0 {
+				continue // udnkit refuses an empty Reserve as invalid
+			}
+			wantErr := ref.ReserveKeys(owner, slices.Clone(keys))
+			err := got.Reserve(owner, keys...)
+			if (err != nil) != (wantErr != nil) {
+				t.Fatalf("step %d: Reserve(%s, %v) = %v, reference %v", step, owner, keys, err, wantErr)
+			}
+		default:
+			ref.ReleaseKeys(owner)
+			got.Release(owner)
+		}
+	}
+}
