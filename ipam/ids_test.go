@@ -416,3 +416,30 @@ func TestCheckNetworkTunnelKeys(t *testing.T) {
 		}
 	}
 }
+
+// After a restart the reference reserves every annotated network ID
+// (pkg/networkmanager/nad_controller.go: ReserveID of the
+// k8s.ovn.org/network-id annotation) before allocating new ones; the
+// round-robin cursor starts at the beginning and Reserve does not move it,
+// so new networks fill the gaps first, then continue above.
+func TestNetworkIDsRestore(t *testing.T) {
+	a := NewNetworkIDAllocator()
+	for owner, id := range map[string]int{"a": 1, "b": 2, "c": 5, "d": 9} {
+		if err := a.Reserve(owner, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []int{3, 4, 6, 7, 8, 10} {
+		if id, err := a.Allocate(fmt.Sprint("new", want)); err != nil || id != want {
+			t.Fatalf("got %d %v, want %d", id, err, want)
+		}
+	}
+	// A restored owner keeps its ID, and a restore after allocation
+	// conflicts as it would in the reference.
+	if id, _ := a.Allocate("c"); id != 5 {
+		t.Fatalf("restored owner c got %d", id)
+	}
+	if err := a.Reserve("e", 10); !errors.Is(err, ErrConflict) {
+		t.Fatalf("reserving an allocated ID: %v", err)
+	}
+}
