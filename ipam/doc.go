@@ -55,7 +55,9 @@
 //     (NewIDAllocator("network ID", 1, n)): freed IDs are no longer reused
 //     first. One departure: a request that cannot be met fails before it
 //     moves the cursor (the reference moves it past the IDs it took and gave
-//     back), so a failed allocation has no effect at all.
+//     back), so a failed allocation has no effect at all; and Reserve of an
+//     ID outside the range is ErrOutOfRange (the reference's bitmap takes
+//     it silently).
 //   - An owner asking TunnelKeyAllocator for more keys than it holds gets the
 //     missing ones appended (idsAllocator.AllocateIDs); asking for fewer is
 //     ErrConflict, as in the reference.
