@@ -365,7 +365,7 @@ func TestAnnotationsRoundTrip(t *testing.T) {
 	if ann[AnnotationNetworkSubnets] != want {
 		t.Errorf("annotation\n%s\nwant\n%s", ann[AnnotationNetworkSubnets], want)
 	}
-	if ann[AnnotationTunnelKey] != "16715780" {
+	if ann[AnnotationTunnelKey] != "16715779" { // ipam.DynamicTunnelKeyFirst, the reference's first dynamic key
 		t.Errorf("tunnel key annotation %q", ann[AnnotationTunnelKey])
 	}
 	back, err := ParseAnnotations(ann)

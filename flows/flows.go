@@ -78,7 +78,7 @@ type Node struct {
 
 // Network is a primary user-defined network on the node.
 type Network struct {
-	// ID is the network ID (ipam.MinNetworkID..MaxNetworkID).
+	// ID is the network ID (1..ipam.MaxNetworkID).
 	ID int
 	// Name is the network name, for errors.
 	Name string

@@ -1,6 +1,7 @@
 package ipam
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"net"
 	"net/netip"
@@ -14,8 +15,9 @@ const (
 	// DefaultNetworkJoinSubnetV6 is the default network's IPv6 join subnet.
 	DefaultNetworkJoinSubnetV6 = "fd98::/64"
 
-	// MaxNetworkID is the largest network ID; 0 is the default network.
-	MaxNetworkID = 4096
+	// MaxNetworkID is the largest network ID; 0 is the default network. The
+	// reference allocates IDs 0..MaxNetworks-1 (MaxNetworks = 4096).
+	MaxNetworkID = 4095
 	// MinNodeID is the first node ID handed out; 0 and 1 are reserved.
 	MinNodeID = 2
 	// MaxNodeID is the largest node ID.
@@ -28,10 +30,9 @@ const (
 	// switch of network ID 0; network n uses BaseTransitSwitchTunnelKey+n.
 	BaseTransitSwitchTunnelKey = 16711683
 	// DynamicTunnelKeyFirst and DynamicTunnelKeyLast bound the tunnel keys
-	// handed out dynamically (Layer2 switches and transit routers, connect
-	// routers): the first key after those preserved for network IDs
-	// 0..MaxNetworkID. (DESIGN.md's "16711683+4096" is network 4096's own
-	// preserved key; the dynamic range starts one above it.)
+	// handed out dynamically (Layer2 transit routers, connect routers): the
+	// first key after those preserved for network IDs 0..MaxNetworkID,
+	// 16711683+4096 = 16715779 as in the reference, 61437 keys in all.
 	DynamicTunnelKeyFirst = BaseTransitSwitchTunnelKey + MaxNetworkID + 1
 	DynamicTunnelKeyLast  = 1<<24 - 1
 )
@@ -234,7 +235,7 @@ func NetworkMasqueradeIPs(subnet netip.Prefix, networkID int) (gatewayRouter, ma
 
 // SmallestMasqueradePrefix returns the longest prefix length of the given
 // family whose subnet holds the fixed masquerade addresses and the addresses
-// of every network ID up to maxNetworkID (IPv4 4096 -> 18, IPv6 4096 -> 114).
+// of every network ID up to maxNetworkID (IPv4 4095 -> 18, IPv6 4095 -> 114).
 func SmallestMasqueradePrefix(is4 bool, maxNetworkID int) int {
 	need := uint64(masqueradeReserved + 1 + 2*max(maxNetworkID, 0) + 1) // offsets 0..last
 	bitLen := 128
@@ -277,15 +278,45 @@ func VRFTable(networkID int) uint32 { return uint32(1000 + networkID) }
 // switch of network ID n: 16711683+n.
 func Layer3TransitSwitchTunnelKey(networkID int) int { return BaseTransitSwitchTunnelKey + networkID }
 
-// MACFromIP returns the MAC OVN-Kubernetes derives from an address: 0a:58
-// followed by the last four bytes (100.65.0.2 -> 0a:58:64:41:00:02). It
-// returns nil for an invalid address.
+// MACFromIP returns the MAC OVN-Kubernetes derives from an address
+// (IPAddrToHWAddr): for IPv4 (and IPv4-mapped IPv6), 0a:58 followed by the
+// four bytes (100.65.0.2 -> 0a:58:64:41:00:02); for IPv6, 0a:58 followed by
+// the first four bytes of the SHA-256 of the address's text (fd01::1234 ->
+// 0a:58:11:37:a6:26). A zone is ignored. It returns nil for an invalid
+// address.
 func MACFromIP(ip netip.Addr) net.HardwareAddr {
 	if !ip.IsValid() {
 		return nil
 	}
-	b := ip.As16()
-	return net.HardwareAddr{0x0a, 0x58, b[12], b[13], b[14], b[15]}
+	b := macBytes(ip)
+	return net.HardwareAddr(b[:])
+}
+
+// AppendMAC appends MACFromIP(ip) in its String form (lowercase, colon
+// separated) to b without allocating beyond b's growth; an invalid address
+// appends nothing.
+func AppendMAC(b []byte, ip netip.Addr) []byte {
+	if !ip.IsValid() {
+		return b
+	}
+	const hex = "0123456789abcdef"
+	for i, x := range macBytes(ip) {
+		if i > 0 {
+			b = append(b, ':')
+		}
+		b = append(b, hex[x>>4], hex[x&15])
+	}
+	return b
+}
+
+func macBytes(ip netip.Addr) [6]byte {
+	if ip = ip.Unmap(); ip.Is4() {
+		a := ip.As4()
+		return [6]byte{0x0a, 0x58, a[0], a[1], a[2], a[3]}
+	}
+	var text [64]byte // net.IP.String's spelling: no zone
+	h := sha256.Sum256(ip.WithZone("").AppendTo(text[:0]))
+	return [6]byte{0x0a, 0x58, h[0], h[1], h[2], h[3]}
 }
 
 // LinkLocalFromMAC returns the IPv6 link-local address derived from a 48-bit

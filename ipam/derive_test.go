@@ -126,7 +126,7 @@ func TestMasquerade(t *testing.T) {
 	}{
 		{"v4 net 1", "169.254.0.0/17", 1, "169.254.0.11", "169.254.0.12", nil},
 		{"v4 net 2", "169.254.0.0/17", 2, "169.254.0.13", "169.254.0.14", nil},
-		{"v4 net 4096", "169.254.0.0/17", 4096, "169.254.32.9", "169.254.32.10", nil},
+		{"v4 net 4095", "169.254.0.0/17", 4095, "169.254.32.7", "169.254.32.8", nil},
 		{"v6 net 3", "fd69::/112", 3, "fd69::f", "fd69::10", nil},
 		{"net 0", "169.254.0.0/17", 0, "", "", ErrOutOfRange},
 		{"net too big", "169.254.0.0/17", MaxNetworkID + 1, "", "", ErrOutOfRange},
@@ -157,15 +157,15 @@ func TestCheckMasqueradeCapacity(t *testing.T) {
 		max     int
 		wantErr string
 	}{
-		{"default v4 holds 4096", "169.254.0.0/17", 4096, ""},
-		{"/18 holds 4096", "169.254.0.0/18", 4096, ""},
-		{"/19 too small for 4096", "169.254.0.0/19", 4096, "masquerade subnet 169.254.0.0/19 is too small for network IDs up to 4096: needs /18 or shorter: exhausted"},
-		{"default v6 holds 4096", "fd69::/112", 4096, ""},
-		{"v6 /115 too small", "fd69::/115", 4096, "masquerade subnet fd69::/115 is too small for network IDs up to 4096: needs /114 or shorter: exhausted"},
+		{"default v4 holds 4095", "169.254.0.0/17", 4095, ""},
+		{"/18 holds 4095", "169.254.0.0/18", 4095, ""},
+		{"/19 too small for 4095", "169.254.0.0/19", 4095, "masquerade subnet 169.254.0.0/19 is too small for network IDs up to 4095: needs /18 or shorter: exhausted"},
+		{"default v6 holds 4095", "fd69::/112", 4095, ""},
+		{"v6 /115 too small", "fd69::/115", 4095, "masquerade subnet fd69::/115 is too small for network IDs up to 4095: needs /114 or shorter: exhausted"},
 		{"legacy /29 holds no network", "169.254.169.0/29", 1, "masquerade subnet 169.254.169.0/29 is too small for network IDs up to 1: needs /28 or shorter: exhausted"},
 		{"/28 holds 2", "169.254.169.0/28", 2, ""},
 		{"/28 not 3", "169.254.169.0/28", 3, "masquerade subnet 169.254.169.0/28 is too small for network IDs up to 3: needs /27 or shorter: exhausted"},
-		{"max out of range", "169.254.0.0/17", 5000, "masquerade subnet 169.254.0.0/17: network ID 5000 not in [0, 4096]: out of range"},
+		{"max out of range", "169.254.0.0/17", 5000, "masquerade subnet 169.254.0.0/17: network ID 5000 not in [0, 4095]: out of range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -214,7 +214,7 @@ func TestMarksZonesTables(t *testing.T) {
 		name      string
 		got, want int
 	}{
-		{"DynamicTunnelKeyFirst", DynamicTunnelKeyFirst, 16715780},
+		{"DynamicTunnelKeyFirst", DynamicTunnelKeyFirst, 16715779},
 		{"DynamicTunnelKeyLast", DynamicTunnelKeyLast, 16777215},
 		{"MaxLSPTunnelKey", MaxLSPTunnelKey, 32767},
 		{"ConntrackZone", ConntrackZone, 64000},
@@ -223,7 +223,7 @@ func TestMarksZonesTables(t *testing.T) {
 		{"HostNodePortZone", HostNodePortZone, 64003},
 		{"ReassemblyZone", ReassemblyZone, 64004},
 		{"BrExCookie", BrExCookie, 0xdeff105},
-		{"MaxNetworkID", MaxNetworkID, 4096},
+		{"MaxNetworkID", MaxNetworkID, 4095},
 		{"MaxNodeID", MaxNodeID, 5000},
 		{"MinNodeID", MinNodeID, 2},
 	}
@@ -244,7 +244,7 @@ func TestMACAndLinkLocal(t *testing.T) {
 		{"100.65.0.2", "0a:58:64:41:00:02", "fe80::858:64ff:fe41:2"},
 		{"100.65.0.4", "0a:58:64:41:00:04", "fe80::858:64ff:fe41:4"},
 		{"203.203.0.1", "0a:58:cb:cb:00:01", "fe80::858:cbff:fecb:1"},
-		{"fd97::9", "0a:58:00:00:00:09", "fe80::858:ff:fe00:9"},
+		{"fd97::9", "0a:58:34:9d:c6:90", "fe80::858:34ff:fe9d:c690"}, // SHA-256 of "fd97::9"
 	}
 	for _, tt := range tests {
 		t.Run(tt.ip, func(t *testing.T) {

@@ -84,7 +84,27 @@ func ExampleIDAllocator() {
 	a, _ := ids.Allocate("ns1_blue")
 	b, _ := ids.Allocate("ns1_red")
 	ids.Release("ns1_blue")
-	c, _ := ids.Allocate("ns2_green") // reuses the freed ID
+	c, _ := ids.Allocate("ns2_green") // round-robin: 1 is reused only after 4095
 	fmt.Println(a, b, c, ipam.Layer3TransitSwitchTunnelKey(c), ipam.VRFTable(c))
-	// Output: 1 2 1 16711684 1001
+	// Output: 1 2 3 16711686 1003
+}
+
+func ExampleTunnelKeyAllocator_AllocateForNetwork() {
+	keys := ipam.NewTunnelKeyAllocator()
+	// A primary Layer2 network with ID 5: its switch keeps the preserved
+	// key, its transit router gets the first dynamic one.
+	l2, _ := keys.AllocateForNetwork("ns1_l2", 5, ipam.Layer2TunnelKeys)
+	// A connect router has no network ID of its own (the reference passes
+	// 4096+1): one dynamic key.
+	cr, _ := keys.AllocateForNetwork("colored-enterprise", ipam.MaxNetworkID+2, ipam.ConnectRouterTunnelKeys)
+	fmt.Println(l2, cr)
+	// Output: [16711688 16715779] [16715780]
+}
+
+func ExampleMACFromIP() {
+	fmt.Println(ipam.MACFromIP(netip.MustParseAddr("192.168.1.5")))
+	fmt.Println(ipam.MACFromIP(netip.MustParseAddr("fd01::1234"))) // SHA-256 of the text
+	// Output:
+	// 0a:58:c0:a8:01:05
+	// 0a:58:11:37:a6:26
 }

@@ -66,7 +66,7 @@ func NetworkFromUDN(u *UserDefinedNetwork) (*Network, error) {
 }
 
 // NetworkFromCUDN validates c and returns its normalised network with the
-// given ID (0..4096; 0 = not yet allocated) and the VRF name of a primary
+// given ID (0..ipam.MaxNetworkID, 4095; 0 = not yet allocated) and the VRF name of a primary
 // network (see CUDNVRFName). NADs is empty: it depends on the namespaces
 // selected (see RenderCUDN). Errors wrap ErrInvalidSpec or ErrNetworkIDRequired.
 func NetworkFromCUDN(c *ClusterUserDefinedNetwork, networkID int) (*Network, error) {

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -161,13 +162,14 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 		if len(in.TunnelKeys) != want {
 			return nil, errf("%s: tunnelKeys: %w: need %d, got %d", n, ErrInvalid, want, len(in.TunnelKeys))
 		}
-		for i, k := range in.TunnelKeys {
-			if k < ipam.DynamicTunnelKeyFirst || k > ipam.DynamicTunnelKeyLast {
-				return nil, errf("%s: tunnelKeys[%d]: %w: %d not in %d..%d", n, i, ErrInvalid, k, ipam.DynamicTunnelKeyFirst, ipam.DynamicTunnelKeyLast)
+		// Dynamic keys, or first the network's preserved key (the reference
+		// gives a Layer2 switch 16711683+ID): networks the reference
+		// created are adopted as they are.
+		if err := ipam.CheckNetworkTunnelKeys(n.ID, in.TunnelKeys); err != nil {
+			if errors.Is(err, ipam.ErrConflict) {
+				return nil, errf("%s: tunnelKeys: %w", n, errors.Join(ErrConflict, err))
 			}
-			if i > 0 && k == in.TunnelKeys[0] {
-				return nil, errf("%s: tunnelKeys[%d]: %w: %d used twice", n, i, ErrConflict, k)
-			}
+			return nil, errf("%s: tunnelKeys: %w", n, errors.Join(ErrInvalid, err))
 		}
 	case modeLocalnet:
 		if topo != udn.TopologyLocalnet {
@@ -375,17 +377,8 @@ func macSource(addrs []netip.Prefix) (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// appendMAC appends ipam.MACFromIP(ip) in its String form: 0a:58 and the
-// address's last four bytes.
-func appendMAC(b []byte, ip netip.Addr) []byte {
-	const hex = "0123456789abcdef"
-	s := ip.As16()
-	b = append(b, "0a:58"...)
-	for _, x := range s[12:] {
-		b = append(b, ':', hex[x>>4], hex[x&15])
-	}
-	return b
-}
+// appendMAC appends ipam.MACFromIP(ip) in its String form.
+func appendMAC(b []byte, ip netip.Addr) []byte { return ipam.AppendMAC(b, ip) }
 
 func host(a netip.Addr) netip.Prefix { return netip.PrefixFrom(a, a.BitLen()) }
 

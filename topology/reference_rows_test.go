@@ -1,9 +1,12 @@
 package topology
 
 import (
+	"errors"
 	"net/netip"
 	"slices"
 	"testing"
+
+	"github.com/udnkit/udnkit/ipam"
 )
 
 // TestReferenceGatewayRows holds the rows and options the reference's own
@@ -168,5 +171,25 @@ func TestReferenceTransitRouterPeers(t *testing.T) {
 	}
 	if _, _, err := referencePeerIPs(pfx("100.88.0.0/30"), 2); err == nil {
 		t.Error("a pair outside the transit subnet")
+	}
+}
+
+// TestPreservedLayer2Key: a Layer2 network the reference created carries
+// its preserved key 16711683+ID on its switch; the planner adopts it, and
+// still refuses a key that is neither that nor dynamic.
+func TestPreservedLayer2Key(t *testing.T) {
+	in := seed004Input("203.203.0.0/24")
+	in.TunnelKeys = []int{ipam.PreservedTunnelKey(in.Network.ID), in.TunnelKeys[1]}
+	s, err := Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := s.Get(KindSwitch, "test12_namespace.scoped_ovn_layer2_switch")
+	if v, _ := o.(Switch).OtherConfig.Get(OptRequestedTnlKey); v != "16711684" {
+		t.Errorf("switch key %q, want 16711684", v)
+	}
+	in.TunnelKeys[0] = ipam.PreservedTunnelKey(in.Network.ID) + 1 // another network's preserved key
+	if _, err := Plan(in); !errors.Is(err, ErrInvalid) {
+		t.Errorf("another network's preserved key: %v", err)
 	}
 }

@@ -74,7 +74,7 @@ type Network struct {
 	// Name is the generated OVN network name: "<namespace>_<name>" for a
 	// UDN, "cluster_udn_<name>" for a CUDN. It is the NetConf "name".
 	Name string
-	// ID is the network ID allocated by ipam (1..4096); 0 means not yet
+	// ID is the network ID allocated by ipam (1..4095); 0 means not yet
 	// allocated. The default network has ID 0 and is never a Network here.
 	ID       int
 	Topology Topology
