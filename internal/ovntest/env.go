@@ -38,15 +38,13 @@ type Env struct {
 
 // expectedNorthd are the northd warnings a correct plan still causes.
 var expectedNorthd = []*regexp.Regexp{
-	// Seed 004 gives a Layer2 gateway router's port to the transit router
-	// its join address and its transit address, join first: northd notes
-	// that the first one is the address load balancers SNAT to, which is
-	// the intent (lb_force_snat_ip=router_ip).
-	regexp.MustCompile(`Logical router port "rtotr-GR_[^"]+" is configured with multiple IPv[46] addresses\.  Only the first IP \[[0-9a-f.:]+\] is considered as SNAT for load balancer`),
 	// The reference puts the network's masquerade IP on the gateway
-	// router's external port beside the node's: load balancers SNAT to the
-	// masquerade IP, which the gateway bridge SNATs to the node's (package
-	// flows), as in the reference.
+	// router's external port beside the node's, with
+	// lb_force_snat_ip=router_ip: northd notes that load balancers SNAT to
+	// one of them (the masquerade IP, which the gateway bridge SNATs to the
+	// node's, package flows), as it does for the reference. No explicit
+	// address list can replace router_ip (it picks each port's own address:
+	// the join address towards the pods), so the note stays.
 	regexp.MustCompile(`Logical router port "rtoe-GR_[^"]+" is configured with multiple IPv[46] addresses\.  Only the first IP \[(169\.254\.[0-9.]+|fd69::[0-9a-f]+)\] is considered as SNAT for load balancer`),
 	// No ovn-controller or ovn-ic runs here to register the chassis a plan
 	// binds ports to; ovn-trace follows the ports all the same.
