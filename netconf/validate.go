@@ -44,6 +44,10 @@ type specInput struct {
 	physnet        string
 	vlan           int
 	requirePhysnet bool
+	// joinAnyFamily accepts a join subnet of an IP family the network
+	// lacks (NetConf input: the reference renders both families for
+	// every primary network).
+	joinAnyFamily bool
 }
 
 // specPaths are the field paths the rules report against.
@@ -214,9 +218,13 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	joins, jerrs := parseFamilyList(in.join, p.join, "join subnets")
 	errs = append(errs, jerrs...)
 	if primary {
+		fams := families
+		if in.joinAnyFamily {
+			fams = nil
+		}
 		for i, j := range joins {
 			if j.IsValid() {
-				errs = append(errs, checkInternal(j, in.join[i], p.join.Index(i), families, pods, nil)...)
+				errs = append(errs, checkInternal(j, in.join[i], p.join.Index(i), fams, pods, nil)...)
 			}
 		}
 	}
