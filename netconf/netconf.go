@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -309,4 +310,27 @@ func NetConfOf(n *Network, nadKey string) *NetConf {
 		}
 	}
 	return c
+}
+
+// ParseNAD parses the NetConf of nad as the reference implementation's
+// util.ParseNetConf does: ParseNetConf, then its netAttachDefName must be
+// the NAD's own "<namespace>/<name>" (else the error wraps ErrNADBinding
+// and ErrInvalidNetConf). NetworkFromNAD checks more (CheckNADBinding).
+func ParseNAD(nad *nadv1.NetworkAttachmentDefinition) (*NetConf, error) {
+	if nad == nil {
+		return nil, fmt.Errorf("%w: NetworkAttachmentDefinition is nil", ErrInvalidNetConf)
+	}
+	key := nad.Namespace + "/" + nad.Name
+	c, err := decodeNetConf([]byte(nad.Spec.Config))
+	if err != nil {
+		return nil, fmt.Errorf("NetworkAttachmentDefinition %s: %w", key, err)
+	}
+	if _, err := c.Network(); err != nil {
+		return nil, fmt.Errorf("NetworkAttachmentDefinition %s: %w", key, err)
+	}
+	if c.NetAttachDefName != key {
+		return nil, fmt.Errorf("NetworkAttachmentDefinition %s: %w: %w: net-attach-def name (%s) is inconsistent with config (%s)",
+			key, ErrInvalidNetConf, ErrNADBinding, key, c.NetAttachDefName)
+	}
+	return c, nil
 }
