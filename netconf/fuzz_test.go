@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/udnkit/udnkit/netconf/udn"
 )
 
 var fuzzTopologies = []Topology{TopologyLayer2, TopologyLayer3, TopologyLocalnet, "", "layer3"}
@@ -52,6 +54,8 @@ func FuzzParseNetConf(f *testing.F) {
 		`{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","netAttachDefName":"ns/n"}`,
 		`{"cniVersion":"1.0.0","name":"cluster_udn_x","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary","netAttachDefName":"a/x","subnets":"100.88.0.0/24,fd97::/64","vrf":"x"}`,
 		`{}`, `[]`, `null`,
+		`{"name":"tenantred","cniVersion":"1.1.0","plugins":[{"type":"ovn-k8s-cni-overlay","topology":"localnet","vlanID":10,"netAttachDefName":"ns1/nad1"}]}`,
+		`{"allowPersistentIPs":true,"cniVersion":"1.1.0","joinSubnet":"100.65.0.0/16,fd99::/64","mtu":1500,"name":"mynamespace_test-net","netAttachDefName":"mynamespace/test-net","role":"primary","subnets":"192.168.100.0/24","topology":"layer2","transitSubnet":"100.88.0.0/16","type":"ovn-k8s-cni-overlay"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -65,6 +69,20 @@ func FuzzParseNetConf(f *testing.F) {
 			t.Fatalf("ParseNetConf accepted what Network rejects: %v", err)
 		}
 		assertRoundTrip(t, n)
+		// Under the reference profile a parsed NetConf marshals to bytes
+		// that parse again and marshal to the same bytes.
+		ref := RenderOptions{Profile: udn.ProfileReference}
+		b, err := ref.MarshalNetConf(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2, err := ParseNetConf(b)
+		if err != nil {
+			t.Fatalf("reference marshal of an accepted NetConf does not parse: %v\n%s", err, b)
+		}
+		if b2, _ := ref.MarshalNetConf(c2); string(b2) != string(b) {
+			t.Fatalf("reference marshal not stable:\n%s\n%s", b, b2)
+		}
 	})
 }
 

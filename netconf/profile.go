@@ -87,7 +87,8 @@ func (o RenderOptions) RenderCUDN(c *ClusterUserDefinedNetwork, networkID int, n
 // json.Marshal(c) (keys in NetConf field order). Under
 // udn.ProfileReference the keys are the reference template's, in the
 // order Go marshals its map (sorted), values verbatim; "vrf" and
-// "primaryNetwork" are not written. A NetConf that ParseNetConf read from
+// "primaryNetwork" are not written (an empty role with primaryNetwork set
+// is written as role "primary"). A NetConf that ParseNetConf read from
 // a NAD the reference rendered marshals back to the same bytes.
 func (o RenderOptions) MarshalNetConf(c *NetConf) ([]byte, error) {
 	if o.Profile != udn.ProfileReference {
@@ -100,6 +101,9 @@ func (o RenderOptions) MarshalNetConf(c *NetConf) ([]byte, error) {
 		"netAttachDefName": c.NetAttachDefName,
 		"topology":         c.Topology,
 		"role":             c.Role,
+	}
+	if c.Role == "" && c.PrimaryNetwork {
+		m["role"] = RolePrimary.NetConfValue()
 	}
 	if c.MTU > 0 {
 		m["mtu"] = c.MTU
