@@ -159,6 +159,30 @@ func FuzzValidateUDN(f *testing.F) {
 			t.Fatalf("rendered NAD parses to %+v, %v; want %+v", n, err, r.Network)
 		}
 		assertRoundTrip(t, r.Network)
+
+		// The reference profile renders every valid UDN, and its NAD parses
+		// back to the same network (Localnet: with the default mtu filled)
+		// and marshals back to the same bytes.
+		ref := RenderOptions{Profile: udn.ProfileReference}
+		rr, err := ref.RenderUDN(u)
+		if err != nil {
+			t.Fatalf("reference render: %v", err)
+		}
+		c, err := ParseNAD(rr.NADs[0])
+		if err != nil {
+			t.Fatalf("reference NAD does not parse: %v\n%s", err, rr.NADs[0].Spec.Config)
+		}
+		if b, _ := ref.MarshalNetConf(c); string(b) != rr.NADs[0].Spec.Config {
+			t.Fatalf("reference round trip:\n%s\n%s", b, rr.NADs[0].Spec.Config)
+		}
+		rn, err := c.Network()
+		want := r.Network.Clone()
+		if want.Topology == TopologyLocalnet && want.MTU == 0 {
+			want.MTU = DefaultClusterMTU + 100
+		}
+		if err != nil || !rn.Equal(want) {
+			t.Fatalf("reference NAD parses to %+v, %v; want %+v", rn, err, want)
+		}
 	})
 }
 
