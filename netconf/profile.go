@@ -47,6 +47,11 @@ func (o RenderOptions) RenderUDN(u *UserDefinedNetwork) (*Rendered, error) {
 	if err != nil {
 		return nil, err
 	}
+	return o.renderUDN(u, n)
+}
+
+// renderUDN renders the NAD of n, u's valid network, in o's format.
+func (o RenderOptions) renderUDN(u *UserDefinedNetwork, n *Network) (*Rendered, error) {
 	if o.Profile != udn.ProfileReference {
 		return renderUDN(u, n)
 	}
@@ -64,14 +69,17 @@ func (o RenderOptions) RenderCUDN(c *ClusterUserDefinedNetwork, networkID int, n
 	if err != nil {
 		return nil, err
 	}
-	if o.Profile != udn.ProfileReference {
-		return renderCUDN(c, n, namespaces)
-	}
-	// renderCUDN checks the namespaces and fills n.NADs; its NADs are
-	// replaced by the reference's.
+	return o.renderCUDN(c, n, namespaces)
+}
+
+// renderCUDN renders the NADs of n, c's valid network with its ID set, in
+// o's format.
+func (o RenderOptions) renderCUDN(c *ClusterUserDefinedNetwork, n *Network, namespaces []string) (*Rendered, error) {
+	// renderCUDN checks the namespaces and fills n.NADs; under the
+	// reference profile its NADs are replaced by the reference's.
 	r, err := renderCUDN(c, n, namespaces)
-	if err != nil {
-		return nil, err
+	if err != nil || o.Profile != udn.ProfileReference {
+		return r, err
 	}
 	for i, seeds := range r.NADs {
 		nad, err := o.renderReferenceNAD(&c.Spec.Template.Spec, n, &c.ObjectMeta, seeds.Namespace, KindCUDN)
