@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"reflect"
 	"slices"
@@ -282,7 +283,7 @@ func reconcileUDN(in UDNInput) (*UDNDecision, error) {
 		return nil, err
 	}
 	d.Network = r.Network
-	pol := primaryPolicy{multiple: in.MultiplePrimary, kind: KindUDN}
+	pol := primaryPolicy{multiple: in.MultiplePrimary, kind: KindUDN, reference: in.Render.Profile == udn.ProfileReference}
 	out := evalNamespace(u.Namespace, u.Name, uid, r.NADs[0], r.Network, nads, nil, in.PodsUsing, pol)
 	d.Actions = []NADAction{out.action}
 	switch {
@@ -417,7 +418,7 @@ func reconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 			}
 		}
 	}
-	pol := primaryPolicy{multiple: in.MultiplePrimary, kind: KindCUDN}
+	pol := primaryPolicy{multiple: in.MultiplePrimary, kind: KindCUDN, reference: in.Render.Profile == udn.ProfileReference}
 
 	byNS := map[string][]*nadv1.NetworkAttachmentDefinition{}
 	for _, nad := range in.NADs {
@@ -556,7 +557,11 @@ func evalNamespace(ns, name, uid string, desired *nadv1.NetworkAttachmentDefinit
 		return nsOutcome{action: act, missing: true,
 			issue: "NetworkAttachmentDefinition " + key + " is being deleted; it is recreated once gone"}
 	}
-	if upd := reconcileNAD(ours, desired); upd != nil {
+	reconcile := reconcileNAD
+	if pol.reference {
+		reconcile = reconcileNADReference
+	}
+	if upd := reconcile(ours, desired); upd != nil {
 		act.Op, act.NAD, act.Reason = NADUpdate, upd, "does not match the desired NetworkAttachmentDefinition"
 	} else {
 		act.Op = NADKeep
@@ -581,6 +586,37 @@ func reconcileNAD(observed, desired *nadv1.NetworkAttachmentDefinition) *nadv1.N
 		upd.Labels = map[string]string{}
 	}
 	upd.Labels[LabelUserDefinedNetwork] = ""
+	if !finalized {
+		upd.Finalizers = append(upd.Finalizers, FinalizerProtection)
+	}
+	upd.Spec.Config = desired.Spec.Config
+	return upd
+}
+
+// reconcileNADReference is reconcileNAD as the reference's updateNAD
+// (controller_helper.go) does it: the config byte for byte, the labels
+// exactly the desired ones, the annotations the desired ones plus the
+// observed k8s.ovn.org ones (network name and ID the reference's cluster
+// manager writes); the finalizer ensured. It returns nil when observed
+// already matches.
+func reconcileNADReference(observed, desired *nadv1.NetworkAttachmentDefinition) *nadv1.NetworkAttachmentDefinition {
+	annotations := maps.Clone(desired.Annotations)
+	for k, v := range observed.Annotations {
+		if strings.HasPrefix(k, ovnK8sPrefix) {
+			if annotations == nil {
+				annotations = map[string]string{}
+			}
+			annotations[k] = v
+		}
+	}
+	finalized := slices.Contains(observed.Finalizers, FinalizerProtection)
+	if finalized && observed.Spec.Config == desired.Spec.Config && maps.Equal(observed.Labels, desired.Labels) &&
+		maps.Equal(observed.Annotations, annotations) {
+		return nil
+	}
+	upd := observed.DeepCopy()
+	upd.Labels = maps.Clone(desired.Labels)
+	upd.Annotations = annotations
 	if !finalized {
 		upd.Finalizers = append(upd.Finalizers, FinalizerProtection)
 	}
@@ -715,6 +751,9 @@ func sortActions(a []NADAction) {
 type primaryPolicy struct {
 	multiple bool
 	kind     string
+	// reference: bring NADs to the desired one as the reference does
+	// (see reconcileNADReference).
+	reference bool
 }
 
 // coexist reports whether n may share its namespace with the primary

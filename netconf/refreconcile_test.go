@@ -1,6 +1,7 @@
 package netconf
 
 import (
+	"maps"
 	"testing"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
@@ -120,5 +121,36 @@ func TestReconcileReferenceProfile(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantCond(t, d.Status.Conditions, "NetworkCreated", "False", "NetworkAttachmentDefinitionSyncError", "spec.template.spec.subnets[0]")
+	})
+	t.Run("controller_test.go: should update NAD annotations and preserve internal OVNK annotations on UDN update", func(t *testing.T) {
+		c := cudnFor("test", "uid-1", t0, "red", "blue")
+		c.Spec.Template.Spec = UserDefinedNetworkSpec{Topology: TopologyLayer2, Role: RoleSecondary, Subnets: []string{"10.10.10.0/24"}}
+		c.Annotations = map[string]string{"foo": "bar"}
+		r, err := refOpts.RenderCUDN(c, 6, []string{"blue", "red"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		internal := map[string]string{"k8s.ovn.org/network-name": "cluster_udn_test", "k8s.ovn.org/network-id": "6"}
+		for _, nad := range r.NADs {
+			maps.Copy(nad.Annotations, internal)
+		}
+		in := CUDNInput{CUDN: c, NetworkID: 6, Namespaces: namespaces("red", "blue"), NADs: r.NADs, Now: t0, Render: refOpts}
+		if d, _ := ReconcileCUDN(in); ops(d.Actions) != "Keep blue/test, Keep red/test" {
+			t.Fatalf("before the update: %s", ops(d.Actions))
+		}
+		c.Annotations = map[string]string{"foo2": "bar2"}
+		d, err := ReconcileCUDN(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ops(d.Actions) != "Update blue/test, Update red/test" {
+			t.Fatalf("actions %s", ops(d.Actions))
+		}
+		want := map[string]string{"foo2": "bar2", "k8s.ovn.org/network-name": "cluster_udn_test", "k8s.ovn.org/network-id": "6"}
+		for _, a := range d.Actions {
+			if !maps.Equal(a.NAD.Annotations, want) || a.NAD.Spec.Config != r.NADs[0].Spec.Config && a.Namespace == "blue" {
+				t.Errorf("%s: annotations %v config %s", a.Namespace, a.NAD.Annotations, a.NAD.Spec.Config)
+			}
+		}
 	})
 }
