@@ -111,6 +111,19 @@
 //	status               NetworkCreated + NetworkReady,    NetworkCreated only:
 //	                     reasons above (Reconcile*)        UDNNetworkCreatedCondition,
 //	                                                       CUDNNetworkCreatedCondition
+//	NAD update           config compared by content;       config compared byte for
+//	(Reconcile*)         label and finalizer ensured       byte; labels set to the
+//	                                                       desired ones; annotations
+//	                                                       the desired ones plus the
+//	                                                       observed k8s.ovn.org*
+//
+// Reconciliation takes the options in UDNInput.Render / CUDNInput.Render.
+// Under the reference profile its decisions are udnkit's (validation,
+// conflicts, pods in use); only their spelling is the reference's: every
+// failure becomes NetworkCreated=False with reason SyncError (UDN) or
+// NetworkAttachmentDefinitionSyncError (CUDN) and udnkit's message. The
+// reference's own texts for its sync errors are ForeignNADError,
+// PrimaryNetworkExistsError and MissingPrimaryLabelError.
 //
 // RenderOptions.MarshalNetConf writes a parsed NetConf back in either
 // format: a NAD the reference rendered parses (ParseNAD) and marshals back
