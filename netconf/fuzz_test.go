@@ -232,5 +232,35 @@ func FuzzValidateCUDN(f *testing.F) {
 			}
 			assertRoundTrip(t, n)
 		}
+
+		// The reference profile: its NADs parse back to the network
+		// without VRF (Localnet: default mtu filled) and marshal back
+		// byte-identical; reconciling with it never fails.
+		ref := RenderOptions{Profile: udn.ProfileReference}
+		if _, err := ReconcileCUDN(CUDNInput{CUDN: c, NetworkID: networkID, Namespaces: nss, Render: ref}); err != nil {
+			t.Fatalf("reconcile (reference): %v", err)
+		}
+		rr, err := ref.RenderCUDN(c, networkID, []string{"x", "y"})
+		if err != nil {
+			t.Fatalf("reference render: %v", err)
+		}
+		for _, nad := range rr.NADs {
+			pc, err := ParseNAD(nad)
+			if err != nil {
+				t.Fatalf("reference NAD does not parse: %v\n%s", err, nad.Spec.Config)
+			}
+			if b, _ := ref.MarshalNetConf(pc); string(b) != nad.Spec.Config {
+				t.Fatalf("reference round trip:\n%s\n%s", b, nad.Spec.Config)
+			}
+			n, err := NetworkFromNAD(nad)
+			want := r.Network.Clone()
+			want.ID, want.NADs, want.VRF = 0, []string{nad.Namespace + "/" + nad.Name}, ""
+			if want.Topology == TopologyLocalnet && want.MTU == 0 {
+				want.MTU = DefaultClusterMTU + 100
+			}
+			if err != nil || !n.Equal(want) {
+				t.Fatalf("reference NAD %s/%s parses to %+v, %v; want %+v", nad.Namespace, nad.Name, n, err, want)
+			}
+		}
 	})
 }
