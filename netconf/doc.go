@@ -81,5 +81,70 @@
 // whose subnets overlap it, fails as a whole); never a UDN with a CUDN; a
 // primary NAD no UDN/CUDN controls still blocks. The namespace label those
 // rules also require (k8s.ovn.org/primary-user-defined-network) is the
-// caller's to check.
+// caller's to check.//
+// # Profiles
+//
+// RenderOptions.Profile selects whose wire format a render writes; the zero
+// value (udn.ProfileSeeds) is what RenderUDN and RenderCUDN write.
+// udn.ProfileReference writes what the reference implementation
+// (OVN-Kubernetes, clustermanager/userdefinednetwork/template) writes for
+// the same object, so that a controller running beside or after it does
+// not fight over NADs. Validation is the same under both profiles.
+//
+//	                     ProfileSeeds (default)            ProfileReference
+//	cniVersion           "1.0.0"                           "1.1.0"
+//	key order            NetConf field order               sorted (Go's map order)
+//	Layer3 subnets       "cidr/hostPrefix", defaults       as the user wrote them
+//	                     filled ("10.0.0.0/16/24")         ("10.0.0.0/16")
+//	CIDR spelling        masked, canonical                 as the user wrote them
+//	joinSubnet           one per family of the network     the user's, else both
+//	                                                       100.65.0.0/16,fd99::/64
+//	vrf                  primary CUDNs                     never (the host side
+//	                                                       derives it)
+//	Localnet mtu         omitted when unset                ClusterMTU+100 (1500)
+//	excludeSubnets       every topology                    every topology (the
+//	                                                       reference's API has
+//	                                                       them for Localnet only)
+//	NAD labels           k8s.ovn.org/user-defined-network  that, plus the object's
+//	NAD annotations      none                              the object's, except
+//	                                                       k8s.ovn.org*
+//	status               NetworkCreated + NetworkReady,    NetworkCreated only:
+//	                     reasons above (Reconcile*)        UDNNetworkCreatedCondition,
+//	                                                       CUDNNetworkCreatedCondition
+//	NAD update           config compared by content;       config compared byte for
+//	(Reconcile*)         label and finalizer ensured       byte; labels set to the
+//	                                                       desired ones; annotations
+//	                                                       the desired ones plus the
+//	                                                       observed k8s.ovn.org*
+//
+// Reconciliation takes the options in UDNInput.Render / CUDNInput.Render.
+// Under the reference profile its decisions are udnkit's (validation,
+// conflicts, pods in use); only their spelling is the reference's: every
+// failure becomes NetworkCreated=False with reason SyncError (UDN) or
+// NetworkAttachmentDefinitionSyncError (CUDN) and udnkit's message. The
+// reference's own texts for its sync errors are ForeignNADError,
+// PrimaryNetworkExistsError and MissingPrimaryLabelError.
+//
+// RenderOptions.MarshalNetConf writes a parsed NetConf back in either
+// format: a NAD the reference rendered parses (ParseNAD) and marshals back
+// byte for byte. Both profiles render TypeMeta and the NAD's namespace,
+// which the reference's template leaves to its caller. The transit subnet
+// of a primary Layer2 network moves off an overlap as described above; the
+// reference's rule (the first subnet after the larger of the two
+// overlapping ones, ten tries, no wrap-around) gives the same subnet in
+// its tests' cases but can differ, or fail, when the pod or join subnets
+// cover most of 100.64.0.0/10 or fd97::/56.
+//
+// # Parsing
+//
+// ParseNetConf and ParseNAD are as strict and as liberal as the
+// reference's parser, whatever the profile: cniVersion may be missing; a
+// configuration list ("plugins") with one ovn-k8s-cni-overlay plugin is
+// read with the list's name and cniVersion; a primary network's joinSubnet
+// may list a family the network lacks (the reference renders both); a
+// chained plugin (ErrChainingNotSupported), another plugin's NetConf
+// (ErrNotOVNManaged), an "ipam" key with a type, a joinSubnet on Localnet
+// and the names "default" and "ovn-kubernetes" are refused. One
+// departure: a NetConf without topology is the default network's, which
+// the reference parses and udnkit refuses with ErrDefaultNetworkNAD.
 package netconf

@@ -19,4 +19,14 @@ var (
 	// ErrNADBinding: a NAD speaks for a network it may not (another
 	// namespace's UDN, a CUDN that does not own it).
 	ErrNADBinding = errors.New("netconf: NAD not allowed to carry this network")
+	// ErrNotOVNManaged: the NetConf is another CNI plugin's (its type is
+	// not ovn-k8s-cni-overlay). It also wraps ErrInvalidNetConf.
+	ErrNotOVNManaged = errors.New("netconf: net-attach-def not managed by OVN")
+	// ErrDefaultNetworkNAD: the NetConf has no topology, so it is the
+	// cluster default network's, not a user-defined network's. It also
+	// wraps ErrInvalidNetConf.
+	ErrDefaultNetworkNAD = errors.New("netconf: NetConf of the default network")
+	// ErrChainingNotSupported: a configuration list chains more than one
+	// plugin. It also wraps ErrInvalidNetConf.
+	ErrChainingNotSupported = errors.New("netconf: CNI plugin chaining is not supported")
 )

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/netconf/udn"
 )
 
 // Render the NAD of the design document's namespace-scoped example.
@@ -124,4 +125,32 @@ func ExampleReconcileCUDN() {
 	// Create e/net2
 	// active: [d e]
 	// NetworkReady=False NetworkAttachmentDefinitionNotExist: Not all desired namespaces provisioned with NetworkAttachmentDefinition: [c: primary network already exist: ClusterUserDefinedNetwork 'net1' selects the namespace]
+}
+
+// Render the NAD OVN-Kubernetes itself would write for a UDN, so that a
+// controller running beside it renders byte-identical NADs.
+func ExampleRenderOptions_RenderUDN() {
+	u, err := netconf.DecodeUDN([]byte(`
+kind: UserDefinedNetwork
+metadata:
+  name: web
+  namespace: shop
+  labels: {team: blue}
+spec:
+  topology: Layer3
+  role: Primary
+  subnets: ["10.20.0.0/16"]
+`))
+	if err != nil {
+		panic(err)
+	}
+	r, err := netconf.RenderOptions{Profile: udn.ProfileReference}.RenderUDN(u)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(r.NADs[0].Labels)
+	fmt.Println(r.NADs[0].Spec.Config)
+	// Output:
+	// map[k8s.ovn.org/user-defined-network: team:blue]
+	// {"cniVersion":"1.1.0","joinSubnet":"100.65.0.0/16,fd99::/64","name":"shop_web","netAttachDefName":"shop/web","role":"primary","subnets":"10.20.0.0/16","topology":"layer3","type":"ovn-k8s-cni-overlay"}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/udnkit/udnkit/netconf/udn"
 )
 
 var fuzzTopologies = []Topology{TopologyLayer2, TopologyLayer3, TopologyLocalnet, "", "layer3"}
@@ -52,6 +54,8 @@ func FuzzParseNetConf(f *testing.F) {
 		`{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","netAttachDefName":"ns/n"}`,
 		`{"cniVersion":"1.0.0","name":"cluster_udn_x","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary","netAttachDefName":"a/x","subnets":"100.88.0.0/24,fd97::/64","vrf":"x"}`,
 		`{}`, `[]`, `null`,
+		`{"name":"tenantred","cniVersion":"1.1.0","plugins":[{"type":"ovn-k8s-cni-overlay","topology":"localnet","vlanID":10,"netAttachDefName":"ns1/nad1"}]}`,
+		`{"allowPersistentIPs":true,"cniVersion":"1.1.0","joinSubnet":"100.65.0.0/16,fd99::/64","mtu":1500,"name":"mynamespace_test-net","netAttachDefName":"mynamespace/test-net","role":"primary","subnets":"192.168.100.0/24","topology":"layer2","transitSubnet":"100.88.0.0/16","type":"ovn-k8s-cni-overlay"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -65,6 +69,20 @@ func FuzzParseNetConf(f *testing.F) {
 			t.Fatalf("ParseNetConf accepted what Network rejects: %v", err)
 		}
 		assertRoundTrip(t, n)
+		// Under the reference profile a parsed NetConf marshals to bytes
+		// that parse again and marshal to the same bytes.
+		ref := RenderOptions{Profile: udn.ProfileReference}
+		b, err := ref.MarshalNetConf(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2, err := ParseNetConf(b)
+		if err != nil {
+			t.Fatalf("reference marshal of an accepted NetConf does not parse: %v\n%s", err, b)
+		}
+		if b2, _ := ref.MarshalNetConf(c2); string(b2) != string(b) {
+			t.Fatalf("reference marshal not stable:\n%s\n%s", b, b2)
+		}
 	})
 }
 
@@ -141,6 +159,30 @@ func FuzzValidateUDN(f *testing.F) {
 			t.Fatalf("rendered NAD parses to %+v, %v; want %+v", n, err, r.Network)
 		}
 		assertRoundTrip(t, r.Network)
+
+		// The reference profile renders every valid UDN, and its NAD parses
+		// back to the same network (Localnet: with the default mtu filled)
+		// and marshals back to the same bytes.
+		ref := RenderOptions{Profile: udn.ProfileReference}
+		rr, err := ref.RenderUDN(u)
+		if err != nil {
+			t.Fatalf("reference render: %v", err)
+		}
+		c, err := ParseNAD(rr.NADs[0])
+		if err != nil {
+			t.Fatalf("reference NAD does not parse: %v\n%s", err, rr.NADs[0].Spec.Config)
+		}
+		if b, _ := ref.MarshalNetConf(c); string(b) != rr.NADs[0].Spec.Config {
+			t.Fatalf("reference round trip:\n%s\n%s", b, rr.NADs[0].Spec.Config)
+		}
+		rn, err := c.Network()
+		want := r.Network.Clone()
+		if want.Topology == TopologyLocalnet && want.MTU == 0 {
+			want.MTU = DefaultClusterMTU + 100
+		}
+		if err != nil || !rn.Equal(want) {
+			t.Fatalf("reference NAD parses to %+v, %v; want %+v", rn, err, want)
+		}
 	})
 }
 
@@ -189,6 +231,36 @@ func FuzzValidateCUDN(f *testing.F) {
 				t.Fatalf("NAD %s/%s parses to %+v, %v; want %+v", nad.Namespace, nad.Name, n, err, want)
 			}
 			assertRoundTrip(t, n)
+		}
+
+		// The reference profile: its NADs parse back to the network
+		// without VRF (Localnet: default mtu filled) and marshal back
+		// byte-identical; reconciling with it never fails.
+		ref := RenderOptions{Profile: udn.ProfileReference}
+		if _, err := ReconcileCUDN(CUDNInput{CUDN: c, NetworkID: networkID, Namespaces: nss, Render: ref}); err != nil {
+			t.Fatalf("reconcile (reference): %v", err)
+		}
+		rr, err := ref.RenderCUDN(c, networkID, []string{"x", "y"})
+		if err != nil {
+			t.Fatalf("reference render: %v", err)
+		}
+		for _, nad := range rr.NADs {
+			pc, err := ParseNAD(nad)
+			if err != nil {
+				t.Fatalf("reference NAD does not parse: %v\n%s", err, nad.Spec.Config)
+			}
+			if b, _ := ref.MarshalNetConf(pc); string(b) != nad.Spec.Config {
+				t.Fatalf("reference round trip:\n%s\n%s", b, nad.Spec.Config)
+			}
+			n, err := NetworkFromNAD(nad)
+			want := r.Network.Clone()
+			want.ID, want.NADs, want.VRF = 0, []string{nad.Namespace + "/" + nad.Name}, ""
+			if want.Topology == TopologyLocalnet && want.MTU == 0 {
+				want.MTU = DefaultClusterMTU + 100
+			}
+			if err != nil || !n.Equal(want) {
+				t.Fatalf("reference NAD %s/%s parses to %+v, %v; want %+v", nad.Namespace, nad.Name, n, err, want)
+			}
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -15,6 +16,11 @@ const (
 	CNIVersion = "1.0.0"
 	// CNIType is the CNI plugin type of every OVN-Kubernetes network.
 	CNIType = "ovn-k8s-cni-overlay"
+	// ReservedNetworkDefault and ReservedNetworkOVNKubernetes are network
+	// names no NetConf may use: the default network's, and one the
+	// reference implementation reserves.
+	ReservedNetworkDefault       = "default"
+	ReservedNetworkOVNKubernetes = "ovn-kubernetes"
 )
 
 // NetConf is the CNI network configuration JSON of an OVN user-defined
@@ -60,13 +66,115 @@ type NetConf struct {
 // ParseNetConf decodes NetConf JSON and checks that it describes a valid
 // network (see NetConf.Network). Unknown keys are ignored, as CNI plugins
 // do. Errors wrap ErrInvalidNetConf.
+//
+// It reads what the reference implementation's parser reads
+// (config.ParseNetConf and util.ValidateNetConf): a single configuration, or
+// a configuration list ("plugins") holding exactly one ovn-k8s-cni-overlay
+// plugin, whose name and cniVersion are then the list's; cniVersion may be
+// missing. It refuses a list and a single configuration in one document, a
+// chained plugin (ErrChainingNotSupported), another plugin's configuration
+// (ErrNotOVNManaged), the default network's NAD, which has no topology
+// (ErrDefaultNetworkNAD), an "ipam" key with a type (OVN-Kubernetes
+// allocates addresses itself), and the reserved network names "default"
+// and "ovn-kubernetes".
 func ParseNetConf(data []byte) (*NetConf, error) {
+	c, err := decodeNetConf(data)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Network(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// decodeNetConf decodes a single configuration or a one-plugin list and
+// applies the checks that need the raw document.
+func decodeNetConf(data []byte) (*NetConf, error) {
+	var head struct {
+		Plugins json.RawMessage `json:"plugins"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidNetConf, err)
+	}
+	if head.Plugins != nil {
+		return decodeNetConfList(data)
+	}
+	return decodeNetConfSingle(data)
+}
+
+func decodeNetConfSingle(data []byte) (*NetConf, error) {
 	var c NetConf
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidNetConf, err)
 	}
-	if _, err := c.Network(); err != nil {
+	if err := checkOVNManaged(&c, data); err != nil {
 		return nil, err
+	}
+	return &c, nil
+}
+
+// checkOVNManaged refuses another plugin's configuration, the default
+// network's and an "ipam" key with a type.
+func checkOVNManaged(c *NetConf, data []byte) error {
+	if c.Type != CNIType {
+		return fmt.Errorf("%w: %w: network %q (%s): type: Invalid value: %q: must be %s",
+			ErrInvalidNetConf, ErrNotOVNManaged, c.Name, c.NetAttachDefName, c.Type, CNIType)
+	}
+	if c.Topology == "" {
+		return fmt.Errorf("%w: %w: network %q (%s): topology: Required value: a NetConf without topology is the default network's",
+			ErrInvalidNetConf, ErrDefaultNetworkNAD, c.Name, c.NetAttachDefName)
+	}
+	var ipam struct {
+		IPAM *struct {
+			Type string `json:"type"`
+		} `json:"ipam"`
+	}
+	if err := json.Unmarshal(data, &ipam); err != nil {
+		return fmt.Errorf("%w: network %q (%s): ipam: %w", ErrInvalidNetConf, c.Name, c.NetAttachDefName, err)
+	}
+	if ipam.IPAM != nil && ipam.IPAM.Type != "" {
+		return fmt.Errorf("%w: network %q (%s): ipam: Forbidden: IPAM key is not supported; OVN-Kubernetes allocates addresses from the subnets key",
+			ErrInvalidNetConf, c.Name, c.NetAttachDefName)
+	}
+	return nil
+}
+
+// decodeNetConfList decodes a configuration list, as libcni's
+// ConfListFromBytes does, then its one plugin.
+func decodeNetConfList(data []byte) (*NetConf, error) {
+	var list struct {
+		Name       *string           `json:"name"`
+		CNIVersion *string           `json:"cniVersion"`
+		Plugins    []json.RawMessage `json:"plugins"`
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, fmt.Errorf("%w: configuration list: %w", ErrInvalidNetConf, err)
+	}
+	switch {
+	case list.Name == nil:
+		return nil, fmt.Errorf("%w: configuration list: name: Required value", ErrInvalidNetConf)
+	case len(list.Plugins) == 0:
+		return nil, fmt.Errorf("%w: configuration list %q: plugins: Required value: no plugins found", ErrInvalidNetConf, *list.Name)
+	}
+	var c NetConf
+	if err := json.Unmarshal(list.Plugins[0], &c); err != nil {
+		return nil, fmt.Errorf("%w: configuration list %q: plugins[0]: %w", ErrInvalidNetConf, *list.Name, err)
+	}
+	if err := checkOVNManaged(&c, list.Plugins[0]); err != nil {
+		return nil, err
+	}
+	if len(list.Plugins) > 1 {
+		return nil, fmt.Errorf("%w: %w: configuration list %q has %d plugins", ErrInvalidNetConf, ErrChainingNotSupported, *list.Name, len(list.Plugins))
+	}
+	c.Name = *list.Name
+	c.CNIVersion = ""
+	if list.CNIVersion != nil {
+		c.CNIVersion = *list.CNIVersion
+	}
+	var top NetConf
+	if json.Unmarshal(data, &top) == nil && top.Type == CNIType {
+		return nil, fmt.Errorf("%w: configuration list %q: a CNI config cannot have both a plugin list and a single config", ErrInvalidNetConf, *list.Name)
 	}
 	return &c, nil
 }
@@ -76,14 +184,14 @@ func ParseNetConf(data []byte) (*NetConf, error) {
 // networks. Errors wrap ErrInvalidNetConf and list every problem by key.
 func (c *NetConf) Network() (*Network, error) {
 	var errs field.ErrorList
-	if c.CNIVersion == "" {
-		errs = append(errs, field.Required(field.NewPath("cniVersion"), ""))
-	}
 	if c.Type != CNIType {
 		errs = append(errs, field.Invalid(field.NewPath("type"), c.Type, "must be "+CNIType))
 	}
 	if c.Name == "" {
 		errs = append(errs, field.Required(field.NewPath("name"), "the OVN network name"))
+	}
+	if c.Name == ReservedNetworkDefault || c.Name == ReservedNetworkOVNKubernetes {
+		errs = append(errs, field.Invalid(field.NewPath("name"), c.Name, "reserved network name"))
 	}
 	errs = append(errs, validateSafe(field.NewPath("name"), c.Name)...)
 	errs = append(errs, validateSafe(field.NewPath("vrf"), c.VRF)...)
@@ -99,6 +207,8 @@ func (c *NetConf) Network() (*Network, error) {
 		vrf:     c.VRF,
 		physnet: c.PhysicalNetworkName,
 		vlan:    c.VLANID,
+		// The reference renders both join families for every primary network.
+		joinAnyFamily: true,
 	}
 	switch c.Topology {
 	case "layer2":
@@ -107,6 +217,9 @@ func (c *NetConf) Network() (*Network, error) {
 		in.topology = TopologyLayer3
 	case "localnet":
 		in.topology = TopologyLocalnet
+		if c.JoinSubnet != "" {
+			errs = append(errs, field.Forbidden(field.NewPath("joinSubnet"), "localnet topology does not allow specifying join-subnet as services are not supported"))
+		}
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("topology"), c.Topology, []string{"layer2", "layer3", "localnet"}))
 	}
@@ -197,4 +310,27 @@ func NetConfOf(n *Network, nadKey string) *NetConf {
 		}
 	}
 	return c
+}
+
+// ParseNAD parses the NetConf of nad as the reference implementation's
+// util.ParseNetConf does: ParseNetConf, then its netAttachDefName must be
+// the NAD's own "<namespace>/<name>" (else the error wraps ErrNADBinding
+// and ErrInvalidNetConf). NetworkFromNAD checks more (CheckNADBinding).
+func ParseNAD(nad *nadv1.NetworkAttachmentDefinition) (*NetConf, error) {
+	if nad == nil {
+		return nil, fmt.Errorf("%w: NetworkAttachmentDefinition is nil", ErrInvalidNetConf)
+	}
+	key := nad.Namespace + "/" + nad.Name
+	c, err := decodeNetConf([]byte(nad.Spec.Config))
+	if err != nil {
+		return nil, fmt.Errorf("NetworkAttachmentDefinition %s: %w", key, err)
+	}
+	if _, err := c.Network(); err != nil {
+		return nil, fmt.Errorf("NetworkAttachmentDefinition %s: %w", key, err)
+	}
+	if c.NetAttachDefName != key {
+		return nil, fmt.Errorf("NetworkAttachmentDefinition %s: %w: %w: net-attach-def name (%s) is inconsistent with config (%s)",
+			key, ErrInvalidNetConf, ErrNADBinding, key, c.NetAttachDefName)
+	}
+	return c, nil
 }

@@ -54,7 +54,9 @@ func TestParseNetConf(t *testing.T) {
 		{name: "wrong value type", json: `{"mtu":"1400"}`, wantErr: "cannot unmarshal string"},
 		{name: "wrong plugin type", json: `{"cniVersion":"1.0.0","name":"n","type":"bridge","topology":"layer2","netAttachDefName":"ns/n"}`,
 			wantErr: `type: Invalid value: "bridge": must be ovn-k8s-cni-overlay`},
-		{name: "missing everything", json: `{}`, wantErr: "cniVersion: Required value"},
+		// A missing cniVersion is no longer an error (the reference accepts it,
+		// multi_network_test.go TestParseNetconf); the missing type is.
+		{name: "missing everything", json: `{}`, wantErr: `type: Invalid value: ""`},
 		{name: "bad netAttachDefName", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","netAttachDefName":"n"}`,
 			wantErr: "netAttachDefName: Invalid value: \"n\": must be <namespace>/<name>"},
 		{name: "API spelling of topology", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"Layer2","netAttachDefName":"ns/n"}`,

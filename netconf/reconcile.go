@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"reflect"
 	"slices"
@@ -15,6 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/udnkit/udnkit/netconf/udn"
 )
 
 // NADOp is what to do with one NAD.
@@ -109,6 +112,11 @@ type UDNInput struct {
 	Peers []PeerNetwork
 	// Now stamps condition transitions.
 	Now metav1.Time
+	// Render selects the format of the desired NAD and, under
+	// udn.ProfileReference, the status: the reference's single
+	// NetworkCreated condition (see UDNNetworkCreatedCondition) in place
+	// of NetworkCreated and NetworkReady.
+	Render RenderOptions
 }
 
 // PeerNetwork is another network of the cluster, for name collisions:
@@ -175,6 +183,8 @@ type CUDNInput struct {
 	// MultiplePrimary: as in UDNInput.
 	MultiplePrimary bool
 	Now             metav1.Time
+	// Render: as in UDNInput (the status: see CUDNNetworkCreatedCondition).
+	Render RenderOptions
 }
 
 // PeerCUDN is another CUDN and its network ID (0 if not allocated).
@@ -198,6 +208,36 @@ var ErrBadInput = errors.New("netconf: bad reconcile input")
 // ReconcileUDN decides the NAD actions and status for a UserDefinedNetwork.
 // It is pure: same input, same decision.
 func ReconcileUDN(in UDNInput) (*UDNDecision, error) {
+	d, err := reconcileUDN(in)
+	if err != nil || in.Render.Profile != udn.ProfileReference {
+		return d, err
+	}
+	d.Status.Conditions = referenceConditions(in.UDN.Status.Conditions, d.Status.Conditions, func(ready *metav1.Condition) metav1.Condition {
+		switch {
+		case ready.Status == metav1.ConditionTrue:
+			return UDNNetworkCreatedCondition(nil, nil, in.Now)
+		case ready.Reason == ReasonNADDeleted:
+			return UDNNetworkCreatedCondition(&nadv1.NetworkAttachmentDefinition{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &in.Now}}, nil, in.Now)
+		}
+		return UDNNetworkCreatedCondition(nil, errors.New(ready.Message), in.Now)
+	})
+	return d, nil
+}
+
+// referenceConditions returns existing with the reference's NetworkCreated
+// condition, which ref derives from the seeds' NetworkReady condition in
+// seeds, sorted by type; existing when seeds has none (nothing decided).
+func referenceConditions(existing, seeds []metav1.Condition, ref func(ready *metav1.Condition) metav1.Condition) []metav1.Condition {
+	i := slices.IndexFunc(seeds, func(c metav1.Condition) bool { return c.Type == ConditionNetworkReady })
+	if i < 0 {
+		return slices.Clone(existing)
+	}
+	out := SetCondition(existing, ref(&seeds[i]))
+	slices.SortFunc(out, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
+	return out
+}
+
+func reconcileUDN(in UDNInput) (*UDNDecision, error) {
 	u := in.UDN
 	if u == nil || u.UID == "" {
 		return nil, fmt.Errorf("%w: UserDefinedNetwork is nil or has no UID", ErrBadInput)
@@ -238,12 +278,12 @@ func ReconcileUDN(in UDNInput) (*UDNDecision, error) {
 		d.Status = UserDefinedNetworkStatus{Conditions: conds.result()}
 		return d, nil
 	}
-	r, err := renderUDN(u, n)
+	r, err := in.Render.renderUDN(u, n)
 	if err != nil {
 		return nil, err
 	}
 	d.Network = r.Network
-	pol := primaryPolicy{multiple: in.MultiplePrimary, kind: KindUDN}
+	pol := primaryPolicy{multiple: in.MultiplePrimary, kind: KindUDN, reference: in.Render.Profile == udn.ProfileReference}
 	out := evalNamespace(u.Namespace, u.Name, uid, r.NADs[0], r.Network, nads, nil, in.PodsUsing, pol)
 	d.Actions = []NADAction{out.action}
 	switch {
@@ -264,6 +304,32 @@ func ReconcileUDN(in UDNInput) (*UDNDecision, error) {
 // namespace, or the same VRF name, the older one (creation time, then
 // name) keeps it. It is pure: same input, same decision.
 func ReconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
+	d, err := reconcileCUDN(in)
+	if err != nil || in.Render.Profile != udn.ProfileReference {
+		return d, err
+	}
+	d.Status.Conditions = referenceConditions(in.CUDN.Status.Conditions, d.Status.Conditions, func(ready *metav1.Condition) metav1.Condition {
+		var nads []*nadv1.NetworkAttachmentDefinition
+		switch {
+		case ready.Status == metav1.ConditionTrue:
+			for _, ns := range d.Status.ActiveNamespaces {
+				nads = append(nads, &nadv1.NetworkAttachmentDefinition{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: in.CUDN.Name}})
+			}
+			return CUDNNetworkCreatedCondition(nads, nil, in.Now)
+		case ready.Reason == ReasonNADDeleted:
+			for _, a := range d.Actions {
+				if a.Op == NADDelete {
+					nads = append(nads, &nadv1.NetworkAttachmentDefinition{ObjectMeta: metav1.ObjectMeta{Namespace: a.Namespace, Name: a.Name, DeletionTimestamp: &in.Now}})
+				}
+			}
+			return CUDNNetworkCreatedCondition(nads, nil, in.Now)
+		}
+		return CUDNNetworkCreatedCondition(nil, errors.New(ready.Message), in.Now)
+	})
+	return d, nil
+}
+
+func reconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 	c := in.CUDN
 	if c == nil || c.UID == "" {
 		return nil, fmt.Errorf("%w: ClusterUserDefinedNetwork is nil or has no UID", ErrBadInput)
@@ -316,7 +382,7 @@ func ReconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 	if n, err = withNetworkID(c, n, in.NetworkID); err != nil {
 		return fail(ReasonInvalidSpec, err.Error())
 	}
-	r, err := renderCUDN(c, n, selected)
+	r, err := in.Render.renderCUDN(c, n, selected)
 	if err != nil {
 		return fail(ReasonInvalidSpec, err.Error())
 	}
@@ -352,7 +418,7 @@ func ReconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 			}
 		}
 	}
-	pol := primaryPolicy{multiple: in.MultiplePrimary, kind: KindCUDN}
+	pol := primaryPolicy{multiple: in.MultiplePrimary, kind: KindCUDN, reference: in.Render.Profile == udn.ProfileReference}
 
 	byNS := map[string][]*nadv1.NetworkAttachmentDefinition{}
 	for _, nad := range in.NADs {
@@ -491,7 +557,11 @@ func evalNamespace(ns, name, uid string, desired *nadv1.NetworkAttachmentDefinit
 		return nsOutcome{action: act, missing: true,
 			issue: "NetworkAttachmentDefinition " + key + " is being deleted; it is recreated once gone"}
 	}
-	if upd := reconcileNAD(ours, desired); upd != nil {
+	reconcile := reconcileNAD
+	if pol.reference {
+		reconcile = reconcileNADReference
+	}
+	if upd := reconcile(ours, desired); upd != nil {
 		act.Op, act.NAD, act.Reason = NADUpdate, upd, "does not match the desired NetworkAttachmentDefinition"
 	} else {
 		act.Op = NADKeep
@@ -516,6 +586,37 @@ func reconcileNAD(observed, desired *nadv1.NetworkAttachmentDefinition) *nadv1.N
 		upd.Labels = map[string]string{}
 	}
 	upd.Labels[LabelUserDefinedNetwork] = ""
+	if !finalized {
+		upd.Finalizers = append(upd.Finalizers, FinalizerProtection)
+	}
+	upd.Spec.Config = desired.Spec.Config
+	return upd
+}
+
+// reconcileNADReference is reconcileNAD as the reference's updateNAD
+// (controller_helper.go) does it: the config byte for byte, the labels
+// exactly the desired ones, the annotations the desired ones plus the
+// observed k8s.ovn.org ones (network name and ID the reference's cluster
+// manager writes); the finalizer ensured. It returns nil when observed
+// already matches.
+func reconcileNADReference(observed, desired *nadv1.NetworkAttachmentDefinition) *nadv1.NetworkAttachmentDefinition {
+	annotations := maps.Clone(desired.Annotations)
+	for k, v := range observed.Annotations {
+		if strings.HasPrefix(k, ovnK8sPrefix) {
+			if annotations == nil {
+				annotations = map[string]string{}
+			}
+			annotations[k] = v
+		}
+	}
+	finalized := slices.Contains(observed.Finalizers, FinalizerProtection)
+	if finalized && observed.Spec.Config == desired.Spec.Config && maps.Equal(observed.Labels, desired.Labels) &&
+		maps.Equal(observed.Annotations, annotations) {
+		return nil
+	}
+	upd := observed.DeepCopy()
+	upd.Labels = maps.Clone(desired.Labels)
+	upd.Annotations = annotations
 	if !finalized {
 		upd.Finalizers = append(upd.Finalizers, FinalizerProtection)
 	}
@@ -650,6 +751,9 @@ func sortActions(a []NADAction) {
 type primaryPolicy struct {
 	multiple bool
 	kind     string
+	// reference: bring NADs to the desired one as the reference does
+	// (see reconcileNADReference).
+	reference bool
 }
 
 // coexist reports whether n may share its namespace with the primary

@@ -303,7 +303,8 @@ func TestNetworkFromUDNDefaults(t *testing.T) {
 func TestSecondaryHasNoJoinOrTransit(t *testing.T) {
 	u := validUDN()
 	u.Spec.Role = RoleSecondary
-	u.Spec.JoinSubnets = []string{"100.70.0.0/16"} // ignored for secondary networks
+	// A secondary spec may not set joinSubnets (TestValidateUDN); a
+	// secondary NetConf may, and they are ignored.
 	n, err := NetworkFromUDN(u)
 	if err != nil {
 		t.Fatal(err)
@@ -314,6 +315,10 @@ func TestSecondaryHasNoJoinOrTransit(t *testing.T) {
 	c := NetConfOf(n, "ns/x")
 	if c.JoinSubnet != "" || c.TransitSubnet != "" || c.Role != "secondary" {
 		t.Errorf("NetConf %+v", c)
+	}
+	c.JoinSubnet = "100.70.0.0/16"
+	if n2, err := c.Network(); err != nil || len(n2.JoinSubnets) != 0 {
+		t.Errorf("secondary NetConf with joinSubnet: %v, %+v", err, n2)
 	}
 }
 

@@ -29,6 +29,10 @@ func defaultNetworkJoin(v6 bool) netip.Prefix {
 	return ofFamily(ipam.DefaultNetworkJoinSubnets(), v6)
 }
 
+// masqueradeSubnet is the default masquerade subnet of a cluster with
+// user-defined networks, of the family.
+func masqueradeSubnet(v6 bool) netip.Prefix { return ofFamily(ipam.DefaultMasqueradeSubnets(), v6) }
+
 func defaultJoin(v6 bool) netip.Prefix { return ofFamily(ipam.DefaultJoinSubnets(), v6) }
 
 func defaultTransit(v6 bool) netip.Prefix { return ofFamily(ipam.DefaultTransitSubnets(), v6) }

@@ -24,6 +24,10 @@ const (
 // MaxVRFNameLen is the longest VRF device name the kernel accepts (IFNAMSIZ-1).
 const MaxVRFNameLen = 15
 
+// MaxPhysicalNetworkNameLen is the longest physicalNetworkName the
+// reference CRD accepts.
+const MaxPhysicalNetworkNameLen = 253
+
 // MaxVLANID is the largest 802.1Q VLAN ID.
 const MaxVLANID = 4094
 
@@ -44,6 +48,14 @@ type specInput struct {
 	physnet        string
 	vlan           int
 	requirePhysnet bool
+	// joinAnyFamily accepts a join subnet of an IP family the network
+	// lacks (NetConf input: the reference renders both families for
+	// every primary network).
+	joinAnyFamily bool
+	// secondaryJoinForbidden refuses join subnets on a secondary network
+	// (spec input: the reference CRD's rule; a NetConf may carry them,
+	// unused).
+	secondaryJoinForbidden bool
 }
 
 // specPaths are the field paths the rules report against.
@@ -81,6 +93,8 @@ func specInputOf(s *UserDefinedNetworkSpec) specInput {
 		lifecycle:      s.ipamLifecycle(),
 		localnetSet:    s.Localnet != nil,
 		requirePhysnet: true,
+
+		secondaryJoinForbidden: true,
 	}
 	if s.Localnet != nil {
 		in.physnet = s.Localnet.PhysicalNetworkName
@@ -178,6 +192,14 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		n.Subnets = append(n.Subnets, sn)
 	}
 	pods := n.SubnetPrefixes()
+	if in.topology != TopologyLocalnet {
+		for k, sub := range pods {
+			if m := masqueradeSubnet(families[k]); sub.Overlaps(m) {
+				errs = append(errs, field.Invalid(p.subnets.Index(subIdx[k]), in.subnets[subIdx[k]],
+					fmt.Sprintf("overlaps the masquerade subnet %s, which the node uses for its services", m)))
+			}
+		}
+	}
 	if primary {
 		for k, sub := range pods {
 			if dj := defaultNetworkJoin(families[k]); sub.Overlaps(dj) {
@@ -211,12 +233,19 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	}
 
 	// Join subnets: checked always, used by primary networks only.
+	if !primary && len(in.join) > 0 && in.secondaryJoinForbidden {
+		errs = append(errs, field.Forbidden(p.join, "JoinSubnets is only supported for Primary network"))
+	}
 	joins, jerrs := parseFamilyList(in.join, p.join, "join subnets")
 	errs = append(errs, jerrs...)
 	if primary {
+		fams := families
+		if in.joinAnyFamily {
+			fams = nil
+		}
 		for i, j := range joins {
 			if j.IsValid() {
-				errs = append(errs, checkInternal(j, in.join[i], p.join.Index(i), families, pods, nil)...)
+				errs = append(errs, checkInternal(j, in.join[i], p.join.Index(i), fams, pods, nil)...)
 			}
 		}
 	}
@@ -288,6 +317,8 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		switch {
 		case in.physnet == "" && in.requirePhysnet:
 			errs = append(errs, field.Required(p.physnet, "Localnet networks need the name of the bridge mapping that wires them to the underlay"))
+		case len(in.physnet) > MaxPhysicalNetworkNameLen:
+			errs = append(errs, field.TooLong(p.physnet, in.physnet, MaxPhysicalNetworkNameLen))
 		case !utf8.ValidString(in.physnet) ||
 			strings.ContainsFunc(in.physnet, func(r rune) bool { return r == ',' || r == ':' || unicode.IsSpace(r) || !unicode.IsPrint(r) }):
 			errs = append(errs, field.Invalid(p.physnet, in.physnet, "must be printable UTF-8, without commas, colons or blanks (it is a bridge-mappings key)"))
@@ -359,6 +390,9 @@ func checkInternal(pr netip.Prefix, raw string, p *field.Path, families []bool, 
 	}
 	if dj := defaultNetworkJoin(v6); pr.Overlaps(dj) {
 		errs = append(errs, field.Invalid(p, raw, fmt.Sprintf("overlaps the default network's join subnet %s", dj)))
+	}
+	if m := masqueradeSubnet(v6); pr.Overlaps(m) {
+		errs = append(errs, field.Invalid(p, raw, fmt.Sprintf("overlaps the masquerade subnet %s", m)))
 	}
 	for _, s := range pods {
 		if pr.Overlaps(s) {

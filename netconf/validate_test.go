@@ -221,9 +221,13 @@ func TestValidateUDN(t *testing.T) {
 		}},
 		{name: "primary pod subnet overlaps default network join", mutate: func(u *UserDefinedNetwork) { u.Spec.Subnets = []string{"100.64.0.0/24"} },
 			want: []wantErr{{field.ErrorTypeInvalid, "spec.subnets[0]", "overlaps the default network's join subnet 100.64.0.0/16"}}},
-		{name: "secondary join checked for syntax only", mutate: func(u *UserDefinedNetwork) {
+		// Secondary join subnets were accepted (checked for syntax only)
+		// until the reference CRD's rule was adopted: "JoinSubnets is only
+		// supported for Primary network" (crd/userdefinednetwork/v1/shared.go).
+		{name: "secondary join refused", mutate: func(u *UserDefinedNetwork) {
 			u.Spec.Role, u.Spec.JoinSubnets = RoleSecondary, []string{"100.64.0.0/16", "bad"}
-		}, want: []wantErr{{field.ErrorTypeInvalid, "spec.joinSubnets[1]", "not a CIDR"}}},
+		}, want: []wantErr{{field.ErrorTypeForbidden, "spec.joinSubnets", "JoinSubnets is only supported for Primary network"},
+			{field.ErrorTypeInvalid, "spec.joinSubnets[1]", "not a CIDR"}}},
 
 		// MTU.
 		{name: "mtu too small", mutate: func(u *UserDefinedNetwork) { u.Spec.MTU = 500 },
