@@ -188,15 +188,18 @@ var mcastFlood = Options{{"mcast_flood", "true"}}
 // it: the IPv4 host subnet with the management port's address excluded,
 // the IPv6 host subnet's prefix.
 func (p *planner) nodeSwitchConfig(hs []netip.Prefix) Options {
+	var buf [64]byte
+	var arr [3]Option // sorted by key: exclude_ips, ipv6_prefix, subnet
 	var exclude, prefix6, subnet string
 	for _, h := range hs {
 		if h.Addr().Is4() {
-			exclude, subnet = p.ipf(ipam.ManagementIP(h)).Addr().String(), h.String()
+			exclude = p.b.strs.bytes(p.ipf(ipam.ManagementIP(h)).Addr().AppendTo(buf[:0]))
+			subnet = p.b.strs.bytes(h.AppendTo(buf[:0]))
 		} else {
-			prefix6 = h.Addr().String()
+			prefix6 = p.b.strs.bytes(h.Addr().AppendTo(buf[:0]))
 		}
 	}
-	var o []Option // sorted by key
+	o := arr[:0]
 	if exclude != "" {
 		o = append(o, Option{"exclude_ips", exclude})
 	}
