@@ -108,3 +108,24 @@ func FuzzValidatesPlans(f *testing.F) {
 		checkValidatesPlans(t, udnOf(topos[int(topo)%len(topos)], role, mtu, subnets, join, exclude))
 	})
 }
+
+// TestClusterOverlapRefused: with the default network's settings given, a
+// UDN whose subnet overlaps the cluster's pod subnets is refused as an
+// invalid spec and nothing is allocated.
+func TestClusterOverlapRefused(t *testing.T) {
+	nets, err := udnkit.New(udnkit.Config{Nodes: threeNodes(), Networks: netconf.Cluster{
+		PodSubnets: []netip.Prefix{netip.MustParsePrefix("10.244.0.0/16")}, ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = nets.AddUDN(udnOf("Layer3", "Primary", 0, "10.244.0.0/16/24", "", ""))
+	if !errors.Is(err, netconf.ErrInvalidSpec) || !strings.Contains(err.Error(), "cluster subnet") {
+		t.Fatalf("a UDN on the cluster's pod subnet: %v", err)
+	}
+	if len(nets.Names()) != 0 {
+		t.Errorf("networks after the refusal: %v", nets.Names())
+	}
+	if _, err := nets.AddUDN(udnOf("Layer3", "Primary", 0, "10.128.0.0/16/24", "", "")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -147,4 +147,14 @@
 // and the names "default" and "ovn-kubernetes" are refused. One
 // departure: a NetConf without topology is the default network's, which
 // the reference parses and udnkit refuses with ErrDefaultNetworkNAD.
+// # Cluster settings
+//
+// CheckCluster refuses, once a spec is valid, a network the cluster cannot
+// carry: subnets of a family the cluster does not run, and pod or join
+// subnets overlapping the default network's cluster subnets, the service
+// CIDRs, the default join subnets or the masquerade subnets (Cluster; a
+// cluster subnet inside the network's excluded subnets does not count), as
+// the reference's NetInfo checks do. udnkit.Config.Networks applies it on
+// the short path.
+//
 package netconf
