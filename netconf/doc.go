@@ -156,5 +156,4 @@
 // cluster subnet inside the network's excluded subnets does not count), as
 // the reference's NetInfo checks do. udnkit.Config.Networks applies it on
 // the short path.
-//
 package netconf
