@@ -147,6 +147,7 @@
 // and the names "default" and "ovn-kubernetes" are refused. One
 // departure: a NetConf without topology is the default network's, which
 // the reference parses and udnkit refuses with ErrDefaultNetworkNAD.
+//
 // # Cluster settings
 //
 // CheckCluster refuses, once a spec is valid, a network the cluster cannot
