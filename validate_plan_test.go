@@ -87,6 +87,9 @@ func TestValidatesPlans(t *testing.T) {
 		{"Layer3", "Primary", 0, "10.128.0.0/23/24", "", ""},
 		{"Layer3", "Primary", 0, "169.254.0.0/24", "", ""},
 		{"Layer2", "Primary", 0, "10.0.0.0/24,fd00::/64", "100.65.0.0/16,fd99::/64", ""},
+		{"Layer3", "Primary", 0, "10.128.0.0/24/25,10.129.0.0/16/24", "", ""},
+		{"Layer3", "Secondary", 0, "10.128.0.0/24/25,10.129.0.0/16/24", "", ""},
+		{"Layer3", "Primary", 0, "10.128.0.0/16/24,10.128.5.0/24/26", "", ""},
 	} {
 		t.Run(fmt.Sprintf("%s %s %s mtu %d join %s exclude %s", c.topo, c.role, c.subnets, c.mtu, c.join, c.exclude), func(t *testing.T) {
 			checkValidatesPlans(t, udnOf(c.topo, c.role, c.mtu, c.subnets, c.join, c.exclude))
@@ -127,5 +130,40 @@ func TestClusterOverlapRefused(t *testing.T) {
 	}
 	if _, err := nets.AddUDN(udnOf("Layer3", "Primary", 0, "10.128.0.0/16/24", "", "")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLayer3SeveralSubnets: a Layer3 network may list several subnets of
+// one family (the reference's NetInfo takes a list); nodes take host
+// subnets from them in order, and every subnet is routed and SNATed.
+func TestLayer3SeveralSubnets(t *testing.T) {
+	nets, err := udnkit.New(udnkit.Config{Nodes: threeNodes()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := nets.AddUDN(udnOf("Layer3", "Primary", 0, "10.128.0.0/24/25,10.129.0.0/16/24", "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := nets.Input(n.Name, "node3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := in.HostSubnets["node3"]; len(got) != 1 || got[0] != netip.MustParsePrefix("10.129.0.0/24") {
+		t.Errorf("node3's host subnet %v, want 10.129.0.0/24 (the first subnet holds two /25s)", got)
+	}
+	s, err := nets.Plan("node3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := s.String()
+	for _, want := range []string{
+		"prefix=10.128.0.0/24 nexthop=100.65.0.1", "prefix=10.129.0.0/16 nexthop=100.65.0.1", // the gateway router's routes
+		`match="ip4.src == 10.128.0.0/24 && ip4.dst == 10.129.0.0/16" action=allow`,
+		"type=snat logical_ip=10.129.0.0/16 external_ip=169.254.0.11",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the plan lacks %q", want)
+		}
 	}
 }

@@ -101,3 +101,36 @@ func TestCheckClusterReference(t *testing.T) {
 		})
 	}
 }
+
+// TestLayer3SeveralSubnetsPerFamily: a Layer3 network may list two subnets
+// of a family (a spec, the CRD's two at most; a NetConf, more), that do not
+// overlap; other topologies keep one per family.
+func TestLayer3SeveralSubnetsPerFamily(t *testing.T) {
+	spec := func(topo Topology, subnets ...string) *UserDefinedNetwork {
+		u := &UserDefinedNetwork{}
+		u.Namespace, u.Name = "ns1", "blue"
+		u.Spec = UserDefinedNetworkSpec{Topology: topo, Role: RolePrimary, Subnets: subnets}
+		return u
+	}
+	n, err := NetworkFromUDN(spec(TopologyLayer3, "10.128.0.0/16/24", "10.129.0.0/16/24"))
+	if err != nil || len(n.Subnets) != 2 || len(n.JoinSubnets) != 1 {
+		t.Fatalf("two IPv4 Layer3 subnets: %v %v", n, err)
+	}
+	for _, bad := range []*UserDefinedNetwork{
+		spec(TopologyLayer3, "10.128.0.0/16/24", "10.128.5.0/24/26"),
+		spec(TopologyLayer2, "10.128.0.0/24", "10.129.0.0/24"),
+		spec(TopologyLayer3, "10.128.0.0/16/24", "10.129.0.0/16/24", "10.130.0.0/16/24"),
+	} {
+		if _, err := NetworkFromUDN(bad); !errors.Is(err, ErrInvalidSpec) {
+			t.Errorf("%v: %v", bad.Spec.Subnets, err)
+		}
+	}
+	nc, err := ParseNetConf([]byte(`{"cniVersion":"1.1.0","type":"ovn-k8s-cni-overlay","name":"ns1_blue","netAttachDefName":"ns1/blue",
+		"topology":"layer3","role":"primary","subnets":"10.128.0.0/16/24,10.129.0.0/16/24,10.130.0.0/16/24,fd00::/48/64"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := nc.Network(); err != nil || len(n.Subnets) != 4 {
+		t.Errorf("a NetConf with three IPv4 subnets: %v %v", n, err)
+	}
+}

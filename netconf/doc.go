@@ -148,6 +148,13 @@
 // departure: a NetConf without topology is the default network's, which
 // the reference parses and udnkit refuses with ErrDefaultNetworkNAD.
 //
+// # Several subnets of a family
+//
+// A Layer3 network may list several non-overlapping subnets of one family
+// (a spec two at most, its CRD's bound; a NetConf up to
+// MaxLayer3NetConfSubnets); Layer2 and Localnet networks keep one per
+// family.
+//
 // # Cluster settings
 //
 // CheckCluster refuses, once a spec is valid, a network the cluster cannot

@@ -209,6 +209,7 @@ func (c *NetConf) Network() (*Network, error) {
 		vlan:    c.VLANID,
 		// The reference renders both join families for every primary network.
 		joinAnyFamily: true,
+		netconf:       true,
 	}
 	switch c.Topology {
 	case "layer2":

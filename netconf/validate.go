@@ -56,7 +56,13 @@ type specInput struct {
 	// (spec input: the reference CRD's rule; a NetConf may carry them,
 	// unused).
 	secondaryJoinForbidden bool
+	// netconf: NetConf input, whose Layer3 subnets list may hold any number
+	// of subnets (a spec holds at most two, the CRD's bound).
+	netconf bool
 }
+
+// MaxLayer3NetConfSubnets bounds the subnets of a Layer3 NetConf.
+const MaxLayer3NetConfSubnets = 64
 
 // specPaths are the field paths the rules report against.
 type specPaths struct {
@@ -170,12 +176,20 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		}
 	}
 
-	// Pod subnets.
-	if len(in.subnets) > 2 {
-		errs = append(errs, field.TooMany(p.subnets, len(in.subnets), 2))
+	// Pod subnets: one per IP family, but for Layer3, whose cluster
+	// subnets may be several of one family (the reference's NetInfo takes
+	// a list; a spec holds two at most, its CRD's bound).
+	maxSubnets := 2
+	if in.netconf && in.topology == TopologyLayer3 {
+		maxSubnets = MaxLayer3NetConfSubnets
 	}
-	var families []bool // IP family of each subnet, in order (true = IPv6)
-	var subIdx []int    // index in in.subnets of each parsed subnet
+	if len(in.subnets) > maxSubnets {
+		errs = append(errs, field.TooMany(p.subnets, len(in.subnets), maxSubnets))
+	}
+	var families []bool // IP families of the subnets, each once, in order (true = IPv6)
+	var subIdx []int    // index in in.subnets of the first subnet of each family
+	var subFam []bool   // IP family of each parsed subnet
+	var podIdx []int    // index in in.subnets of each parsed subnet
 	for i, s := range in.subnets {
 		sn, detail := parseSubnet(s, in.topology)
 		if detail != "" {
@@ -184,26 +198,35 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		}
 		v6 := sn.CIDR.Addr().Is6()
 		if slices.Contains(families, v6) {
-			errs = append(errs, field.Invalid(p.subnets.Index(i), s, "at most one subnet per IP family; another "+family(v6)+" subnet is already listed"))
-			continue
+			if in.topology != TopologyLayer3 {
+				errs = append(errs, field.Invalid(p.subnets.Index(i), s, "at most one subnet per IP family; another "+family(v6)+" subnet is already listed"))
+				continue
+			}
+			if j := slices.IndexFunc(n.Subnets, func(o Subnet) bool { return o.CIDR.Overlaps(sn.CIDR) }); j >= 0 {
+				errs = append(errs, field.Invalid(p.subnets.Index(i), s, "overlaps the network's subnet "+n.Subnets[j].CIDR.String()))
+				continue
+			}
+		} else {
+			families = append(families, v6)
+			subIdx = append(subIdx, i)
 		}
-		families = append(families, v6)
-		subIdx = append(subIdx, i)
+		subFam = append(subFam, v6)
+		podIdx = append(podIdx, i)
 		n.Subnets = append(n.Subnets, sn)
 	}
 	pods := n.SubnetPrefixes()
 	if in.topology != TopologyLocalnet {
 		for k, sub := range pods {
-			if m := masqueradeSubnet(families[k]); sub.Overlaps(m) {
-				errs = append(errs, field.Invalid(p.subnets.Index(subIdx[k]), in.subnets[subIdx[k]],
+			if m := masqueradeSubnet(subFam[k]); sub.Overlaps(m) {
+				errs = append(errs, field.Invalid(p.subnets.Index(podIdx[k]), in.subnets[podIdx[k]],
 					fmt.Sprintf("overlaps the masquerade subnet %s, which the node uses for its services", m)))
 			}
 		}
 	}
 	if primary {
 		for k, sub := range pods {
-			if dj := defaultNetworkJoin(families[k]); sub.Overlaps(dj) {
-				errs = append(errs, field.Invalid(p.subnets.Index(subIdx[k]), in.subnets[subIdx[k]],
+			if dj := defaultNetworkJoin(subFam[k]); sub.Overlaps(dj) {
+				errs = append(errs, field.Invalid(p.subnets.Index(podIdx[k]), in.subnets[podIdx[k]],
 					fmt.Sprintf("overlaps the default network's join subnet %s, which pods of a primary network route to the cluster default network", dj)))
 			}
 		}
@@ -258,7 +281,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 			}
 			def := defaultJoin(v6)
 			n.JoinSubnets[k] = def
-			if def.Overlaps(pods[k]) {
+			if overlapsAny(def, pods) {
 				errs = append(errs, field.Invalid(p.subnets.Index(subIdx[k]), in.subnets[subIdx[k]],
 					fmt.Sprintf("overlaps the default join subnet %s; choose another subnet or set %s", def, p.join)))
 			}
@@ -271,7 +294,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	}
 	transits, terrs := parseFamilyList(in.transit, p.transit, "transit subnets")
 	errs = append(errs, terrs...)
-	if primary && len(terrs) == 0 && len(pods) > 0 && len(n.JoinSubnets) == len(pods) {
+	if primary && len(terrs) == 0 && len(pods) > 0 && len(n.JoinSubnets) == len(families) {
 		for i, t := range transits {
 			if t.IsValid() {
 				errs = append(errs, checkInternal(t, in.transit[i], p.transit.Index(i), families, pods, n.JoinSubnets)...)
@@ -297,7 +320,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	// transit subnet, moved the same way (the planner does it).
 	if !primary && in.topology == TopologyLayer3 && len(terrs) == 0 {
 		for k, v6 := range families {
-			if k < len(pods) && k < len(subIdx) {
+			if k < len(subIdx) {
 				if _, ok := pickTransit(v6, pods); !ok {
 					errs = append(errs, field.Invalid(p.subnets.Index(subIdx[k]), in.subnets[subIdx[k]], "leaves no free "+family(v6)+" transit subnet"))
 				}

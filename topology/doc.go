@@ -133,6 +133,16 @@
 // nothing to refuse. The real-OVN tests fail on any northd warning or error
 // about a plan.
 //
+// # Several subnets of a family
+//
+// A Layer3 network may have several subnets of one family (the reference's
+// NetInfo takes a list): a node's host subnet comes from any of them, and
+// every subnet is routed to the gateway router, SNATed there and allowed
+// between each pair on the cluster router. Give them one host prefix
+// length: OVN ranks a longer source route above a shorter destination
+// route, so a node with /25 host subnets would send traffic for a /24 node
+// through its gateway router (as it would for the reference).
+//
 // # Zones
 //
 // A plan programs one zone's Northbound database: the nodes of Input.Zone

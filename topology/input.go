@@ -226,8 +226,15 @@ func validateNetwork(n *udn.Network) error {
 		}
 		fam[s.CIDR.Addr().Is4()]++
 	}
-	if fam[true] > 1 || fam[false] > 1 {
-		return errf("%s: subnets: %w: more than one subnet of a family", n, ErrUnsupported)
+	if (fam[true] > 1 || fam[false] > 1) && n.Topology != udn.TopologyLayer3 {
+		return errf("%s: subnets: %w: more than one subnet of a family (Layer3 only)", n, ErrUnsupported)
+	}
+	for i := range n.Subnets {
+		for j := range i {
+			if n.Subnets[i].CIDR.Overlaps(n.Subnets[j].CIDR) {
+				return errf("%s: subnets[%d]: %w: %v overlaps %v", n, i, ErrInvalid, n.Subnets[i].CIDR, n.Subnets[j].CIDR)
+			}
+		}
 	}
 	if len(n.Subnets) == 0 && (n.IsPrimary() || n.Topology == udn.TopologyLayer3) {
 		return errf("%s: subnets: %w: a %s %s network needs subnets", n, ErrInvalid, n.Role, n.Topology)

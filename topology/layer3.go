@@ -2,6 +2,7 @@ package topology
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 
 	"github.com/udnkit/udnkit/ipam"
@@ -40,13 +41,14 @@ func (p *planner) hostSubnets(nd *Node, out []netip.Prefix) {
 	hs := p.in.HostSubnets[nd.Name]
 	for i, f := range p.fams {
 		h, ok := pickPrefix(hs, f.is4)
+		k := slices.IndexFunc(f.subnets, func(s netip.Prefix) bool { return s.Contains(h.Addr()) && h.Bits() >= s.Bits() })
 		switch {
 		case !ok:
 			p.fail(errf("%s: node %q: hostSubnets: %w: no %s host subnet", p.n, nd.Name, ErrInvalid, familyName(f.is4)))
-		case h.Masked() != h || !f.subnet.Contains(h.Addr()) || h.Bits() < f.subnet.Bits():
-			p.fail(errf("%s: node %q: hostSubnets: %w: %v is not inside %v", p.n, nd.Name, ErrInvalid, h, f.subnet))
-		case f.hostLen != 0 && h.Bits() != f.hostLen:
-			p.fail(errf("%s: node %q: hostSubnets: %w: %v is not a /%d", p.n, nd.Name, ErrInvalid, h, f.hostLen))
+		case h.Masked() != h || k < 0:
+			p.fail(errf("%s: node %q: hostSubnets: %w: %v is not inside %v", p.n, nd.Name, ErrInvalid, h, f.subnets))
+		case f.hostLens[k] != 0 && h.Bits() != f.hostLens[k]:
+			p.fail(errf("%s: node %q: hostSubnets: %w: %v is not a /%d", p.n, nd.Name, ErrInvalid, h, f.hostLens[k]))
 		}
 		out[i] = h
 	}
@@ -158,7 +160,9 @@ func (p *planner) layer3Node(nd *Node, local bool) {
 		n.GatewayPort, n.Match = rtos, mpMatch
 		p.b.add(n)
 		// Gateway router: the pod network through the cluster router.
-		p.b.add(StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.subnet, Nexthop: f.joinRouter.Addr(), OutputPort: rtoj})
+		for _, s := range f.subnets {
+			p.b.add(StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: s, Nexthop: f.joinRouter.Addr(), OutputPort: rtoj})
+		}
 	}
 }
 

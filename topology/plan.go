@@ -44,14 +44,18 @@ const (
 // family holds the per-address-family values of one network.
 type family struct {
 	is4     bool
-	subnet  netip.Prefix // network subnet
+	subnet  netip.Prefix // network subnet (the first of the family)
 	hostLen int          // Layer3: host subnet prefix length (0: not fixed)
-	join    netip.Prefix
-	transit netip.Prefix
-	defJoin netip.Prefix // default network's join subnet (may be invalid)
-	masq    ipam.Masquerade
-	grMasq  netip.Addr // gateway router masquerade IP of the network
-	mpMasq  netip.Addr // management port masquerade IP of the network
+	// subnets are all the network's subnets of the family (several only on
+	// Layer3), hostLens their host prefix lengths.
+	subnets  []netip.Prefix
+	hostLens []int
+	join     netip.Prefix
+	transit  netip.Prefix
+	defJoin  netip.Prefix // default network's join subnet (may be invalid)
+	masq     ipam.Masquerade
+	grMasq   netip.Addr // gateway router masquerade IP of the network
+	mpMasq   netip.Addr // management port masquerade IP of the network
 	// Layer2 (whole subnet) gateway and management addresses.
 	gw, mgmt netip.Prefix
 	// Layer3 cluster router's join port address.
@@ -240,9 +244,13 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 		if is4 {
 			f.ipv, f.anyRoute = "ip4", netip.PrefixFrom(netip.IPv4Unspecified(), 0)
 		}
-		for _, s := range n.Subnets { // at most one per family (validateNetwork)
+		for _, s := range n.Subnets { // several of a family only on Layer3 (validateNetwork)
 			if s.CIDR.Addr().Is4() == is4 {
-				f.subnet, f.hostLen = s.CIDR, s.HostPrefix
+				if len(f.subnets) == 0 {
+					f.subnet, f.hostLen = s.CIDR, s.HostPrefix
+				}
+				f.subnets = append(f.subnets, s.CIDR)
+				f.hostLens = append(f.hostLens, s.HostPrefix)
 			}
 		}
 		f.transit, _ = pickPrefix(transit, is4)
@@ -633,15 +641,21 @@ func (p *planner) lbGroupObjects() {
 		LoadBalancerGroup{Owner: p.own, Name: r})
 }
 
-// noReroutePolicies adds the priority-102 allow policies on router.
+// noReroutePolicies adds the priority-102 allow policies on router: pod
+// traffic between the network's subnets (each pair, for several of a
+// family) and to the default network's join subnet stays on the router.
 func (p *planner) noReroutePolicies(o Owner, router string) {
 	for _, f := range p.fams {
-		s := f.ipv + ".src == " + f.subnet.String()
-		p.b.add(Policy{Owner: o, Router: router, Priority: PriorityNoReroute, Action: PolicyAllow,
-			Match: s + " && " + f.ipv + ".dst == " + f.subnet.String()})
-		if f.defJoin.IsValid() {
-			p.b.add(Policy{Owner: o, Router: router, Priority: PriorityNoReroute, Action: PolicyAllow,
-				Match: s + " && " + f.ipv + ".dst == " + f.defJoin.String()})
+		for _, src := range f.subnets {
+			s := f.ipv + ".src == " + src.String()
+			for _, dst := range f.subnets {
+				p.b.add(Policy{Owner: o, Router: router, Priority: PriorityNoReroute, Action: PolicyAllow,
+					Match: s + " && " + f.ipv + ".dst == " + dst.String()})
+			}
+			if f.defJoin.IsValid() {
+				p.b.add(Policy{Owner: o, Router: router, Priority: PriorityNoReroute, Action: PolicyAllow,
+					Match: s + " && " + f.ipv + ".dst == " + f.defJoin.String()})
+			}
 		}
 	}
 	p.b.add(Policy{Owner: o, Router: router, Priority: PriorityNoReroute, Action: PolicyAllow,
@@ -720,14 +734,16 @@ func (p *planner) gatewayRouter(nd *Node, gr string, joinGR []netip.Prefix, laye
 	for i := range p.fams {
 		f := &p.fams[i]
 		nh, _ := pickAddr(nd.NextHops, f.is4)
-		pod := p.snat(o, gr, f.subnet, f.grMasq)
-		pod.Match = podSNATMatch
 		p.b.add(
 			StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.masq.Subnet, Nexthop: f.masq.DummyNextHop, OutputPort: rtoe},
 			StaticRoute{Owner: o, Router: gr, Policy: RouteDstIP, Prefix: f.anyRoute, Nexthop: nh, OutputPort: rtoe},
-			pod,
 			p.snat(o, gr, host(joinGR[i].Addr()), f.grMasq),
 		)
+		for _, s := range f.subnets {
+			pod := p.snat(o, gr, s, f.grMasq)
+			pod.Match = podSNATMatch
+			p.b.add(pod)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/internal/ovntest"
 	"github.com/udnkit/udnkit/ipam"
@@ -125,5 +126,97 @@ func TestRealPodsAttached(t *testing.T) {
 	}
 	if ch, _, err := cl.Sync(ctx, node2); err != nil || len(ch) != 0 {
 		t.Errorf("node2's resync after the incremental add: %v\n%s", err, ch)
+	}
+}
+
+// TestRealSeveralSubnets: a Layer3 network with two IPv4 subnets (the
+// first holds two /26 host subnets, so node3's comes from the second);
+// ovn-trace: a pod on node1 (10.128.0.0/25) and one on node3
+// (10.129.0.0/16) reach each other. (The subnets share a host prefix
+// length: OVN ranks a longer source route above a shorter destination one,
+// so a /25 node would send its traffic to a /24 node through its gateway
+// router.)
+func TestRealSeveralSubnets(t *testing.T) {
+	env := ovntest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cl, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	nodes := ovntest.Nodes(3, "zone1")
+	nets, err := udnkit.New(udnkit.Config{Nodes: nodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &netconf.UserDefinedNetwork{}
+	u.Namespace, u.Name = "ns1", "blue"
+	u.Spec = netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer3, Role: netconf.RolePrimary,
+		Subnets: []string{"10.128.0.0/25/26", "10.129.0.0/16/26"}}
+	network, err := nets.AddUDN(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := nets.Input(network.Name, "zone1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := nets.Plan("zone1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := cl.Sync(ctx, topo); err != nil {
+		t.Fatal(err)
+	}
+	plan := func(name, node string) pods.Planned {
+		t.Helper()
+		a, err := ipam.NewPodIPAllocator(in.HostSubnets[node], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ips, err := a.Allocate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := pods.PlanPod(pods.Input{Pod: pods.Pod{Namespace: "ns1", Name: name, UID: "uid-" + name, Node: node},
+			Attachments: []pods.Attachment{{Network: network, NAD: "ns1/blue", Role: netconf.PodRolePrimary, IPs: ips,
+				HostSubnets: in.HostSubnets[node]}},
+			Nodes: nodes, Zone: "zone1", ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := pods.PlanNode(node, []string{network.Name}, []pods.Planned{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := cl.Sync(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, c := plan("pod-a", "node1"), plan("pod-c", "node3")
+	if err := env.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	trace := func(from, to pods.Planned) (string, bool) {
+		t.Helper()
+		port, ann := from.Ports[0], from.Annotation["ns1/blue"]
+		match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && icmp4.type == 8`,
+			port.Name, ann.MAC, ipam.MACFromIP(ann.Gateways[0]), ann.IPs[0].Addr(), to.Annotation["ns1/blue"].IPs[0].Addr())
+		out, err := env.Trace(ctx, port.Switch, match)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, strings.Contains(out, fmt.Sprintf("output to %q", to.Ports[0].Name))
+	}
+	if !netip.MustParsePrefix("10.129.0.0/16").Contains(c.Annotation["ns1/blue"].IPs[0].Addr()) {
+		t.Fatalf("pod-c's address %v is not in the second subnet", c.Annotation["ns1/blue"].IPs)
+	}
+	if out, ok := trace(a, c); !ok {
+		t.Errorf("pod-a (first subnet) -> pod-c (second subnet) not delivered:\n%s", out)
+	}
+	if out, ok := trace(c, a); !ok {
+		t.Errorf("pod-c -> pod-a not delivered:\n%s", out)
 	}
 }
