@@ -651,14 +651,24 @@ func (p *planner) attach(u *unit, i int, obj, old topology.Object, self string) 
 			if !ok {
 				return invalid("%s: %s not found among the rows udnkit owns", c.Column, describe(c.Kind, name))
 			}
-			u.post = append(u.post, mutate(c.Kind.Table(), pu, c.Column, ovsdb.MutateOperationInsert, []string{self}, i))
+			// One mutation per holder and column for the whole change set
+			// (thousands of load balancers join one group): the holder's
+			// unit, after the load balancers' (a holder kind ranks after
+			// them), as members are added to an existing parent.
+			hu := p.unit(0, c.Kind, name, i)
+			hu.parent, hu.ptable = pu, c.Kind.Table()
+			hu.add = appendTo(hu.add, c.Column, self)
+			hu.touched = append(hu.touched, i)
 		}
 		for _, name := range prev {
 			if slices.Contains(now[j], name) {
 				continue
 			}
 			if pu, ok := p.resolve(c.Kind, name, true); ok {
-				u.post = append(u.post, mutate(c.Kind.Table(), pu, c.Column, ovsdb.MutateOperationDelete, []string{self}, i))
+				hu := p.unit(1, c.Kind, name, i)
+				hu.parent, hu.ptable = pu, c.Kind.Table()
+				hu.del = appendTo(hu.del, c.Column, self)
+				hu.touched = append(hu.touched, i)
 			}
 		}
 	}
