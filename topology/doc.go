@@ -72,8 +72,9 @@
 // descriptor against the Northbound schema. Adding a kind touches:
 //
 //  1. model.go: its Kind constant (in creation order) and its type;
-//  2. kinds.go: its descriptor, plus its case in Parent and References
-//     when it is a member or holds references;
+//  2. kinds.go: its descriptor, plus its case in Parent, References or
+//     Attached when it is a member, holds references or is attached to
+//     other rows (a load balancer);
 //  3. objects.go: clone, normalize, isNormal, columns and render (these
 //     still differ per kind and are written by hand);
 //  4. internal/nbrow: its ToRow, FromRow and Check cases;
