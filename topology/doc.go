@@ -103,20 +103,20 @@
 // part ways. So far:
 //
 //	                                   seeds (default)                 reference
-//	trtos- options                     none                            gateway_mtu, requested-tnl-key=1
+//	trtos- options                     none                            gateway_mtu
 //	Layer2 transit-router peers        /30 block nodeID−1 (IPv4),      /31 (/127) at 2·nodeID,
 //	                                   /127 at 2·nodeID (IPv6)         transit router on the first address
 //	trtor- requested-tnl-key           node ID                         10 + node ID
+//	rtoe- networks                     node IP                         node IP, masquerade IP
 //
 // Seed 004 argues for the /30 and shows node-ID keys; the reference moved
 // to /31 pairs and keeps keys 1 to 9 for the router's local ports.
 //
 // Both profiles plan the reference's gateway rows where the seeds are
-// silent: gateway routers age MAC bindings (300 s); the network's
-// masquerade IP on the external port, with the pod network and the join
-// addresses SNATed to it; the external switch port answering for the node
-// MAC (GARPs for NAT addresses, not for load-balancer VIPs); the
-// management-port SNAT of the node subnet and the reroute of the masquerade
+// silent: gateway routers age MAC bindings (300 s); the pod network and
+// the join addresses are SNATed to the network's masquerade IP; the
+// external switch port answers for the node MAC (GARPs for NAT addresses,
+// not for load-balancer VIPs); the management-port SNAT of the node subnet and the reroute of the masquerade
 // IP to the management port; always_learn_from_arp_request=false on the
 // cluster router; subnet/exclude_ips/ipv6_prefix on node switches; the
 // transit switches' multicast settings and mcast_flood on rtots-. Where
@@ -126,13 +126,17 @@
 // carries subnet and ipv6_prefix for both families (the reference keeps
 // the last family's only).
 //
-// The reference requests key 1 on the Layer2 transit router's switch port,
-// a gateway port (gateway_chassis), and ovn-northd 25.03 hands the same
-// request to the port's chassis-redirect twin, refuses it ("requests same
-// tunnel key 1 as another LSP or LRP") and gives the twin a free key; the
-// seeds are silent, and their profile requests no key, so northd has
-// nothing to refuse. The real-OVN tests fail on any northd warning or error
-// about a plan.
+// Two of the reference's rows draw a northd warning. The reference
+// requests key 1 on the Layer2 transit router's switch port,
+// a gateway port, and ovn-northd 25.03 hands the same request to the
+// port's chassis-redirect twin and refuses it ("requests same tunnel key 1
+// as another LSP or LRP"); udnkit requests no key there in either profile.
+// And with lb_force_snat_ip=router_ip, the masquerade IP beside the node
+// IP on rtoe- makes northd SNAT load-balanced traffic to whichever of the
+// two sorts first in the database, and say so; the seeds' profile leaves
+// the masquerade IP off the port (the NAT rows alone make the router
+// answer for it), and only ProfileReference keeps it, warning included.
+// The real-OVN tests fail on any northd warning or error about a plan.
 //
 // # Several subnets of a family
 //

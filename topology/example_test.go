@@ -47,7 +47,7 @@ func Example() {
 		fmt.Println(c)
 	}
 	// Output:
-	// GR_tenant_blue_node-a rtoe-GR_tenant_blue_node-a [169.254.0.11/17 172.18.0.2/16] {}
+	// GR_tenant_blue_node-a rtoe-GR_tenant_blue_node-a [172.18.0.2/16] {}
 	// GR_tenant_blue_node-a rtotr-GR_tenant_blue_node-a [100.65.0.2/16 100.88.0.6/30] {gateway_mtu=1400}
 	// tenant_blue_transit_router trtor-GR_tenant_blue_node-a [100.88.0.5/30] {requested-tnl-key=2}
 	// tenant_blue_transit_router trtor-GR_tenant_blue_node-b [100.88.0.9/30] {requested-chassis=chassis-node-b, requested-tnl-key=3}

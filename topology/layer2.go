@@ -65,13 +65,12 @@ func (p *planner) layer2Cluster() {
 	tr, trtos := p.transitRouter(), p.l2.trtos
 	rp := RouterPort{Owner: o, Name: trtos, Router: tr, MAC: p.mac(p.l2.gws...), Networks: p.l2.gws}
 	if p.in.Profile == ProfileReference {
-		// The reference requests key 1 on this gateway port; northd then
-		// gives the port's chassis-redirect twin the same request, refuses
-		// it ("requests same tunnel key 1 as another LSP or LRP") and picks
-		// a free key for it. The seeds' profile requests none: the port is
-		// only ever reached through that twin.
-		// It also gives the port the network's gateway_mtu.
-		rp.Options = Options{{OptGatewayMTU, p.mtu}, {OptRequestedTnlKey, strconv.Itoa(TransitRouterSwitchPortTunnelKey)}}
+		// The reference gives this port the network's gateway_mtu. It also
+		// requests key 1 on it, which northd hands to the port's
+		// chassis-redirect twin as well and refuses ("requests same tunnel
+		// key 1 as another LSP or LRP"); udnkit requests none in either
+		// profile: the port is only ever reached through that twin.
+		rp.Options = Options{{OptGatewayMTU, p.mtu}}
 	}
 	// The switch-facing port is the router's gateway port (conditional
 	// SNAT of the management port traffic), bound to the zone's node; a

@@ -23,14 +23,6 @@ const (
 	NoRerouteMark = 42
 )
 
-// Fixed tunnel keys.
-const (
-	// TransitRouterSwitchPortTunnelKey is the requested-tnl-key of a Layer2
-	// transit router's trtos- port under ProfileReference (the seeds'
-	// profile requests none: see the package documentation).
-	TransitRouterSwitchPortTunnelKey = 1
-)
-
 type mode uint8
 
 const (
@@ -43,11 +35,10 @@ const (
 
 // family holds the per-address-family values of one network.
 type family struct {
-	is4     bool
-	subnet  netip.Prefix // network subnet (the first of the family)
-	hostLen int          // Layer3: host subnet prefix length (0: not fixed)
+	is4    bool
+	subnet netip.Prefix // network subnet (the first of the family)
 	// subnets are all the network's subnets of the family (several only on
-	// Layer3), hostLens their host prefix lengths.
+	// Layer3), hostLens their host prefix lengths (0: not fixed).
 	subnets  []netip.Prefix
 	hostLens []int
 	join     netip.Prefix
@@ -247,7 +238,7 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 		for _, s := range n.Subnets { // several of a family only on Layer3 (validateNetwork)
 			if s.CIDR.Addr().Is4() == is4 {
 				if len(f.subnets) == 0 {
-					f.subnet, f.hostLen = s.CIDR, s.HostPrefix
+					f.subnet = s.CIDR
 				}
 				f.subnets = append(f.subnets, s.CIDR)
 				f.hostLens = append(f.hostLens, s.HostPrefix)
@@ -682,13 +673,19 @@ func (p *planner) addNodeReroutePolicy(o Owner, router, inport, comment string, 
 
 // gatewayRouter adds a node's gateway router and its external switch with
 // the localnet port, and the routes towards the outside, with the rows and
-// options the reference writes: MAC bindings aged after 300 s, the
-// network's masquerade IP on the external port, SNAT of the pod network
-// and of the gateway router's own join addresses (joinGR) to it, and an
-// external switch port that answers for the node's MAC and sends GARPs for
-// NAT addresses but not load-balancer VIPs. On a Layer2 network the
-// load-balancer SNAT uses the join addresses (the port holds several
-// networks) and the pod network's SNAT applies to the external port only.
+// options the reference writes: MAC bindings aged after 300 s, SNAT of the
+// pod network and of the gateway router's own join addresses (joinGR) to
+// the network's masquerade IP, and an external switch port that answers for
+// the node's MAC and sends GARPs for NAT addresses but not load-balancer
+// VIPs. On a Layer2 network the load-balancer SNAT uses the join addresses
+// (the port holds several networks) and the pod network's SNAT applies to
+// the external port only. Under ProfileReference the external port also
+// holds the masquerade IP, as the reference's does; with
+// lb_force_snat_ip=router_ip northd then SNATs load-balanced traffic to
+// whichever of its two IPv4 addresses sorts first in the database (the
+// masquerade IP beside 172.18.0.3, the node IP beside 10.0.0.3) and warns
+// about it, so the seeds' profile leaves it out: the NAT rows alone make
+// the router answer for the masquerade IP.
 func (p *planner) gatewayRouter(nd *Node, gr string, joinGR []netip.Prefix, layer2 bool) {
 	o := p.nodeOwner(nd)
 	ext := p.extSwitch(nd)
@@ -710,10 +707,17 @@ func (p *planner) gatewayRouter(nd *Node, gr string, joinGR []netip.Prefix, laye
 		Option{"always_learn_from_arp_request", "false"}, Option{OptChassis, nd.Chassis},
 		Option{"dynamic_neigh_routers", "true"}, Option{"lb_force_snat_ip", forceSNAT},
 		Option{"mac_binding_age_threshold", macBindingAgeThreshold})})
-	nets := p.pfxs.make(2 * len(p.fams))
+	reference := p.in.Profile == ProfileReference
+	n := len(p.fams)
+	if reference {
+		n *= 2
+	}
+	nets := p.pfxs.make(n)
 	for i, f := range p.fams {
 		nets[i], _ = pickPrefix(nd.Addresses, f.is4)
-		nets[len(p.fams)+i] = netip.PrefixFrom(f.grMasq, f.masq.Subnet.Bits())
+		if reference {
+			nets[len(p.fams)+i] = netip.PrefixFrom(f.grMasq, f.masq.Subnet.Bits())
+		}
 	}
 	m := p.mac(nets[:len(p.fams)]...)
 	if nd.MAC != nil {

@@ -198,14 +198,14 @@ func TestSeed004Listings(t *testing.T) {
 			len(trtos.Options) != 0 {
 			t.Errorf("trtos port = %s", Render(trtos))
 		}
-		// The reference requests key 1 on it (northd then warns about the
-		// port's chassis-redirect twin) and gives it the network's MTU
+		// The reference gives it the network's MTU
 		// (secondary_layer2_network_controller_test.go
-		// expectedLayer2EgressEntities: gateway_mtu 1400, key 1).
+		// expectedLayer2EgressEntities: gateway_mtu 1400); its request for
+		// key 1 is left out, as northd refuses it (see the package doc).
 		in := seed004Input("203.203.0.0/16")
 		in.Profile = ProfileReference
 		ref := routerPort(t, mustPlan(t, PlanLayer2, in), "trtos-"+seedSwitch)
-		if !ref.Options.Equal(NewOptions("gateway_mtu", "1400", "requested-tnl-key", "1")) {
+		if !ref.Options.Equal(NewOptions("gateway_mtu", "1400")) {
 			t.Errorf("reference profile: trtos port = %s", Render(ref))
 		}
 		if ll := trtos.LinkLocal(); ll != addr("fe80::858:cbff:fecb:1") {

@@ -2,7 +2,6 @@ package ovnnb_test
 
 import (
 	"context"
-	"regexp"
 	"testing"
 
 	"github.com/udnkit/udnkit/backend/ovnnb"
@@ -12,13 +11,10 @@ import (
 
 // TestRealLayer2ReferenceProfile applies seed 004's Layer2 network under
 // ProfileReference (transit router peers on /31 pairs, port keys 10+node
-// ID, gateway_mtu and key 1 on trtos-) to a real NB: northd takes it, but
-// for the one warning the reference's own key request on the gateway port
-// causes (the reason the seeds' profile requests none), and the database
-// reads back as planned.
+// ID, gateway_mtu on trtos-) to a real NB: northd takes it without a
+// warning and the database reads back as planned.
 func TestRealLayer2ReferenceProfile(t *testing.T) {
 	env, c := realOVN(t, ovnnb.Config{})
-	env.AllowNorthd(regexp.MustCompile(`requests same tunnel key 1 as another LSP or LRP`))
 	ctx := context.Background()
 	in := ovntest.Seed004Input()
 	in.Profile = topology.ProfileReference

@@ -38,14 +38,6 @@ type Env struct {
 
 // expectedNorthd are the northd warnings a correct plan still causes.
 var expectedNorthd = []*regexp.Regexp{
-	// The reference puts the network's masquerade IP on the gateway
-	// router's external port beside the node's, with
-	// lb_force_snat_ip=router_ip: northd notes that load balancers SNAT to
-	// one of them (the masquerade IP, which the gateway bridge SNATs to the
-	// node's, package flows), as it does for the reference. No explicit
-	// address list can replace router_ip (it picks each port's own address:
-	// the join address towards the pods), so the note stays.
-	regexp.MustCompile(`Logical router port "rtoe-GR_[^"]+" is configured with multiple IPv[46] addresses\.  Only the first IP \[(169\.254\.[0-9.]+|fd69::[0-9a-f]+)\] is considered as SNAT for load balancer`),
 	// No ovn-controller or ovn-ic runs here to register the chassis a plan
 	// binds ports to; ovn-trace follows the ports all the same.
 	regexp.MustCompile(`Unknown chassis '[^']+' set in options:requested-chassis on (LSP|LRP) '[^']+'\.`),
