@@ -78,14 +78,21 @@ type NetConf struct {
 // allocates addresses itself), and the reserved network names "default"
 // and "ovn-kubernetes".
 func ParseNetConf(data []byte) (*NetConf, error) {
+	c, _, err := parseNetConf(data)
+	return c, err
+}
+
+// parseNetConf is ParseNetConf, returning the network too.
+func parseNetConf(data []byte) (*NetConf, *Network, error) {
 	c, err := decodeNetConf(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if _, err := c.Network(); err != nil {
-		return nil, err
+	n, err := c.Network()
+	if err != nil {
+		return nil, nil, err
 	}
-	return c, nil
+	return c, n, nil
 }
 
 // decodeNetConf decodes a single configuration or a one-plugin list and
@@ -318,20 +325,26 @@ func NetConfOf(n *Network, nadKey string) *NetConf {
 // the NAD's own "<namespace>/<name>" (else the error wraps ErrNADBinding
 // and ErrInvalidNetConf). NetworkFromNAD checks more (CheckNADBinding).
 func ParseNAD(nad *nadv1.NetworkAttachmentDefinition) (*NetConf, error) {
-	if nad == nil {
-		return nil, fmt.Errorf("%w: NetworkAttachmentDefinition is nil", ErrInvalidNetConf)
-	}
-	key := nad.Namespace + "/" + nad.Name
-	c, err := decodeNetConf([]byte(nad.Spec.Config))
+	c, _, err := parseNAD(nad)
 	if err != nil {
-		return nil, fmt.Errorf("NetworkAttachmentDefinition %s: %w", key, err)
+		return nil, err
 	}
-	if _, err := c.Network(); err != nil {
-		return nil, fmt.Errorf("NetworkAttachmentDefinition %s: %w", key, err)
-	}
-	if c.NetAttachDefName != key {
+	if key := nad.Namespace + "/" + nad.Name; c.NetAttachDefName != key {
 		return nil, fmt.Errorf("NetworkAttachmentDefinition %s: %w: %w: net-attach-def name (%s) is inconsistent with config (%s)",
 			key, ErrInvalidNetConf, ErrNADBinding, key, c.NetAttachDefName)
 	}
 	return c, nil
+}
+
+// parseNAD is ParseNetConf of nad's config, returning the network too,
+// with errors naming the NAD.
+func parseNAD(nad *nadv1.NetworkAttachmentDefinition) (*NetConf, *Network, error) {
+	if nad == nil {
+		return nil, nil, fmt.Errorf("%w: NetworkAttachmentDefinition is nil", ErrInvalidNetConf)
+	}
+	c, n, err := parseNetConf([]byte(nad.Spec.Config))
+	if err != nil {
+		return nil, nil, fmt.Errorf("NetworkAttachmentDefinition %s/%s: %w", nad.Namespace, nad.Name, err)
+	}
+	return c, n, nil
 }

@@ -194,17 +194,14 @@ func renderNAD(n *Network, namespace, name string, owner metav1.OwnerReference) 
 // that nad may carry it (CheckNADBinding). The network's NADs is the
 // NetConf's netAttachDefName; its ID is 0.
 func NetworkFromNAD(nad *nadv1.NetworkAttachmentDefinition) (*Network, error) {
-	if nad == nil {
-		return nil, fmt.Errorf("%w: NetworkAttachmentDefinition is nil", ErrInvalidNetConf)
-	}
-	c, err := ParseNetConf([]byte(nad.Spec.Config))
+	c, n, err := parseNAD(nad)
 	if err != nil {
-		return nil, fmt.Errorf("NetworkAttachmentDefinition %s/%s: %w", nad.Namespace, nad.Name, err)
+		return nil, err
 	}
 	if err := CheckNADBinding(nad, c); err != nil {
 		return nil, err
 	}
-	return c.Network()
+	return n, nil
 }
 
 // CheckNADBinding checks that nad may speak for the network its NetConf c
