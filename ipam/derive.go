@@ -66,6 +66,25 @@ func DefaultTransitSubnets() []netip.Prefix {
 	return []netip.Prefix{netip.MustParsePrefix("100.88.0.0/16"), netip.MustParsePrefix("fd97::/64")}
 }
 
+// transitRanges are where a transit subnet may move to when the default
+// overlaps a network's subnets: the 100.64.0.0/10 shared address space and
+// fd97::/56 (256 /64s).
+var transitRanges = [2]netip.Prefix{netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("fd97::/56")}
+
+// TransitSubnetAvoiding returns the default transit subnet of the family
+// (DefaultTransitSubnets), or when it overlaps one of avoid the next free
+// prefix of its length in the family's transit range (SubnetAvoiding:
+// 100.89.0.0/16, 100.90.0.0/16, ... wrapping round to 100.64.0.0/16 inside
+// 100.64.0.0/10; the next /64 inside fd97::/56). It fails with ErrExhausted
+// when every candidate overlaps.
+func TransitSubnetAvoiding(is4 bool, avoid []netip.Prefix) (netip.Prefix, error) {
+	i := 1
+	if is4 {
+		i = 0
+	}
+	return SubnetAvoiding(DefaultTransitSubnets()[i], transitRanges[i], avoid)
+}
+
 // DefaultMasqueradeSubnets returns the default masquerade subnets of a
 // cluster with user-defined networks: 169.254.0.0/17 and fd69::/112.
 func DefaultMasqueradeSubnets() []netip.Prefix {
@@ -179,6 +198,29 @@ func TransitRouterPeerIPs(transit netip.Prefix, nodeID int) (router, gatewayRout
 		first = 1 // skip the /30's network address
 	}
 	return netip.PrefixFrom(addrAt(s, first), s.Bits()), netip.PrefixFrom(addrAt(s, first+1), s.Bits()), nil
+}
+
+// TransitRouterPeerPair returns the reference implementation's addresses of
+// the Layer2 transit router port (router) and the gateway router port
+// (gatewayRouter) of the node with nodeID: the /31 (IPv4) or /127 (IPv6) at
+// offset 2*nodeID of transit, the transit router on the first address
+// (node 2 -> 100.88.0.4/31, 100.88.0.5/31; node 4 -> fd97::8/127,
+// fd97::9/127). TransitRouterPeerIPs is seed 004's.
+func TransitRouterPeerPair(transit netip.Prefix, nodeID int) (router, gatewayRouter netip.Prefix, err error) {
+	const what = "transit router peer pair"
+	p, ok := normalize(transit)
+	if !ok {
+		return netip.Prefix{}, netip.Prefix{}, fmt.Errorf("%s: transit subnet %v: %w: not a valid prefix", what, transit, ErrInvalid)
+	}
+	if err := checkNodeID(nodeID, 1, what); err != nil {
+		return netip.Prefix{}, netip.Prefix{}, err
+	}
+	off := uint64(2 * nodeID)
+	if !offsetFits(p, off+1) {
+		return netip.Prefix{}, netip.Prefix{}, fmt.Errorf("%s: transit subnet %s has no pair for node ID %d: %w", what, p, nodeID, ErrOutOfRange)
+	}
+	bits := p.Addr().BitLen() - 1
+	return netip.PrefixFrom(addrAt(p, off), bits), netip.PrefixFrom(addrAt(p, off+1), bits), nil
 }
 
 // Masquerade holds the fixed per-node masquerade addresses of one family:

@@ -96,6 +96,53 @@ func TestTransitRouterPeerIPs(t *testing.T) {
 	}
 }
 
+func TestTransitRouterPeerPair(t *testing.T) {
+	// The reference's /31 (/127) pairs
+	// (secondary_layer2_network_controller_test.go).
+	for _, a := range []struct {
+		transit string
+		id      int
+		tr, gr  string
+	}{{"100.88.0.0/16", 2, "100.88.0.4/31", "100.88.0.5/31"}, {"100.88.0.0/16", 200, "100.88.1.144/31", "100.88.1.145/31"},
+		{"fd97::/64", 4, "fd97::8/127", "fd97::9/127"}} {
+		r, g, err := TransitRouterPeerPair(pfx(a.transit), a.id)
+		if err != nil || r.String() != a.tr || g.String() != a.gr {
+			t.Errorf("TransitRouterPeerPair(%s, %d) = %s, %s, %v", a.transit, a.id, r, g, err)
+		}
+	}
+	if _, _, err := TransitRouterPeerPair(pfx("100.88.0.0/30"), 2); err == nil {
+		t.Error("a pair outside the transit subnet")
+	}
+	if _, _, err := TransitRouterPeerPair(pfx("100.88.0.0/16"), 0); !errors.Is(err, ErrOutOfRange) {
+		t.Errorf("node 0: got %v, want ErrOutOfRange", err)
+	}
+}
+
+func TestTransitSubnetAvoiding(t *testing.T) {
+	// Everything in the range but its last /16 (/64) taken: the move stays
+	// inside 100.64.0.0/10 (fd97::/56).
+	v4 := []netip.Prefix{pfx("100.64.0.0/11"), pfx("100.96.0.0/12"), pfx("100.112.0.0/13"),
+		pfx("100.120.0.0/14"), pfx("100.124.0.0/15"), pfx("100.126.0.0/16")}
+	if got, err := TransitSubnetAvoiding(true, v4); err != nil || got.String() != "100.127.0.0/16" {
+		t.Errorf("last IPv4 candidate %s %v", got, err)
+	}
+	v6 := []netip.Prefix{pfx("fd97::/57"), pfx("fd97:0:0:80::/58"), pfx("fd97:0:0:c0::/59"),
+		pfx("fd97:0:0:e0::/60"), pfx("fd97:0:0:f0::/61"), pfx("fd97:0:0:f8::/62"),
+		pfx("fd97:0:0:fc::/63"), pfx("fd97:0:0:fe::/64")}
+	if got, err := TransitSubnetAvoiding(false, v6); err != nil || got.String() != "fd97:0:0:ff::/64" {
+		t.Errorf("last IPv6 candidate %s %v", got, err)
+	}
+	if got, err := TransitSubnetAvoiding(true, []netip.Prefix{pfx("10.0.0.0/8")}); err != nil || got.String() != "100.88.0.0/16" {
+		t.Errorf("no overlap: %s %v, want the default", got, err)
+	}
+	if got, err := TransitSubnetAvoiding(true, []netip.Prefix{pfx("100.88.0.0/24")}); err != nil || got.String() != "100.89.0.0/16" {
+		t.Errorf("overlap: %s %v, want the next /16", got, err)
+	}
+	if _, err := TransitSubnetAvoiding(true, []netip.Prefix{pfx("100.64.0.0/10")}); !errors.Is(err, ErrExhausted) {
+		t.Errorf("an avoided /10: %v, want ErrExhausted", err)
+	}
+}
+
 func TestMasquerade(t *testing.T) {
 	// seed 000: the legacy /29 has host masquerade .2 and ETP=local .3.
 	m, err := MasqueradeIPs(pfx("169.254.169.0/29"))

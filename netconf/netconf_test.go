@@ -232,22 +232,3 @@ func TestParseSubnets(t *testing.T) {
 		t.Errorf("ParseCIDR without bits: %v", err)
 	}
 }
-
-func TestTransitCandidates(t *testing.T) {
-	// Everything in the range but its last /16 (/64) taken: the move stays
-	// inside 100.64.0.0/10 (fd97::/56).
-	v4 := []netipPrefix{mustPrefix("100.64.0.0/11"), mustPrefix("100.96.0.0/12"), mustPrefix("100.112.0.0/13"),
-		mustPrefix("100.120.0.0/14"), mustPrefix("100.124.0.0/15"), mustPrefix("100.126.0.0/16")}
-	if got, ok := pickTransit(false, v4); !ok || got.String() != "100.127.0.0/16" {
-		t.Errorf("last IPv4 candidate %s %v", got, ok)
-	}
-	v6 := []netipPrefix{mustPrefix("fd97::/57"), mustPrefix("fd97:0:0:80::/58"), mustPrefix("fd97:0:0:c0::/59"),
-		mustPrefix("fd97:0:0:e0::/60"), mustPrefix("fd97:0:0:f0::/61"), mustPrefix("fd97:0:0:f8::/62"),
-		mustPrefix("fd97:0:0:fc::/63"), mustPrefix("fd97:0:0:fe::/64")}
-	if got, ok := pickTransit(true, v6); !ok || got.String() != "fd97:0:0:ff::/64" {
-		t.Errorf("last IPv6 candidate %s %v", got, ok)
-	}
-	if _, ok := pickTransit(false, []netipPrefix{mustPrefix("100.64.0.0/10")}); ok {
-		t.Error("pickTransit found a subnet inside an avoided /10")
-	}
-}

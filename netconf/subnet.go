@@ -35,8 +35,6 @@ func masqueradeSubnet(v6 bool) netip.Prefix { return ofFamily(ipam.DefaultMasque
 
 func defaultJoin(v6 bool) netip.Prefix { return ofFamily(ipam.DefaultJoinSubnets(), v6) }
 
-func defaultTransit(v6 bool) netip.Prefix { return ofFamily(ipam.DefaultTransitSubnets(), v6) }
-
 func ofFamily(ps []netip.Prefix, v6 bool) netip.Prefix {
 	for _, p := range ps {
 		if p.Addr().Is6() == v6 {
@@ -46,21 +44,11 @@ func ofFamily(ps []netip.Prefix, v6 bool) netip.Prefix {
 	return netip.Prefix{}
 }
 
-// transitRange is where a transit subnet may move to: the 100.64.0.0/10
-// shared address space for IPv4, fd97::/56 (256 /64s) for IPv6.
-func transitRange(v6 bool) netip.Prefix {
-	if v6 {
-		return netip.MustParsePrefix("fd97::/56")
-	}
-	return netip.MustParsePrefix("100.64.0.0/10")
-}
-
-// pickTransit returns the default transit subnet of the family, or when it
-// overlaps one of avoid the next free one in transitRange
-// (ipam.SubnetAvoiding: 100.89.0.0/16, 100.90.0.0/16, ... wrapping round to
-// 100.64.0.0/16). ok is false when every candidate overlaps.
+// pickTransit returns the default transit subnet of the family, moved off
+// avoid (ipam.TransitSubnetAvoiding); ok is false when every candidate
+// overlaps.
 func pickTransit(v6 bool, avoid []netip.Prefix) (p netip.Prefix, ok bool) {
-	p, err := ipam.SubnetAvoiding(defaultTransit(v6), transitRange(v6), avoid)
+	p, err := ipam.TransitSubnetAvoiding(!v6, avoid)
 	return p, err == nil
 }
 

@@ -464,17 +464,14 @@ func checkHostSubnets(n *udn.Network, in Input) error {
 }
 
 // defaultTransit is the transit subnets of a network that names none (a
-// secondary Layer3 network): the defaults, or where one overlaps the
-// network's subnets the next free one in the shared address space, the rule
-// netconf applies to primary networks (100.89.0.0/16, ... for IPv4; the next
-// /64 in fd97::/56 for IPv6). A default it cannot move stays, and the
-// overlap check refuses it.
+// secondary Layer3 network): the defaults, moved off the network's subnets
+// as netconf moves a primary network's (ipam.TransitSubnetAvoiding). A
+// default it cannot move stays, and the overlap check refuses it.
 func defaultTransit(n *udn.Network) []netip.Prefix {
 	out := ipam.DefaultTransitSubnets()
-	within := map[bool]netip.Prefix{true: netip.MustParsePrefix("100.64.0.0/10"), false: netip.MustParsePrefix("fd97::/56")}
 	subnets := n.SubnetPrefixes()
 	for i, t := range out {
-		if p, err := ipam.SubnetAvoiding(t, within[t.Addr().Is4()], subnets); err == nil {
+		if p, err := ipam.TransitSubnetAvoiding(t.Addr().Is4(), subnets); err == nil {
 			out[i] = p
 		}
 	}

@@ -1,7 +1,6 @@
 package topology
 
 import (
-	"fmt"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -216,7 +215,7 @@ func (p *planner) peerIPs(nd *Node, tr, gr []netip.Prefix) {
 	for i, f := range p.fams {
 		peers := ipam.TransitRouterPeerIPs
 		if p.in.Profile == ProfileReference {
-			peers = referencePeerIPs
+			peers = ipam.TransitRouterPeerPair
 		}
 		a, b, err := peers(f.transit, nd.ID)
 		if err != nil {
@@ -257,45 +256,3 @@ func (p *planner) localnet() {
 // (keys 1 to 9 stay for the router's local ports); the seeds use the node
 // ID.
 const ReferenceTransitRouterPortKeyBase = 10
-
-// referencePeerIPs is the reference's pair of transit router and gateway
-// router addresses of node nodeID: the /31 (IPv4) or /127 (IPv6) at offset
-// 2·nodeID of the transit subnet, the transit router on the first address
-// (100.88.0.0/16, node 2: 100.88.0.4/31 and 100.88.0.5/31).
-func referencePeerIPs(transit netip.Prefix, nodeID int) (router, gatewayRouter netip.Prefix, err error) {
-	if nodeID < 1 {
-		return router, gatewayRouter, fmt.Errorf("transit router peers: node ID %d: %w", nodeID, ErrInvalid)
-	}
-	bits := 31
-	if transit.Addr().Is6() {
-		bits = 127
-	}
-	first, ok := addrAt(transit.Masked().Addr(), uint64(2*nodeID))
-	second, ok2 := addrAt(first, 1)
-	if !ok || !ok2 || !transit.Contains(first) || !transit.Contains(second) {
-		return router, gatewayRouter, fmt.Errorf("transit router peers: node ID %d: %w: outside %s", nodeID, ErrInvalid, transit)
-	}
-	return netip.PrefixFrom(first, bits), netip.PrefixFrom(second, bits), nil
-}
-
-// addrAt returns a+off, false past the end of the address family.
-func addrAt(a netip.Addr, off uint64) (netip.Addr, bool) {
-	b := a.As16()
-	carry := off
-	for i := 15; i >= 0 && carry > 0; i-- {
-		s := uint64(b[i]) + carry&0xff
-		carry = carry>>8 + s>>8
-		b[i] = byte(s)
-	}
-	if carry > 0 {
-		return netip.Addr{}, false
-	}
-	out := netip.AddrFrom16(b)
-	if a.Is4() {
-		if !out.Is4In6() {
-			return netip.Addr{}, false
-		}
-		out = out.Unmap()
-	}
-	return out, true
-}

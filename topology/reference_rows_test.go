@@ -166,20 +166,6 @@ func TestReferenceTransitRouterPeers(t *testing.T) {
 	if _, ok := s.Get(KindStaticRoute, route.Key()); !ok {
 		t.Errorf("no route %s", route.Key())
 	}
-	for _, a := range []struct {
-		transit string
-		id      int
-		tr, gr  string
-	}{{"100.88.0.0/16", 2, "100.88.0.4/31", "100.88.0.5/31"}, {"100.88.0.0/16", 200, "100.88.1.144/31", "100.88.1.145/31"},
-		{"fd97::/64", 4, "fd97::8/127", "fd97::9/127"}} {
-		r, g, err := referencePeerIPs(pfx(a.transit), a.id)
-		if err != nil || r.String() != a.tr || g.String() != a.gr {
-			t.Errorf("referencePeerIPs(%s, %d) = %s, %s, %v", a.transit, a.id, r, g, err)
-		}
-	}
-	if _, _, err := referencePeerIPs(pfx("100.88.0.0/30"), 2); err == nil {
-		t.Error("a pair outside the transit subnet")
-	}
 }
 
 // TestPreservedLayer2Key: a Layer2 network the reference created carries
