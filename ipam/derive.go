@@ -216,7 +216,7 @@ func TransitRouterPeerPair(transit netip.Prefix, nodeID int) (router, gatewayRou
 		return netip.Prefix{}, netip.Prefix{}, err
 	}
 	off := uint64(2 * nodeID)
-	if !offsetFits(p, off+1) {
+	if !offsetFits(p, off+1) || isBroadcast4(p, off+1) {
 		return netip.Prefix{}, netip.Prefix{}, fmt.Errorf("%s: transit subnet %s has no pair for node ID %d: %w", what, p, nodeID, ErrOutOfRange)
 	}
 	bits := p.Addr().BitLen() - 1

@@ -65,6 +65,12 @@ func FuzzDerivations(f *testing.F) {
 		if err == nil && (r.Addr() == gr.Addr() || !r.Masked().Contains(gr.Addr())) {
 			t.Fatalf("peer IPs %s %s not a pair", r, gr)
 		}
+		r, gr, err = TransitRouterPeerPair(p, nodeID)
+		check("TransitRouterPeerPair router", r, p.Addr().BitLen()-1, err)
+		check("TransitRouterPeerPair gateway router", gr, p.Addr().BitLen()-1, err)
+		if err == nil && (r.Addr().Next() != gr.Addr() || !r.Masked().Contains(gr.Addr())) {
+			t.Fatalf("reference peer IPs %s %s not a pair", r, gr)
+		}
 		cn, cc, err := ConnectNodeIPs(p, nodeID)
 		check("ConnectNodeIPs", cn, p.Addr().BitLen()-1, err)
 		check("ConnectNodeIPs", cc, p.Addr().BitLen()-1, err)
