@@ -49,7 +49,7 @@ func (p *planner) layer2Cluster() {
 			cfg = append(cfg, Option{"ipv6_prefix", f.subnet.Addr().String()})
 		}
 	}
-	s := Switch{Owner: o, Name: sw, OtherConfig: NewOptions(flatten(cfg)...)}
+	s := Switch{Owner: o, Name: sw, OtherConfig: sortedOptions(cfg)}
 	if !p.primary {
 		p.b.add(s)
 		return

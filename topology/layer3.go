@@ -175,15 +175,6 @@ func transitSwitchConfig(name, key string) Options {
 		"mcast_snoop", "true", OptRequestedTnlKey, key)
 }
 
-// flatten returns the key-value pairs of o for NewOptions.
-func flatten(o Options) []string {
-	out := make([]string, 0, 2*len(o))
-	for _, kv := range o {
-		out = append(out, kv.Key, kv.Value)
-	}
-	return out
-}
-
 // mcastFlood is the options of a cluster router's port to the transit
 // switch (shared, read-only).
 var mcastFlood = Options{{"mcast_flood", "true"}}
