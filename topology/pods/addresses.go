@@ -3,8 +3,10 @@ package pods
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
+	"strings"
 
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
@@ -70,7 +72,7 @@ func (s Source) Release(ips []netip.Prefix) error {
 // a source keep theirs (another controller's).
 func ReleasePod(ann netconf.PodNetworks, sources map[string]Source) error {
 	var errs []error
-	for _, key := range sortedKeys(ann) {
+	for _, key := range slices.Sorted(maps.Keys(ann)) {
 		src, ok := sources[key]
 		if !ok {
 			continue
@@ -80,15 +82,6 @@ func ReleasePod(ann netconf.PodNetworks, sources map[string]Source) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func sortedKeys(ann netconf.PodNetworks) []string {
-	keys := make([]string, 0, len(ann))
-	for k := range ann {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Primary is a primary network a pod may use, with its NAD key and where
@@ -106,17 +99,7 @@ func (p *Primary) names(value, namespace string) bool {
 	if value == p.NAD || namespace+"/"+value == p.NAD {
 		return true
 	}
-	_, name, _ := cutLast(p.NAD, '/')
-	return value == name
-}
-
-func cutLast(s string, sep byte) (string, string, bool) {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == sep {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return "", s, false
+	return value == p.NAD[strings.LastIndexByte(p.NAD, '/')+1:]
 }
 
 // ChoosePrimary picks a new pod's primary network among its namespace's

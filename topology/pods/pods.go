@@ -171,21 +171,12 @@ func nodeZone(n topology.Node) string {
 
 func portOf(p Pod, nd topology.Node, local bool, a Attachment, mac net.HardwareAddr) (topology.SwitchPort, bool) {
 	n := a.Network
-	var sw string
-	switch n.Topology {
-	case udn.TopologyLayer3:
-		if !local {
-			return topology.SwitchPort{}, false
-		}
-		sw = n.Prefix() + nd.Name
-	case udn.TopologyLayer2:
-		sw = n.Prefix() + "ovn_layer2_switch"
-	default:
-		if !local {
-			return topology.SwitchPort{}, false
-		}
-		sw = n.Prefix() + "ovn_localnet_switch"
+	// Only a Layer2 switch spans the zones: a remote pod of another
+	// topology has no port here.
+	if !local && n.Topology != udn.TopologyLayer2 {
+		return topology.SwitchPort{}, false
 	}
+	sw := topology.PodSwitchName(n, nd.Name)
 	addr := mac.String()
 	for _, ip := range a.IPs {
 		addr += " " + ip.Addr().String()
