@@ -114,10 +114,10 @@ func TestRealServices(t *testing.T) {
 		t.Fatal(err)
 	}
 	blueA, blueB, redB := tenants["blue"].pods["node1"], tenants["blue"].pods["node2"], tenants["red"].pods["node2"]
-	if blueB.Ports[0].Addresses[0][18:] != redB.Ports[0].Addresses[0][18:] {
+	_, endpointIP, _ := strings.Cut(blueB.Ports[0].Addresses[0], " ") // "<mac> <ip>"
+	if _, redIP, _ := strings.Cut(redB.Ports[0].Addresses[0], " "); redIP != endpointIP {
 		t.Fatalf("the endpoints should share an address: %v, %v", blueB.Ports[0].Addresses, redB.Ports[0].Addresses)
 	}
-	_, endpointIP, _ := strings.Cut(blueB.Ports[0].Addresses[0], " ")
 	// trace follows a TCP packet from blue's node1 pod to dst:80; lbDst
 	// picks the backend of a load balancer's ct_lb_mark (ovn-trace then
 	// takes any ct_lb_mark, a VIP's or not, as that DNAT: only the positive

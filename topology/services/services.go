@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
@@ -41,6 +42,17 @@ const (
 )
 
 var protocols = []Protocol{ProtocolTCP, ProtocolUDP, ProtocolSCTP}
+
+// row is the protocol as a load balancer row spells it.
+func (p Protocol) row() topology.Protocol {
+	switch p {
+	case ProtocolUDP:
+		return topology.ProtocolUDP
+	case ProtocolSCTP:
+		return topology.ProtocolSCTP
+	}
+	return topology.ProtocolTCP
+}
 
 // Port is one port of a Service.
 type Port struct {
@@ -132,16 +144,15 @@ type Input struct {
 
 // planner holds what every Service of one Input shares.
 type planner struct {
-	in        *Input
-	local     []*topology.Node // sorted by name
-	localSet  map[string]bool
-	groups    []string // of the cluster-wide load balancers
-	hairpin   string   // hairpin_snat_ip
-	hostMasq  [2]netip.Addr
-	etpMasq   [2]netip.Addr
-	subnets   []netip.Prefix
-	own       topology.Owner
-	protoName map[Protocol]topology.Protocol
+	in       *Input
+	local    []*topology.Node // sorted by name
+	localSet map[string]bool
+	groups   []string // of the cluster-wide load balancers
+	hairpin  string   // hairpin_snat_ip
+	hostMasq [2]netip.Addr
+	etpMasq  [2]netip.Addr
+	subnets  []netip.Prefix
+	own      topology.Owner
 }
 
 func newPlanner(in *Input) (*planner, error) {
@@ -150,9 +161,7 @@ func newPlanner(in *Input) (*planner, error) {
 		return nil, fmt.Errorf("network: %w: Services are load-balanced on a primary Layer3 or Layer2 network", ErrInvalid)
 	}
 	p := &planner{in: in, localSet: map[string]bool{}, subnets: n.SubnetPrefixes(),
-		own: topology.Owner{Controller: ControllerServices, Network: n.Name, Topology: n.Topology, Role: n.Role},
-		protoName: map[Protocol]topology.Protocol{ProtocolTCP: topology.ProtocolTCP, ProtocolUDP: topology.ProtocolUDP,
-			ProtocolSCTP: topology.ProtocolSCTP}}
+		own: topology.Owner{Controller: ControllerServices, Network: n.Name, Topology: n.Topology, Role: n.Role}}
 	for i := range in.Nodes {
 		nd := &in.Nodes[i]
 		z := nd.Zone
@@ -642,7 +651,7 @@ outer:
 				o.sws = append(slices.Clip(o.sws), l.sws...)
 				o.rtrs = append(slices.Clip(o.rtrs), l.rtrs...)
 				o.groups = append(slices.Clip(o.groups), l.groups...)
-				if len(o.name) < len("_merged") || o.name[len(o.name)-len("_merged"):] != "_merged" {
+				if !strings.HasSuffix(o.name, "_merged") {
 					o.name += "_merged"
 				}
 				continue outer
@@ -653,8 +662,8 @@ outer:
 	return out
 }
 
-// lbName is the reference's "Service_<namespace>/<name>_<PROTO>_<scope>",
-// prefixed by the network's name prefix.
+// lbName is the reference's "Service_<namespace>/<name>_<PROTO>_<scope>";
+// object puts the network's name prefix before it.
 func lbName(svc *Service, proto Protocol, scope string) string {
 	return "Service_" + svc.Namespace + "/" + svc.Name + "_" + string(proto) + "_" + scope
 }
@@ -692,7 +701,7 @@ func (p *planner) object(svc *Service, l *lb) topology.LoadBalancer {
 	return topology.LoadBalancer{
 		Owner:           p.own,
 		Name:            p.in.Network.Prefix() + l.name,
-		Protocol:        p.protoName[l.proto],
+		Protocol:        l.proto.row(),
 		VIPs:            vips,
 		Options:         opts,
 		SelectionFields: sel,
