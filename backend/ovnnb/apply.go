@@ -147,21 +147,20 @@ type taggedOp struct {
 // parent with its new members, members added to or removed from an
 // existing parent, one update, one delete.
 type unit struct {
-	phase   int // 0 create, 1 update, 2 delete
-	rank    topology.Kind
-	seq     int
-	ch      int // change that opened the unit
-	pre     []taggedOp
-	head    model.Model // created parent, inserted after its members
-	headOp  string      // its named UUID
-	refs    map[string][]string
-	parent  string // existing parent UUID receiving or losing members
-	ptable  string
-	add     map[string][]string
-	del     map[string][]string
-	post    []taggedOp
-	ops     []taggedOp // assembled
-	touched []int
+	phase  int // 0 create, 1 update, 2 delete
+	rank   topology.Kind
+	seq    int
+	ch     int // change that opened the unit
+	pre    []taggedOp
+	head   model.Model // created parent, inserted after its members
+	headOp string      // its named UUID
+	refs   map[string][]string
+	parent string // existing parent UUID receiving or losing members
+	ptable string
+	add    map[string][]string
+	del    map[string][]string
+	post   []taggedOp
+	ops    []taggedOp // assembled
 }
 
 type planner struct {
@@ -393,12 +392,10 @@ func (p *planner) joinLBGDeletes(units []*unit) []*unit {
 			}
 			moved[ru], host[ru] = true, u
 			extra = append(extra, ru.ops...)
-			u.touched = append(u.touched, ru.touched...)
 		}
 		u.ops = append(extra, u.ops...)
 		if into != u {
 			into.ops = append(into.ops, u.ops...)
-			into.touched = append(into.touched, u.touched...)
 			moved[u] = true
 			for r, h := range host {
 				if h == u {
@@ -575,14 +572,15 @@ func (p *planner) create(i int, ch topology.Change) error {
 	pk, pname, member := parentOf(obj)
 	if p.adopted[objKey{ch.Kind, ch.Key}] {
 		// The group is taken as it is: its members are the load
-		// balancers', which name it themselves (LoadBalancer.Groups). A
-		// wait keeps the unit a transaction of its own.
+		// balancers', which name it themselves (LoadBalancer.Groups) and
+		// join it in this unit. The wait fails the transaction if the
+		// group was deleted or renamed since it was read, instead of
+		// mutating nothing; the next Sync then creates it.
 		u := p.unit(0, ch.Kind, ch.Key, i)
 		timeout := 0
 		u.post = append(u.post, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationWait, Table: ch.Kind.Table(), Timeout: &timeout,
 			Where: []ovsdb.Condition{uuidIs(named)}, Columns: []string{"name"}, Until: string(ovsdb.WaitConditionEqual),
 			Rows: []ovsdb.Row{{"name": ch.Key}}}, ch: i})
-		u.touched = append(u.touched, i)
 		return nil
 	}
 	if !member {
@@ -592,7 +590,6 @@ func (p *planner) create(i int, ch topology.Change) error {
 			u.pre = append(u.pre, waitNoName(ch.Kind.Table(), ch.Key, i))
 		}
 		u.pre = append(u.pre, pre...)
-		u.touched = append(u.touched, i)
 		return p.attach(u, i, obj, nil, named)
 	}
 	if pname == "" {
@@ -658,7 +655,6 @@ func (p *planner) attach(u *unit, i int, obj, old topology.Object, self string) 
 			hu := p.unit(0, c.Kind, name, i)
 			hu.parent, hu.ptable = pu, c.Kind.Table()
 			hu.add = appendTo(hu.add, c.Column, self)
-			hu.touched = append(hu.touched, i)
 		}
 		for _, name := range prev {
 			if slices.Contains(now[j], name) {
@@ -668,7 +664,6 @@ func (p *planner) attach(u *unit, i int, obj, old topology.Object, self string) 
 				hu := p.unit(1, c.Kind, name, i)
 				hu.parent, hu.ptable = pu, c.Kind.Table()
 				hu.del = appendTo(hu.del, c.Column, self)
-				hu.touched = append(hu.touched, i)
 			}
 		}
 	}
@@ -691,7 +686,6 @@ func (p *planner) update(i int, ch topology.Change) error {
 	}
 	u := p.unit(1, ch.Kind, ch.Key, i)
 	p.rowUnit[obs.uuid] = u
-	u.touched = append(u.touched, i)
 	var write []string
 	move, reattach := false, false
 	for _, c := range cols {
@@ -807,7 +801,6 @@ func (p *planner) deleteRow(i int, k topology.Kind, key string, obs observed) er
 		p.rowUnit[obs.uuid] = u
 		u.post = append(u.post, wait...)
 		u.post = append(u.post, del)
-		u.touched = append(u.touched, i)
 		return nil
 	}
 	if p.deleted[obs.parent] {
@@ -821,7 +814,6 @@ func (p *planner) deleteRow(i int, k topology.Kind, key string, obs observed) er
 	u.parent, u.ptable = obs.parent, table
 	u.del = appendTo(u.del, pk.Column, obs.uuid)
 	u.post = append(u.post, del)
-	u.touched = append(u.touched, i)
 	return nil
 }
 
