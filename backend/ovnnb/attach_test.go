@@ -3,6 +3,7 @@ package ovnnb_test
 import (
 	"context"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/udnkit/udnkit/backend/ovnnb"
@@ -176,4 +177,51 @@ func ofController(t testing.TB, s topology.State, c topology.Controller, network
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestRealLoadBalancerOnForeignSwitch: a person adds the SDK's load
+// balancer to a switch and a router udnkit does not own. Observe does not
+// count those attachments and Sync leaves them; the person's rows keep
+// the load balancer.
+func TestRealLoadBalancerOnForeignSwitch(t *testing.T) {
+	env, c := realOVN(t, ovnnb.Config{})
+	ctx := context.Background()
+	const network = "ns1_blue"
+	topo, err := ovntest.Plan(ovntest.Layer3Network(), ovntest.Nodes(1, "zone1"), "zone1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Sync(ctx, topo); err != nil {
+		t.Fatal(err)
+	}
+	svc := servicesState(t, network, "node1")
+	if _, _, err := c.Sync(ctx, svc); err != nil {
+		t.Fatal(err)
+	}
+	lb := netconf.NetworkPrefix(network) + "Service_ns1/web_TCP_cluster"
+	uuid, err := env.NBCtl(ctx, "--bare", "--columns=_uuid", "find", "Load_Balancer", "name="+lb)
+	if err != nil || uuid == "" {
+		t.Fatalf("load balancer %s: %q %v", lb, uuid, err)
+	}
+	uuid = strings.TrimSpace(uuid)
+	if _, err := env.NBCtl(ctx, "--", "create", "Logical_Switch", "name=someone_elses_switch", "load_balancer="+uuid,
+		"--", "create", "Logical_Router", "name=someone_elses_router", "load_balancer="+uuid); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Observe(ctx, network)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := topology.Diff(ofController(t, got, servicesController, network), svc); len(d) != 0 {
+		t.Errorf("Observe counts the foreign attachments:\n%s", d)
+	}
+	if ch, _, err := c.Sync(ctx, svc); err != nil || len(ch) != 0 {
+		t.Fatalf("Sync with the foreign attachments: %v\n%s", err, ch)
+	}
+	for _, table := range []string{"Logical_Switch", "Logical_Router"} {
+		held, err := env.NBCtl(ctx, "--bare", "--columns=load_balancer", "find", table, "name=someone_elses_"+strings.ToLower(table[len("Logical_"):]))
+		if err != nil || strings.TrimSpace(held) != uuid {
+			t.Errorf("%s someone_elses: load_balancer %q (%v), want %s", table, held, err, uuid)
+		}
+	}
 }

@@ -246,24 +246,30 @@ func (s *snapshot) index() error {
 	return nil
 }
 
-// attachments maps the UUID of every load balancer that a group, switch or
-// router holds to the names of those rows, in the order of the load
-// balancer descriptor's Attachments, sorted.
+// attachments maps the UUID of every load balancer that an owned group,
+// switch or router holds to the names of those rows, in the order of the
+// load balancer descriptor's Attachments, sorted. A row udnkit does not
+// own may hold the SDK's load balancers too: that is its owner's business,
+// so it is neither reported nor, through a Diff, detached.
 func (s *snapshot) attachments() map[string][3][]string {
 	out := map[string][3][]string{}
 	for j, c := range topology.KindLoadBalancer.Descriptor().Attachments {
 		for u, m := range s.rows[c.Kind.Table()] {
 			var lbs []string
+			owned := false
 			switch r := m.(type) {
 			case *nbdb.LoadBalancerGroup:
 				lbs = r.LoadBalancer
+				_, owned = lbgOwner(s.lbgRefs[u])
 			case *nbdb.LogicalSwitch:
 				lbs = r.LoadBalancer
+				_, owned = ownerOf(r.ExternalIDs)
 			case *nbdb.LogicalRouter:
 				lbs = r.LoadBalancer
+				_, owned = ownerOf(r.ExternalIDs)
 			}
-			name, ok := s.name[u]
-			if !ok || name == "" || s.extra[u] {
+			name := s.name[u]
+			if !owned || len(lbs) == 0 || name == "" {
 				continue
 			}
 			for _, lb := range lbs {
