@@ -24,11 +24,11 @@ type Config struct {
 	// Profile selects the seeds' design (the default) or the reference
 	// implementation's wire format.
 	Profile udn.Profile
-	// Networks is what the default network already uses (its cluster
+	// DefaultNetwork is what the default network already uses (its cluster
 	// subnets, the service CIDRs, the cluster's families): a network that
 	// overlaps them is refused (netconf.CheckCluster). Its masquerade
 	// subnets default to Cluster's.
-	Networks netconf.Cluster
+	DefaultNetwork netconf.Cluster
 }
 
 // Networks is the short path from UserDefinedNetworks and
@@ -128,7 +128,7 @@ func (s *Networks) Add(n *udn.Network) (*udn.Network, error) {
 		}
 		return nil, fmt.Errorf("%s: %w: a different network of this name is already added (%s)", n, ipam.ErrConflict, held.n)
 	}
-	cc := s.cfg.Networks
+	cc := s.cfg.DefaultNetwork
 	if len(cc.MasqueradeSubnets) == 0 {
 		cc.MasqueradeSubnets = s.cfg.Cluster.MasqueradeSubnets
 	}

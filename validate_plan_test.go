@@ -116,7 +116,7 @@ func FuzzValidatesPlans(f *testing.F) {
 // UDN whose subnet overlaps the cluster's pod subnets is refused as an
 // invalid spec and nothing is allocated.
 func TestClusterOverlapRefused(t *testing.T) {
-	nets, err := udnkit.New(udnkit.Config{Nodes: threeNodes(), Networks: netconf.Cluster{
+	nets, err := udnkit.New(udnkit.Config{Nodes: threeNodes(), DefaultNetwork: netconf.Cluster{
 		PodSubnets: []netip.Prefix{netip.MustParsePrefix("10.244.0.0/16")}, ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}}})
 	if err != nil {
 		t.Fatal(err)

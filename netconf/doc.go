@@ -162,6 +162,6 @@
 // subnets overlapping the default network's cluster subnets, the service
 // CIDRs, the default join subnets or the masquerade subnets (Cluster; a
 // cluster subnet inside the network's excluded subnets does not count), as
-// the reference's NetInfo checks do. udnkit.Config.Networks applies it on
-// the short path.
+// the reference's NetInfo checks do. udnkit.Config.DefaultNetwork applies
+// it on the short path.
 package netconf
