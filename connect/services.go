@@ -138,12 +138,12 @@ func podSwitches(n *udn.Network, nodes []topology.Node, zone string, only map[st
 		if only != nil {
 			return nil
 		}
-		return []podSwitch{{name: n.Prefix() + "ovn_layer2_switch"}}
+		return []podSwitch{{name: topology.PodSwitchName(n, "")}}
 	}
 	var out []podSwitch
 	for i := range nodes {
 		if zoneOf(&nodes[i]) == zone {
-			out = append(out, podSwitch{name: n.Prefix() + nodes[i].Name, node: nodes[i].Name})
+			out = append(out, podSwitch{name: topology.PodSwitchName(n, nodes[i].Name), node: nodes[i].Name})
 		}
 	}
 	return out

@@ -107,7 +107,7 @@ func (p *planner) mac(addrs ...netip.Prefix) string {
 		return ""
 	}
 	var scratch [17]byte
-	return p.b.strs.bytes(appendMAC(scratch[:0], a))
+	return p.b.strs.bytes(ipam.AppendMAC(scratch[:0], a))
 }
 
 // addresses returns the LSP address entry "MAC ip ip" of ips, the MAC
@@ -376,9 +376,6 @@ func macSource(addrs []netip.Prefix) (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// appendMAC appends ipam.MACFromIP(ip) in its String form.
-func appendMAC(b []byte, ip netip.Addr) []byte { return ipam.AppendMAC(b, ip) }
-
 func host(a netip.Addr) netip.Prefix { return netip.PrefixFrom(a, a.BitLen()) }
 
 // routerLSP returns the router-type switch port name on sw peering with
@@ -397,7 +394,7 @@ func (p *planner) routerLSPWithKey(o Owner, name, sw, routerPort, key string) Sw
 
 func appendAddresses(b []byte, ips []netip.Prefix) []byte {
 	if a, ok := macSource(ips); ok {
-		b = appendMAC(b, a)
+		b = ipam.AppendMAC(b, a)
 	}
 	for _, ip := range ips {
 		b = append(b, ' ')
