@@ -104,7 +104,7 @@ func ServiceFrom(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (out 
 	for _, sl := range slices {
 		s, ok, err := EndpointSliceFrom(sl)
 		if err != nil {
-			return out, false, err
+			return out, false, fmt.Errorf("%s: %w", where, err)
 		}
 		if ok {
 			out.Slices = append(out.Slices, s)
