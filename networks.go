@@ -26,8 +26,8 @@ type Config struct {
 	Profile udn.Profile
 	// DefaultNetwork is what the default network already uses (its cluster
 	// subnets, the service CIDRs, the cluster's families): a network that
-	// overlaps them is refused (netconf.CheckCluster). Its masquerade
-	// subnets default to Cluster's.
+	// overlaps them is refused (netconf.CheckCluster). Its masquerade and
+	// join subnets default to Cluster's.
 	DefaultNetwork netconf.Cluster
 }
 
@@ -132,6 +132,9 @@ func (s *Networks) Add(n *udn.Network) (*udn.Network, error) {
 	if len(cc.MasqueradeSubnets) == 0 {
 		cc.MasqueradeSubnets = s.cfg.Cluster.MasqueradeSubnets
 	}
+	if len(cc.JoinSubnets) == 0 {
+		cc.JoinSubnets = s.cfg.Cluster.DefaultNetworkJoinSubnets
+	}
 	if err := netconf.CheckCluster(n, cc); err != nil {
 		return nil, err
 	}
@@ -170,7 +173,7 @@ func (s *Networks) allocate(nw *network) error {
 		nw.tunnelKeys = keys
 	}
 	for _, nd := range s.cfg.Nodes {
-		if err := joinRoom(n, nd); err != nil {
+		if err := nodeRoom(n, nd, s.cfg.Profile); err != nil {
 			return err
 		}
 	}
@@ -194,18 +197,34 @@ func (s *Networks) allocate(nw *network) error {
 	return nil
 }
 
-// joinRoom refuses a primary network whose join subnet has no gateway
-// router address for node nd (the join subnet holds one per node ID), with
-// an error wrapping ipam.ErrExhausted: the network is valid, the cluster
-// is too large for it.
-func joinRoom(n *udn.Network, nd topology.Node) error {
-	if !n.IsPrimary() {
-		return nil
+// nodeRoom refuses a network whose join or transit subnet has no address
+// for node nd, deriving them as the planner does (profile p): a primary
+// network's gateway router join address, a Layer3 transit switch port's,
+// a primary Layer2 transit router's peer pair. The error wraps
+// ipam.ErrExhausted: the network is valid, the cluster is too large for
+// it.
+func nodeRoom(n *udn.Network, nd topology.Node, p udn.Profile) error {
+	if n.IsPrimary() {
+		for _, j := range n.JoinSubnets {
+			if _, err := ipam.JoinGatewayRouterIP(j, nd.ID); err != nil {
+				return fmt.Errorf("%s: node %q (id %d): joinSubnets %s: %w: no gateway router address for the node (%v)",
+					n, nd.Name, nd.ID, j, ipam.ErrExhausted, err)
+			}
+		}
 	}
-	for _, j := range n.JoinSubnets {
-		if _, err := ipam.JoinGatewayRouterIP(j, nd.ID); err != nil {
-			return fmt.Errorf("%s: node %q (id %d): joinSubnets %s: %w: no gateway router address for the node (%v)",
-				n, nd.Name, nd.ID, j, ipam.ErrExhausted, err)
+	for _, t := range n.TransitSubnets {
+		var err error
+		switch {
+		case n.Topology == udn.TopologyLayer3:
+			_, err = ipam.TransitSwitchIP(t, nd.ID)
+		case n.Topology == udn.TopologyLayer2 && n.IsPrimary() && p == udn.ProfileReference:
+			_, _, err = ipam.TransitRouterPeerPair(t, nd.ID)
+		case n.Topology == udn.TopologyLayer2 && n.IsPrimary():
+			_, _, err = ipam.TransitRouterPeerIPs(t, nd.ID)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: node %q (id %d): transitSubnets %s: %w: no transit address for the node (%v)",
+				n, nd.Name, nd.ID, t, ipam.ErrExhausted, err)
 		}
 	}
 	return nil
@@ -249,7 +268,7 @@ func (s *Networks) AddNode(nd topology.Node) error {
 	defer s.mu.Unlock()
 	i, found := slices.BinarySearchFunc(s.cfg.Nodes, nd.Name, func(a topology.Node, name string) int { return cmp.Compare(a.Name, name) })
 	for _, name := range slices.Sorted(maps.Keys(s.networks)) {
-		if err := joinRoom(s.networks[name].n, nd); err != nil {
+		if err := nodeRoom(s.networks[name].n, nd, s.cfg.Profile); err != nil {
 			return err
 		}
 	}

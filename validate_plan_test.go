@@ -10,6 +10,7 @@ import (
 	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -32,21 +33,88 @@ func threeNodes() []topology.Node {
 // panics.
 func checkValidatesPlans(t *testing.T, u *netconf.UserDefinedNetwork) {
 	t.Helper()
-	nets, err := udnkit.New(udnkit.Config{Nodes: threeNodes()})
+	checkAddPlans(t, udnkit.Config{Nodes: threeNodes()}, fmt.Sprintf("%+v", u.Spec), func(nets *udnkit.Networks) (*udn.Network, error) {
+		return nets.AddUDN(u)
+	})
+}
+
+// checkAddPlans is the same property for any way of adding a network.
+func checkAddPlans(t *testing.T, cfg udnkit.Config, what string, add func(*udnkit.Networks) (*udn.Network, error)) {
+	t.Helper()
+	nets, err := udnkit.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := nets.AddUDN(u)
+	n, err := add(nets)
 	if err != nil {
 		if !errors.Is(err, netconf.ErrInvalidSpec) && !errors.Is(err, ipam.ErrExhausted) {
-			t.Fatalf("%+v: refused with neither a spec error nor exhaustion: %v", u.Spec, err)
+			t.Fatalf("%s: refused with neither a spec error nor exhaustion: %v", what, err)
 		}
 		return
 	}
 	for _, zone := range []string{"node1", "node2", "node3"} {
 		if _, err := nets.Plan(zone); err != nil {
-			t.Fatalf("%+v validated (%s) but does not plan in zone %s: %v", u.Spec, n, zone, err)
+			t.Fatalf("%s validated (%s) but does not plan in zone %s: %v", what, n, zone, err)
 		}
+	}
+}
+
+// checkNetConfPlans: a NetConf that parses is added (or refused as
+// above) and plans, in either profile.
+func checkNetConfPlans(t *testing.T, conf string) {
+	t.Helper()
+	c, err := netconf.ParseNetConf([]byte(conf))
+	if err != nil {
+		return
+	}
+	n, err := c.Network()
+	if err != nil {
+		t.Fatalf("%s: parsed but Network fails: %v", conf, err)
+	}
+	for _, p := range []udn.Profile{udn.ProfileSeeds, udn.ProfileReference} {
+		checkAddPlans(t, udnkit.Config{Nodes: threeNodes(), Profile: p}, conf, func(nets *udnkit.Networks) (*udn.Network, error) {
+			return nets.Add(n)
+		})
+	}
+}
+
+// TestNetConfValidatesPlans: fields only a NetConf sets (a Layer2 transit
+// subnet) are checked against the nodes as the planner derives them.
+func TestNetConfValidatesPlans(t *testing.T) {
+	for _, transit := range []string{"100.99.0.0/30", "100.99.0.0/32", "100.99.0.0/29", "100.99.0.0/16", "fd97::/126"} {
+		conf := `{"cniVersion":"1.0.0","name":"ns1_blue","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary",` +
+			`"netAttachDefName":"ns1/blue","subnets":"10.0.0.0/24,fd00::/64","transitSubnet":"` + transit + `"}`
+		if _, err := netconf.ParseNetConf([]byte(conf)); err != nil {
+			t.Fatalf("transit %s: %v", transit, err)
+		}
+		t.Run(transit, func(t *testing.T) { checkNetConfPlans(t, conf) })
+	}
+}
+
+func FuzzNetConfValidatesPlans(f *testing.F) {
+	f.Add(`{"cniVersion":"1.0.0","name":"ns1_blue","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary","netAttachDefName":"ns1/blue","subnets":"10.0.0.0/24","transitSubnet":"100.99.0.0/30"}`)
+	f.Add(`{"cniVersion":"1.0.0","name":"ns1_blue","type":"ovn-k8s-cni-overlay","topology":"layer3","role":"primary","netAttachDefName":"ns1/blue","subnets":"10.128.0.0/16/24,fd00::/48/64","joinSubnet":"100.65.0.0/29,fd99::/125"}`)
+	f.Add(`{"cniVersion":"1.0.0","name":"ns1_blue","type":"ovn-k8s-cni-overlay","topology":"layer2","netAttachDefName":"ns1/blue","subnets":"10.0.0.0/31"}`)
+	f.Fuzz(checkNetConfPlans)
+}
+
+// TestClusterDefaultJoinRefused: a network on the default network's join
+// subnet, set in Config.Cluster only, is refused (it would plan a
+// no-reroute policy twice).
+func TestClusterDefaultJoinRefused(t *testing.T) {
+	nets, err := udnkit.New(udnkit.Config{Nodes: threeNodes(), Cluster: topology.Cluster{
+		DefaultNetworkJoinSubnets: []netip.Prefix{netip.MustParsePrefix("100.62.0.0/16"), netip.MustParsePrefix("fd98::/64")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nets.AddUDN(udnOf("Layer2", "Primary", 0, "100.62.0.0/16", "", "")); !errors.Is(err, netconf.ErrInvalidSpec) {
+		t.Fatalf("a UDN on the default network's join subnet: %v, want ErrInvalidSpec", err)
+	}
+	if _, err := nets.AddUDN(udnOf("Layer2", "Primary", 0, "10.0.0.0/24", "", "")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nets.Plan("node1"); err != nil {
+		t.Fatal(err)
 	}
 }
 
