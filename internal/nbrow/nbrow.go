@@ -302,6 +302,12 @@ func ToRow(o topology.Object, ids map[string]string) (model.Model, error) {
 	return nil, fmt.Errorf("%w: object of type %T", ErrInvalid, o)
 }
 
+// selectionFields are the values the schema allows in a load balancer's
+// selection_fields.
+var selectionFields = []string{nbdb.LoadBalancerSelectionFieldsEthSrc, nbdb.LoadBalancerSelectionFieldsEthDst,
+	nbdb.LoadBalancerSelectionFieldsIPSrc, nbdb.LoadBalancerSelectionFieldsIPDst, nbdb.LoadBalancerSelectionFieldsIpv6Src,
+	nbdb.LoadBalancerSelectionFieldsIpv6Dst, nbdb.LoadBalancerSelectionFieldsTpSrc, nbdb.LoadBalancerSelectionFieldsTpDst}
+
 // Check refuses objects the database would take but OVN could not use.
 func Check(o topology.Object) error {
 	field := func(name string) error { return fmt.Errorf("%w: %s is empty or invalid", ErrInvalid, name) }
@@ -313,9 +319,7 @@ func Check(o topology.Object) error {
 		}
 		if lb, ok := o.(topology.LoadBalancer); ok {
 			for _, f := range lb.SelectionFields {
-				switch f {
-				case "eth_src", "eth_dst", "ip_src", "ip_dst", "tp_src", "tp_dst":
-				default:
+				if !slices.Contains(selectionFields, f) {
 					return field("selection_fields " + strconv.Quote(f))
 				}
 			}

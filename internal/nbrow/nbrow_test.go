@@ -1,6 +1,7 @@
 package nbrow
 
 import (
+	"errors"
 	"maps"
 	"testing"
 
@@ -33,5 +34,21 @@ func TestToRowSharedIDs(t *testing.T) {
 	}
 	if !maps.Equal(shared, before) {
 		t.Fatalf("the shared owner map changed: %v, was %v", shared, before)
+	}
+}
+
+// TestCheckSelectionFields: every value the schema allows in
+// selection_fields is taken, and nothing else.
+func TestCheckSelectionFields(t *testing.T) {
+	lb := topology.LoadBalancer{Owner: topology.Owner{Network: "ns_net"}, Name: "lb", Protocol: topology.ProtocolTCP}
+	for _, f := range []string{"eth_src", "eth_dst", "ip_src", "ip_dst", "ipv6_src", "ipv6_dst", "tp_src", "tp_dst"} {
+		lb.SelectionFields = []string{f}
+		if err := Check(lb); err != nil {
+			t.Errorf("selection_fields %s: %v", f, err)
+		}
+	}
+	lb.SelectionFields = []string{"ip6_src"}
+	if err := Check(lb); !errors.Is(err, ErrInvalid) {
+		t.Errorf("selection_fields ip6_src: %v, want ErrInvalid", err)
 	}
 }
