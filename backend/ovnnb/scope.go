@@ -34,9 +34,10 @@ type lookup struct {
 // members into or refers to; by the columns of their key, the rows of the
 // unnamed kinds (routes, policies, NAT, ACLs) it creates, updates or
 // deletes, with a probe for other owners' rows under that key in parents
-// the change set neither creates nor deletes. lbgs reports whether it changes a load balancer group, whose
-// owner depends on every switch and router; ok is false when it would take
-// more than maxScopedSelects selects.
+// the change set neither creates nor deletes. lbgs reports whether it
+// changes a load balancer group or attaches to or detaches from one (a
+// group's owner depends on every switch and router); ok is false when it
+// would take more than maxScopedSelects selects.
 func scopeOf(changes topology.Changes) (lookups []lookup, lbgs bool, ok bool) {
 	seen := map[string]bool{}
 	add := func(key string, l lookup) {
@@ -78,6 +79,9 @@ func scopeOf(changes topology.Changes) (lookups []lookup, lbgs bool, ok bool) {
 				}
 			}
 			for _, r := range attachmentRefs(obj) {
+				// A group's owner depends on the switches and routers
+				// that hold it: joining one needs them read too.
+				lbgs = lbgs || r.Table == nbdb.LoadBalancerGroupTable && len(r.Names) > 0
 				for _, n := range r.Names {
 					name(kindOfTable(r.Table), n)
 				}

@@ -331,3 +331,61 @@ func TestKeyWhereFollowsDescriptors(t *testing.T) {
 		}
 	}
 }
+
+// TestRealScopedApplyJoinsGroup: load balancers joining the network's
+// group are planned on the scoped read, which holds the switches and
+// routers that make the group the SDK's (without them the group looks
+// foreign and the change set went to a second, full read).
+func TestRealScopedApplyJoinsGroup(t *testing.T) {
+	env := ovntest.Start(t)
+	ctx := context.Background()
+	c, _ := monDial(t, env.NBUnix, false)
+	topo, err := ovntest.Plan(ovntest.Layer3Network(), ovntest.Nodes(2, "zone1"), "zone1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Sync(ctx, topo); err != nil {
+		t.Fatal(err)
+	}
+	group := ""
+	for _, g := range topo.ObjectsOf(topology.KindLoadBalancerGroup) {
+		if strings.HasSuffix(g.Key(), "clusterLBGroup") {
+			group = g.Key()
+		}
+	}
+	own := topology.Owner{Controller: "test-services", Network: "ns1_blue", Topology: "Layer3", Role: "Primary"}
+	var b topology.Builder
+	b.OwnFor(own.Controller, own.Network)
+	for i := range 3 {
+		b.Add(topology.LoadBalancer{Owner: own, Name: "ns1.blue_Service_ns/web" + string(rune('a'+i)) + "_TCP_cluster", Protocol: topology.ProtocolTCP,
+			VIPs:   []topology.LBVIP{{VIP: netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 96, 0, byte(10 + i)}), 80), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.128.1.5:8080")}}},
+			Groups: []string{group}})
+	}
+	lbs, err := b.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := topology.Diff(topology.RemovalFor(own.Controller, own.Network), lbs)
+	s, err := c.readFor(ctx, changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.partial {
+		t.Fatal("not a scoped read")
+	}
+	if _, err := c.plan(s, changes); err != nil {
+		t.Fatalf("planning the load balancers on the scoped read: %v", err)
+	}
+	if _, err := c.Apply(ctx, changes); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Observe(ctx, own.Network)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range got.ObjectsOf(topology.KindLoadBalancer) {
+		if lb := o.(topology.LoadBalancer); len(lb.Groups) != 1 || lb.Groups[0] != group {
+			t.Errorf("%s: groups %v, want %s", lb.Name, lb.Groups, group)
+		}
+	}
+}
