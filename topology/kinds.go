@@ -155,3 +155,14 @@ func Attached(o Object) [][]string {
 	}
 	return nil
 }
+
+// WithAttached returns o holding the attachments names, in the order of
+// Attached (a backend reading them back); o unchanged for a kind without
+// attachments.
+func WithAttached(o Object, names [][]string) Object {
+	if x, ok := o.(LoadBalancer); ok && len(names) == 3 {
+		x.Groups, x.Switches, x.Routers = names[0], names[1], names[2]
+		return x
+	}
+	return o
+}

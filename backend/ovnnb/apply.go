@@ -590,7 +590,7 @@ func (p *planner) create(i int, ch topology.Change) error {
 			u.pre = append(u.pre, waitNoName(ch.Kind.Table(), ch.Key, i))
 		}
 		u.pre = append(u.pre, pre...)
-		return p.attach(u, i, obj, nil, named)
+		return p.attach(i, obj, nil, named)
 	}
 	if pname == "" {
 		return invalid("no parent %s", pk.Kind)
@@ -615,11 +615,12 @@ func (p *planner) create(i int, ch topology.Change) error {
 // attach puts the row self (of obj, a kind with attachments: a load
 // balancer) into the rows obj names that old did not, and takes it out of
 // the rows old named that obj does not. A row the change set creates gets
-// it in its insert; an existing one (whichever controller owns it) by
-// mutation in u, so that the references other owners put there survive.
+// it in its insert; an existing one (whichever controller owns it) by a
+// mutation in that row's unit, one per row and column for the change set,
+// so that the references other owners put there survive.
 // Rows it is taken out of that are gone need nothing: the references are
 // weak.
-func (p *planner) attach(u *unit, i int, obj, old topology.Object, self string) error {
+func (p *planner) attach(i int, obj, old topology.Object, self string) error {
 	cols := obj.Kind().Descriptor().Attachments
 	if len(cols) == 0 {
 		return nil
@@ -733,7 +734,7 @@ func (p *planner) update(i int, ch topology.Change) error {
 		if old == nil {
 			old = obs.obj
 		}
-		if err := p.attach(u, i, ch.Object, old, obs.uuid); err != nil {
+		if err := p.attach(i, ch.Object, old, obs.uuid); err != nil {
 			return err
 		}
 	}

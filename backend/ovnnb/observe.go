@@ -184,13 +184,7 @@ func (s *snapshot) index() error {
 	attached := s.attachments()
 	for _, k := range topology.Kinds() {
 		for u, m := range s.rows[k.Table()] {
-			var owner topology.Owner
-			var ok bool
-			if k == topology.KindLoadBalancerGroup {
-				owner, ok = lbgOwner(s.lbgRefs[u])
-			} else {
-				owner, ok = ownerOf(rowIDs(m))
-			}
+			owner, ok := s.rowOwner(u, m)
 			if !ok {
 				continue
 			}
@@ -210,10 +204,8 @@ func (s *snapshot) index() error {
 				}
 				continue
 			}
-			if lb, isLB := obj.(topology.LoadBalancer); isLB {
-				a := attached[u]
-				lb.Groups, lb.Switches, lb.Routers = a[0], a[1], a[2]
-				obj = lb
+			if len(k.Descriptor().Attachments) > 0 {
+				obj = topology.WithAttached(obj, attached[u])
 			}
 			if acl, isACL := obj.(topology.ACL); isACL && p != "" {
 				if _, inPG := s.rows[nbdb.PortGroupTable][p]; inPG {
@@ -251,42 +243,51 @@ func (s *snapshot) index() error {
 // load balancer descriptor's Attachments, sorted. A row udnkit does not
 // own may hold the SDK's load balancers too: that is its owner's business,
 // so it is neither reported nor, through a Diff, detached.
-func (s *snapshot) attachments() map[string][3][]string {
-	out := map[string][3][]string{}
-	for j, c := range topology.KindLoadBalancer.Descriptor().Attachments {
+func (s *snapshot) attachments() map[string][][]string {
+	cols := topology.KindLoadBalancer.Descriptor().Attachments
+	out := map[string][][]string{}
+	for j, c := range cols {
 		for u, m := range s.rows[c.Kind.Table()] {
 			var lbs []string
-			owned := false
 			switch r := m.(type) {
 			case *nbdb.LoadBalancerGroup:
 				lbs = r.LoadBalancer
-				_, owned = lbgOwner(s.lbgRefs[u])
 			case *nbdb.LogicalSwitch:
 				lbs = r.LoadBalancer
-				_, owned = ownerOf(r.ExternalIDs)
 			case *nbdb.LogicalRouter:
 				lbs = r.LoadBalancer
-				_, owned = ownerOf(r.ExternalIDs)
 			}
 			name := s.name[u]
-			if !owned || len(lbs) == 0 || name == "" {
+			if _, owned := s.rowOwner(u, m); len(lbs) == 0 || name == "" || !owned {
 				continue
 			}
 			for _, lb := range lbs {
 				a := out[lb]
+				if a == nil {
+					a = make([][]string, len(cols))
+					out[lb] = a
+				}
 				a[j] = append(a[j], name)
-				out[lb] = a
 			}
 		}
 	}
-	for lb, a := range out {
+	for _, a := range out {
 		for j := range a {
 			slices.Sort(a[j])
 			a[j] = slices.Compact(a[j])
 		}
-		out[lb] = a
 	}
 	return out
+}
+
+// rowOwner returns the owner of row u (m): a load balancer group's from
+// the rows that reference it (it has no external_ids), any other row's
+// from its external_ids. ok is false for a row udnkit does not own.
+func (s *snapshot) rowOwner(u string, m model.Model) (topology.Owner, bool) {
+	if _, isGroup := m.(*nbdb.LoadBalancerGroup); isGroup {
+		return lbgOwner(s.lbgRefs[u])
+	}
+	return ownerOf(rowIDs(m))
 }
 
 // lbgRef is the owner of one row referencing a load balancer group; owned
