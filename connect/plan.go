@@ -314,26 +314,6 @@ func subnetOf(subnets []ipam.ConnectSubnet, p netip.Prefix) (ipam.ConnectSubnet,
 	return ipam.ConnectSubnet{}, false
 }
 
-// mac returns the MAC of a port whose first address is a: 0a:58 and the
-// IPv4 address's bytes, built in the emitter's arena; ipam.MACFromIP's for
-// IPv6.
-func mac(e *topology.Emitter, a netip.Prefix) string {
-	if !a.Addr().Is4() {
-		return ipam.MACFromIP(a.Addr()).String()
-	}
-	b := a.Addr().As4()
-	return e.Cat("0a:58:", hexByte[b[0]], ":", hexByte[b[1]], ":", hexByte[b[2]], ":", hexByte[b[3]])
-}
-
-// hexByte holds the two-digit lowercase hex spelling of every byte.
-var hexByte = func() (t [256]string) {
-	const digits = "0123456789abcdef"
-	for i := range t {
-		t[i] = string([]byte{digits[i>>4], digits[i&15]})
-	}
-	return t
-}()
-
 func emitLink(e *topology.Emitter, nm names, own topology.Owner, router string, l link, in Input) error {
 	node := ""
 	if l.node != nil {
@@ -351,11 +331,11 @@ func emitLink(e *topology.Emitter, nm names, own topology.Owner, router string, 
 		}
 		opts = append(opts, "requested-chassis", l.node.Chassis)
 	}
-	e.Emit(topology.RouterPort{Owner: own, Name: cport, Router: router, MAC: mac(e, l.connSide[0]),
+	e.Emit(topology.RouterPort{Owner: own, Name: cport, Router: router, MAC: e.MAC(l.connSide[0].Addr()),
 		Networks: e.Prefixes(l.connSide...), Peer: peer, Options: e.Options(opts...)})
 	if l.local {
 		netRouter, _ := networkRouter(l.net, node)
-		e.Emit(topology.RouterPort{Owner: own, Name: nport, Router: netRouter, MAC: mac(e, l.netSide[0]),
+		e.Emit(topology.RouterPort{Owner: own, Name: nport, Router: netRouter, MAC: e.MAC(l.netSide[0].Addr()),
 			Networks: e.Prefixes(l.netSide...), Peer: cport})
 	}
 	return nil

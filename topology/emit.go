@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+
+	"github.com/udnkit/udnkit/ipam"
 )
 
 // Emitter is the planner toolkit for other planner packages (connect,
@@ -76,6 +78,13 @@ func (e *Emitter) Prefix(p netip.Prefix) string {
 func (e *Emitter) Addr(a netip.Addr) string {
 	var scratch [64]byte
 	return e.b.strs.bytes(a.AppendTo(scratch[:0]))
+}
+
+// MAC returns ipam.MACFromIP(a).String(), a port's MAC from its first
+// address, built in the arena.
+func (e *Emitter) MAC(a netip.Addr) string {
+	var scratch [17]byte
+	return e.b.strs.bytes(ipam.AppendMAC(scratch[:0], a))
 }
 
 // Strings returns a copy of v carved from a slab (nil for none).
