@@ -75,30 +75,26 @@ func BenchmarkServiceWith5kEndpoints(b *testing.B) {
 }
 
 // BenchmarkEndpointChange replans one Service whose endpoint moved and
-// diffs it against that Service's previous State, among 100 and 10,000
-// Services: the time does not depend on their number.
+// takes the changes from that Service's previous plan, among 100 and
+// 10,000 Services: the time does not depend on their number.
 func BenchmarkEndpointChange(b *testing.B) {
 	for _, n := range []int{100, 10000} {
 		b.Run(fmt.Sprintf("services=%d", n), func(b *testing.B) {
 			in := benchInput(n, 10)
-			states := make([]topology.State, n)
-			for i := range in.Services {
-				s, err := services.ServiceState(&in, &in.Services[i])
-				if err != nil {
-					b.Fatal(err)
-				}
-				states[i] = s
-			}
 			k := n / 2
+			prev, err := services.PlanService(&in, &in.Services[k])
+			if err != nil {
+				b.Fatal(err)
+			}
 			moved := benchService(k, 10, 1)
 			b.ReportAllocs()
 			for b.Loop() {
-				s, err := services.ServiceState(&in, &moved)
+				now, err := services.PlanService(&in, &moved)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if d := topology.Diff(states[k], s); len(d) != 1 {
-					b.Fatalf("%d changes", len(d))
+				if d, err := services.Changes(prev, now); err != nil || len(d) != 1 {
+					b.Fatalf("%d changes, %v", len(d), err)
 				}
 			}
 		})

@@ -34,10 +34,12 @@
 // network's EndpointSlices from the default network's ones and the pods'
 // annotations (MirrorEndpointSlice).
 //
-// Plan returns every Service's load balancers as one State; ServiceState
-// returns one Service's, so that a controller diffs a Service's change
-// (an endpoint added or gone) against that Service's previous State alone,
-// at a cost independent of the number of Services.
+// Plan returns every Service's load balancers as one State, for Sync;
+// PlanService returns one Service's, and Changes the changes between two
+// of its plans (an endpoint added or gone), for Apply, at a cost
+// independent of the number of Services. A State of one Service is never
+// synced: it speaks for the network's load balancers, and Sync would
+// delete every other Service's.
 //
 // # Where udnkit departs from the reference
 //

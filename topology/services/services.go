@@ -255,21 +255,33 @@ func PlanService(in *Input, svc *Service) ([]topology.LoadBalancer, error) {
 	return p.service(svc)
 }
 
-// ServiceState returns the load balancers of svc as a State of their own:
-// topology.Diff between the State of a Service before and after a change
-// (an endpoint added, say) is that Service's changes alone, whatever the
-// number of other Services.
-func ServiceState(in *Input, svc *Service) (topology.State, error) {
-	lbs, err := PlanService(in, svc)
+// Changes returns the changes that take one Service's load balancers from
+// before to after (PlanService's results; either may be nil: a Service
+// that comes or goes), and nothing else: a controller applies them
+// directly (Apply, not Sync), at a cost independent of the number of
+// Services. Plan's State is the full resync.
+func Changes(before, after []topology.LoadBalancer) (topology.Changes, error) {
+	state := func(lbs []topology.LoadBalancer) (topology.State, error) {
+		var b topology.Builder
+		for _, q := range [...][]topology.LoadBalancer{before, after} { // both speak for every network either has
+			for _, l := range q {
+				b.OwnFor(l.Owner.Controller, l.Owner.Network)
+			}
+		}
+		for _, l := range lbs {
+			b.Add(l)
+		}
+		return b.State()
+	}
+	old, err := state(before)
 	if err != nil {
-		return topology.State{}, err
+		return nil, err
 	}
-	var b topology.Builder
-	b.OwnFor(ControllerServices, in.Network.Name)
-	for _, l := range lbs {
-		b.Add(l)
+	now, err := state(after)
+	if err != nil {
+		return nil, err
 	}
-	return b.State()
+	return topology.Diff(old, now), nil
 }
 
 // Plan returns the load balancers of every Service of in as one State

@@ -336,6 +336,43 @@ func TestPeerGroups(t *testing.T) {
 	}
 }
 
+// TestChanges: the changes between two plans of one Service touch its
+// load balancers only; a Service that comes or goes is created or deleted.
+func TestChanges(t *testing.T) {
+	in := input(l3())
+	web := services.Service{Namespace: "testns", Name: "web", ClusterIPs: addrs("192.168.0.1"),
+		Ports: []services.Port{{Protocol: services.ProtocolTCP, Port: 80}},
+		Slices: []services.EndpointSlice{slice(8080, ep("10.128.0.5", "node-a"))}}
+	moved := web
+	moved.Slices = []services.EndpointSlice{slice(8080, ep("10.128.0.6", "node-b"))}
+	before, err := services.PlanService(in, &web)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := services.PlanService(in, &moved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name          string
+		before, after []topology.LoadBalancer
+		cr, up, del   int
+	}{{"endpoint moved", before, after, 0, 1, 0}, {"added", nil, before, 1, 0, 0}, {"gone", before, nil, 0, 0, 1}, {"same", before, before, 0, 0, 0}} {
+		ch, err := services.Changes(c.before, c.after)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if cr, up, del := ch.Count(); cr != c.cr || up != c.up || del != c.del {
+			t.Errorf("%s: %d/%d/%d, want %d/%d/%d:\n%s", c.name, cr, up, del, c.cr, c.up, c.del, ch)
+		}
+		for _, x := range ch {
+			if x.Kind != topology.KindLoadBalancer || !strings.Contains(x.Key, "Service_testns/web_") {
+				t.Errorf("%s: %s is not web's load balancer", c.name, x)
+			}
+		}
+	}
+}
+
 func TestInvalid(t *testing.T) {
 	n := l3()
 	for _, tt := range []struct {
