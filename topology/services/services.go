@@ -194,7 +194,12 @@ func newPlanner(in *Input) (*planner, error) {
 		f := fam(m.Host)
 		p.hostMasq[f], p.etpMasq[f], hairpin[f] = m.Host, m.ETPLocal, m.ServiceHairpin.String()
 	}
-	p.hairpin = hairpin[0] + " " + hairpin[1]
+	for _, s := range p.subnets {
+		if !p.hostMasq[fam(s.Addr())].IsValid() {
+			return nil, fmt.Errorf("cluster: masqueradeSubnets: %w: none of the family of the network's subnet %s", ErrInvalid, s)
+		}
+	}
+	p.hairpin = strings.TrimSpace(hairpin[0] + " " + hairpin[1]) // IPv4 first
 	return p, nil
 }
 
@@ -226,7 +231,6 @@ type config struct {
 	perNode      map[string]endpoints
 	etpLocal     bool
 	itpLocal     bool
-	hasNodePort  bool
 	clusterIPSet []netip.Addr // the Service's cluster IPs (ITP applies to them only)
 }
 
@@ -376,7 +380,7 @@ func (p *planner) configs(svc *Service) (perNode, cluster []config) {
 		ce, ne := clusterEPs[k], nodeEPs[k]
 		if sp.NodePort != 0 {
 			perNode = append(perNode, config{proto: sp.Protocol, nodeVIP: true, inport: sp.NodePort, cluster: ce, perNode: ne,
-				etpLocal: svc.ExternalTrafficLocal, hasNodePort: true})
+				etpLocal: svc.ExternalTrafficLocal})
 		}
 		vips := slices.Clone(svc.ClusterIPs)
 		ext := append(slices.Clone(svc.ExternalIPs), svc.LoadBalancerIPs...)
@@ -607,7 +611,7 @@ func (p *planner) nodeLBs(svc *Service, cfgs []config) []lb {
 				}
 				for _, v := range vips {
 					f := fam(v)
-					if c.etpLocal && c.hasNodePort {
+					if c.etpLocal && c.nodeVIP {
 						switchRules = append(switchRules, rule{vip: netip.AddrPortFrom(p.etpMasq[f], c.inport),
 							backends: join(switchLocal[f], c.cluster.port)})
 					}
@@ -651,8 +655,9 @@ func rulesEqual(a, b []rule) bool {
 	return slices.EqualFunc(a, b, func(x, y rule) bool { return x.vip == y.vip && slices.Equal(x.backends, y.backends) })
 }
 
-// merge joins load balancers of one protocol, options and rules into the
-// first of them, named "..._merged" (the reference's mergeLBs).
+// merge joins per-node load balancers (in no group) of one protocol,
+// options and rules into the first of them, named "..._merged" (the
+// reference's mergeLBs).
 func merge(lbs []lb) []lb {
 	out := make([]lb, 0, len(lbs))
 outer:
@@ -662,7 +667,6 @@ outer:
 			if o.proto == l.proto && o.skipSNAT == l.skipSNAT && rulesEqual(o.rules, l.rules) {
 				o.sws = append(slices.Clip(o.sws), l.sws...)
 				o.rtrs = append(slices.Clip(o.rtrs), l.rtrs...)
-				o.groups = append(slices.Clip(o.groups), l.groups...)
 				if !strings.HasSuffix(o.name, "_merged") {
 					o.name += "_merged"
 				}

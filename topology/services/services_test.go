@@ -1,6 +1,7 @@
 package services_test
 
 import (
+	"errors"
 	"net/netip"
 	"slices"
 	"strings"
@@ -341,7 +342,7 @@ func TestPeerGroups(t *testing.T) {
 func TestChanges(t *testing.T) {
 	in := input(l3())
 	web := services.Service{Namespace: "testns", Name: "web", ClusterIPs: addrs("192.168.0.1"),
-		Ports: []services.Port{{Protocol: services.ProtocolTCP, Port: 80}},
+		Ports:  []services.Port{{Protocol: services.ProtocolTCP, Port: 80}},
 		Slices: []services.EndpointSlice{slice(8080, ep("10.128.0.5", "node-a"))}}
 	moved := web
 	moved.Slices = []services.EndpointSlice{slice(8080, ep("10.128.0.6", "node-b"))}
@@ -370,6 +371,29 @@ func TestChanges(t *testing.T) {
 				t.Errorf("%s: %s is not web's load balancer", c.name, x)
 			}
 		}
+	}
+}
+
+// TestSingleFamilyMasquerade: an IPv4 cluster's hairpin_snat_ip is its one
+// address; a network with a family the masquerade subnets lack is refused.
+func TestSingleFamilyMasquerade(t *testing.T) {
+	v4 := &udn.Network{Name: "testns_l2", ID: 6, Topology: udn.TopologyLayer2, Role: udn.RolePrimary,
+		Subnets: []udn.Subnet{{CIDR: netip.MustParsePrefix("10.128.0.0/16")}}}
+	in := input(v4)
+	in.Cluster.MasqueradeSubnets = []netip.Prefix{netip.MustParsePrefix("169.254.169.0/29")}
+	svc := services.Service{Namespace: "testns", Name: "web", ClusterIPs: addrs("192.168.0.1"),
+		Ports: []services.Port{{Protocol: services.ProtocolTCP, Port: 80}}}
+	lbs, err := services.PlanService(in, &svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := lbs[0].Options.Get("hairpin_snat_ip"); v != "169.254.169.5" {
+		t.Errorf("hairpin_snat_ip %q, want 169.254.169.5", v)
+	}
+	in = input(l3())
+	in.Cluster.MasqueradeSubnets = []netip.Prefix{netip.MustParsePrefix("169.254.169.0/29")}
+	if _, err := services.PlanService(in, &svc); !errors.Is(err, services.ErrInvalid) {
+		t.Errorf("a dual-stack network with IPv4 masquerade only: %v, want ErrInvalid", err)
 	}
 }
 
