@@ -4,11 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology/services"
@@ -188,14 +187,7 @@ func MirrorEndpointSlice(src, current *discoveryv1.EndpointSlice, network, nad s
 			gen = src.Name
 		}
 		out.GenerateName = gen
-		// Valid as a name prefix: a trailing dash stands for the
-		// generated suffix (apimachinery's NameIsDNSSubdomain with prefix).
-		g := network + "-" + gen
-		check := g
-		if strings.HasSuffix(check, "-") {
-			check = check[:len(check)-1] + "a"
-		}
-		if len(validation.IsDNS1123Subdomain(check)) == 0 {
+		if g := network + "-" + gen; len(apivalidation.NameIsDNSSubdomain(g, true)) == 0 {
 			out.GenerateName = g
 		}
 	}
