@@ -296,18 +296,18 @@ func Plan(in Input) (topology.State, error) {
 	if err != nil {
 		return topology.State{}, err
 	}
-	var b topology.Builder
-	b.OwnFor(ControllerServices, in.Network.Name)
+	var e topology.Emitter // the load balancers are fresh: no copy needed
+	e.Own(ControllerServices, in.Network.Name)
 	for i := range in.Services {
 		lbs, err := p.service(&in.Services[i])
 		if err != nil {
 			return topology.State{}, err
 		}
 		for _, l := range lbs {
-			b.Add(l)
+			e.Emit(l)
 		}
 	}
-	return b.State()
+	return e.State()
 }
 
 func (p *planner) service(svc *Service) ([]topology.LoadBalancer, error) {
