@@ -81,7 +81,8 @@
 // whose subnets overlap it, fails as a whole); never a UDN with a CUDN; a
 // primary NAD no UDN/CUDN controls still blocks. The namespace label those
 // rules also require (k8s.ovn.org/primary-user-defined-network) is the
-// caller's to check.//
+// caller's to check.
+//
 // # Profiles
 //
 // RenderOptions.Profile selects whose wire format a render writes; the zero

@@ -329,9 +329,8 @@ func ParseNAD(nad *nadv1.NetworkAttachmentDefinition) (*NetConf, error) {
 	if err != nil {
 		return nil, err
 	}
-	if key := nad.Namespace + "/" + nad.Name; c.NetAttachDefName != key {
-		return nil, fmt.Errorf("NetworkAttachmentDefinition %s: %w: %w: net-attach-def name (%s) is inconsistent with config (%s)",
-			key, ErrInvalidNetConf, ErrNADBinding, key, c.NetAttachDefName)
+	if err := checkNADKey(nad, c); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidNetConf, err)
 	}
 	return c, nil
 }

@@ -22,7 +22,10 @@ func refNAD(ns, name string, deleting bool) *nadv1.NetworkAttachmentDefinition {
 // go-controller/pkg/clustermanager/userdefinednetwork/controller_test.go
 // (OVN-Kubernetes 8871cd9c), each case naming its It(...), with the sync
 // error the controller hit; the deletion cases follow controller.go
-// newNetworkCreatedCondition / newClusterNetworkCreatedCondition.
+// newNetworkCreatedCondition / newClusterNetworkCreatedCondition. The
+// reference's "should NOT fail when required namespace label is missing
+// for secondary network" is left out: the label is the caller's to check,
+// and its condition is the "should create NAD successfully" one.
 func TestReferenceConditions(t *testing.T) {
 	now := metav1.NewTime(time.Unix(100, 0))
 	renderErr := errors.New("render error")
@@ -36,8 +39,6 @@ func TestReferenceConditions(t *testing.T) {
 		{"UDN: should fail when required namespace label is missing for primary network",
 			UDNNetworkCreatedCondition(nil, MissingPrimaryLabelError("test"), now), "False", "SyncError",
 			"invalid primary network state for namespace \"test\": a valid primary user defined network or network attachment definition custom resource, and required namespace label \"k8s.ovn.org/primary-user-defined-network\" must both be present"},
-		{"UDN: should NOT fail when required namespace label is missing for secondary network", UDNNetworkCreatedCondition(refNAD("test", "test", false), nil, now),
-			"True", "NetworkAttachmentDefinitionCreated", "NetworkAttachmentDefinition has been created"},
 		{"UDN: should fail when NAD render fail",
 			UDNNetworkCreatedCondition(nil, errors.New("failed to generate NetworkAttachmentDefinition: "+renderErr.Error()), now), "False", "SyncError",
 			"failed to generate NetworkAttachmentDefinition: render error"},

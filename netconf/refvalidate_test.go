@@ -74,8 +74,7 @@ func TestValidateReferenceGaps(t *testing.T) {
 
 // TestSubnetOverlapCheckReference ports the NetConf cases of
 // go-controller/pkg/util/multi_network_test.go TestSubnetOverlapCheck that
-// need no cluster settings (udnkit has no input for the cluster's pod and
-// service CIDRs yet).
+// need no cluster settings; TestCheckClusterReference has those that do.
 func TestSubnetOverlapCheckReference(t *testing.T) {
 	for _, tc := range []struct {
 		name, config, want string
@@ -87,9 +86,6 @@ func TestSubnetOverlapCheckReference(t *testing.T) {
 		{"return error when IPv6 join subnet in net-attach-def overlaps other subnets",
 			`{"name":"tenantred","type":"ovn-k8s-cni-overlay","topology":"layer2","subnets":"192.168.0.0/16,fe02::/24","joinSubnet":"100.65.0.0/24,fd69::/112","primaryNetwork":true,"netAttachDefName":"ns1/nad1"}`,
 			"joinSubnet[1]: Invalid value: \"fd69::/112\": overlaps the masquerade subnet fd69::/112", nil},
-		{"excluded subnet should not be considered for overlap check",
-			`{"name":"tenantred","type":"ovn-k8s-cni-overlay","topology":"layer2","subnets":"10.0.0.0/8","excludeSubnets":"10.128.0.0/14","joinSubnet":"100.65.0.0/24","primaryNetwork":true,"netAttachDefName":"ns1/nad1"}`,
-			"", nil},
 		{"return error when the network is not ovnk", `{"name":"test","type":"sriov-cni"}`, "not managed by OVN", ErrNotOVNManaged},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -204,6 +204,16 @@ func NetworkFromNAD(nad *nadv1.NetworkAttachmentDefinition) (*Network, error) {
 	return n, nil
 }
 
+// checkNADKey refuses c unless its netAttachDefName is nad's own
+// "<namespace>/<name>", in the reference's words.
+func checkNADKey(nad *nadv1.NetworkAttachmentDefinition, c *NetConf) error {
+	if key := nad.Namespace + "/" + nad.Name; c.NetAttachDefName != key {
+		return fmt.Errorf("NetworkAttachmentDefinition %s: netAttachDefName: %w: net-attach-def name (%s) is inconsistent with config (%s)",
+			key, ErrNADBinding, key, c.NetAttachDefName)
+	}
+	return nil
+}
+
 // CheckNADBinding checks that nad may speak for the network its NetConf c
 // names, so that a NAD cannot claim (and a sync then rewrite or delete)
 // another tenant's rows: netAttachDefName is the NAD's own
@@ -212,10 +222,10 @@ func NetworkFromNAD(nad *nadv1.NetworkAttachmentDefinition) (*Network, error) {
 // NAD when one does; a CUDN's network "cluster_udn_<name>" only in a NAD
 // that CUDN controls. Errors wrap ErrNADBinding and name the NAD and key.
 func CheckNADBinding(nad *nadv1.NetworkAttachmentDefinition, c *NetConf) error {
-	key := nad.Namespace + "/" + nad.Name
-	if c.NetAttachDefName != key {
-		return fmt.Errorf("NetworkAttachmentDefinition %s: netAttachDefName %q: %w: it must be the NAD's own %q", key, c.NetAttachDefName, ErrNADBinding, key)
+	if err := checkNADKey(nad, c); err != nil {
+		return err
 	}
+	key := nad.Namespace + "/" + nad.Name
 	var owner *metav1.OwnerReference
 	for i, ref := range nad.OwnerReferences {
 		if ref.Controller != nil && *ref.Controller {
