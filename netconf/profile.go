@@ -75,18 +75,20 @@ func (o RenderOptions) RenderCUDN(c *ClusterUserDefinedNetwork, networkID int, n
 // renderCUDN renders the NADs of n, c's valid network with its ID set, in
 // o's format.
 func (o RenderOptions) renderCUDN(c *ClusterUserDefinedNetwork, n *Network, namespaces []string) (*Rendered, error) {
-	// renderCUDN checks the namespaces and fills n.NADs; under the
-	// reference profile its NADs are replaced by the reference's.
-	r, err := renderCUDN(c, n, namespaces)
-	if err != nil || o.Profile != udn.ProfileReference {
-		return r, err
+	if o.Profile != udn.ProfileReference {
+		return renderCUDN(c, n, namespaces)
 	}
-	for i, seeds := range r.NADs {
-		nad, err := o.renderReferenceNAD(&c.Spec.Template.Spec, n, &c.ObjectMeta, seeds.Namespace, KindCUDN)
+	nss, err := cudnNamespaces(c, n, namespaces)
+	if err != nil {
+		return nil, err
+	}
+	r := &Rendered{Network: n}
+	for _, ns := range nss {
+		nad, err := o.renderReferenceNAD(&c.Spec.Template.Spec, n, &c.ObjectMeta, ns, KindCUDN)
 		if err != nil {
 			return nil, err
 		}
-		r.NADs[i] = nad
+		r.NADs = append(r.NADs, nad)
 	}
 	return r, nil
 }
@@ -200,16 +202,5 @@ func (o RenderOptions) renderReferenceNAD(s *UserDefinedNetworkSpec, n *Network,
 			annotations[k] = m.Annotations[k]
 		}
 	}
-	return &nadv1.NetworkAttachmentDefinition{
-		TypeMeta: metav1.TypeMeta{APIVersion: NADAPIVersion, Kind: NADKind},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:            m.Name,
-			Namespace:       namespace,
-			Labels:          labels,
-			Annotations:     annotations,
-			Finalizers:      []string{FinalizerProtection},
-			OwnerReferences: []metav1.OwnerReference{ownerRef(kind, m)},
-		},
-		Spec: nadv1.NetworkAttachmentDefinitionSpec{Config: string(cfg)},
-	}, nil
+	return newNAD(namespace, m.Name, cfg, labels, annotations, ownerRef(kind, m)), nil
 }

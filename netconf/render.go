@@ -138,16 +138,11 @@ func RenderCUDN(c *ClusterUserDefinedNetwork, networkID int, namespaces []string
 
 // renderCUDN renders the NADs of n, c's valid network with its ID set.
 func renderCUDN(c *ClusterUserDefinedNetwork, n *Network, namespaces []string) (*Rendered, error) {
-	nss := slices.Clone(namespaces)
-	slices.Sort(nss)
-	nss = slices.Compact(nss)
-	r := &Rendered{Network: n}
-	for _, ns := range nss {
-		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
-			return nil, fmt.Errorf("%w: %s %q: namespace %q: %s", ErrInvalidSpec, KindCUDN, c.Name, ns, strings.Join(msgs, "; "))
-		}
-		n.NADs = append(n.NADs, ns+"/"+c.Name)
+	nss, err := cudnNamespaces(c, n, namespaces)
+	if err != nil {
+		return nil, err
 	}
+	r := &Rendered{Network: n}
 	owner := ownerRef(KindCUDN, &c.ObjectMeta)
 	for _, ns := range nss {
 		nad, err := renderNAD(n, ns, c.Name, owner)
@@ -157,6 +152,21 @@ func renderCUDN(c *ClusterUserDefinedNetwork, n *Network, namespaces []string) (
 		r.NADs = append(r.NADs, nad)
 	}
 	return r, nil
+}
+
+// cudnNamespaces checks the namespaces c renders NADs into and returns
+// them sorted and unique, with n.NADs filled.
+func cudnNamespaces(c *ClusterUserDefinedNetwork, n *Network, namespaces []string) ([]string, error) {
+	nss := slices.Clone(namespaces)
+	slices.Sort(nss)
+	nss = slices.Compact(nss)
+	for _, ns := range nss {
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			return nil, fmt.Errorf("%w: %s %q: namespace %q: %s", ErrInvalidSpec, KindCUDN, c.Name, ns, strings.Join(msgs, "; "))
+		}
+		n.NADs = append(n.NADs, ns+"/"+c.Name)
+	}
+	return nss, nil
 }
 
 // ownerRef returns the controller owner reference a NAD gets.
@@ -177,17 +187,24 @@ func renderNAD(n *Network, namespace, name string, owner metav1.OwnerReference) 
 	if err != nil {
 		return nil, fmt.Errorf("netconf: marshal NetConf of %s: %w", n, err)
 	}
+	return newNAD(namespace, name, cfg, map[string]string{LabelUserDefinedNetwork: ""}, nil, owner), nil
+}
+
+// newNAD returns a NAD with config cfg that owner controls, protected by
+// the finalizer.
+func newNAD(namespace, name string, cfg []byte, labels, annotations map[string]string, owner metav1.OwnerReference) *nadv1.NetworkAttachmentDefinition {
 	return &nadv1.NetworkAttachmentDefinition{
 		TypeMeta: metav1.TypeMeta{APIVersion: NADAPIVersion, Kind: NADKind},
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            name,
 			Namespace:       namespace,
-			Labels:          map[string]string{LabelUserDefinedNetwork: ""},
+			Labels:          labels,
+			Annotations:     annotations,
 			Finalizers:      []string{FinalizerProtection},
 			OwnerReferences: []metav1.OwnerReference{owner},
 		},
 		Spec: nadv1.NetworkAttachmentDefinitionSpec{Config: string(cfg)},
-	}, nil
+	}
 }
 
 // NetworkFromNAD parses the NetConf of nad into a network, after checking
