@@ -206,17 +206,15 @@ func (c *NetConf) Network() (*Network, error) {
 	errs = append(errs, validateNADKey(c.NetAttachDefName, field.NewPath("netAttachDefName"))...)
 
 	in := specInput{
-		mtu:     int64(c.MTU),
-		subnets: splitList(c.Subnets),
-		exclude: splitList(c.ExcludeSubnets),
-		join:    splitList(c.JoinSubnet),
-		transit: splitList(c.TransitSubnet),
-		vrf:     c.VRF,
-		physnet: c.PhysicalNetworkName,
-		vlan:    c.VLANID,
-		// The reference renders both join families for every primary network.
-		joinAnyFamily: true,
-		netconf:       true,
+		mtu:         int64(c.MTU),
+		subnets:     splitList(c.Subnets),
+		exclude:     splitList(c.ExcludeSubnets),
+		join:        splitList(c.JoinSubnet),
+		transit:     splitList(c.TransitSubnet),
+		vrf:         c.VRF,
+		physnet:     c.PhysicalNetworkName,
+		vlan:        c.VLANID,
+		fromNetConf: true,
 	}
 	switch c.Topology {
 	case "layer2":

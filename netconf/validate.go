@@ -34,31 +34,27 @@ const MaxVLANID = 4094
 // specInput is a network description in either of its two spellings (a
 // UDN/CUDN spec or NetConf JSON), reduced to what the rules look at.
 type specInput struct {
-	topology       Topology
-	role           Role
-	mtu            int64
-	subnets        []string
-	exclude        []string
-	join           []string
-	transit        []string
-	mode           IPAMMode
-	lifecycle      IPAMLifecycle
-	vrf            string
-	localnetSet    bool
-	physnet        string
-	vlan           int
-	requirePhysnet bool
-	// joinAnyFamily accepts a join subnet of an IP family the network
-	// lacks (NetConf input: the reference renders both families for
-	// every primary network).
-	joinAnyFamily bool
-	// secondaryJoinForbidden refuses join subnets on a secondary network
-	// (spec input: the reference CRD's rule; a NetConf may carry them,
-	// unused).
-	secondaryJoinForbidden bool
-	// netconf: NetConf input, whose Layer3 subnets list may hold any number
-	// of subnets (a spec holds at most two, the CRD's bound).
-	netconf bool
+	topology    Topology
+	role        Role
+	mtu         int64
+	subnets     []string
+	exclude     []string
+	join        []string
+	transit     []string
+	mode        IPAMMode
+	lifecycle   IPAMLifecycle
+	vrf         string
+	localnetSet bool
+	physnet     string
+	vlan        int
+	// fromNetConf: NetConf input rather than a UDN/CUDN spec. A NetConf
+	// may hold a join subnet of an IP family the network lacks (the
+	// reference renders both families for every primary network) and join
+	// subnets on a secondary network (unused; a spec may not: the CRD's
+	// rule), up to MaxLayer3NetConfSubnets Layer3 subnets (a spec two, the
+	// CRD's bound), and a Localnet without physicalNetworkName (a spec
+	// needs it).
+	fromNetConf bool
 }
 
 // MaxLayer3NetConfSubnets bounds the subnets of a Layer3 NetConf.
@@ -89,18 +85,15 @@ func specPathsAt(spec *field.Path) specPaths {
 
 func specInputOf(s *UserDefinedNetworkSpec) specInput {
 	in := specInput{
-		topology:       s.Topology,
-		role:           s.Role,
-		mtu:            int64(s.MTU),
-		subnets:        s.Subnets,
-		exclude:        s.ExcludeSubnets,
-		join:           s.JoinSubnets,
-		mode:           s.ipamMode(),
-		lifecycle:      s.ipamLifecycle(),
-		localnetSet:    s.Localnet != nil,
-		requirePhysnet: true,
-
-		secondaryJoinForbidden: true,
+		topology:    s.Topology,
+		role:        s.Role,
+		mtu:         int64(s.MTU),
+		subnets:     s.Subnets,
+		exclude:     s.ExcludeSubnets,
+		join:        s.JoinSubnets,
+		mode:        s.ipamMode(),
+		lifecycle:   s.ipamLifecycle(),
+		localnetSet: s.Localnet != nil,
 	}
 	if s.Localnet != nil {
 		in.physnet = s.Localnet.PhysicalNetworkName
@@ -180,7 +173,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	// subnets may be several of one family (the reference's NetInfo takes
 	// a list; a spec holds two at most, its CRD's bound).
 	maxSubnets := 2
-	if in.netconf && in.topology == TopologyLayer3 {
+	if in.fromNetConf && in.topology == TopologyLayer3 {
 		maxSubnets = MaxLayer3NetConfSubnets
 	}
 	if len(in.subnets) > maxSubnets {
@@ -256,14 +249,14 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	}
 
 	// Join subnets: checked always, used by primary networks only.
-	if !primary && len(in.join) > 0 && in.secondaryJoinForbidden {
+	if !primary && len(in.join) > 0 && !in.fromNetConf {
 		errs = append(errs, field.Forbidden(p.join, "JoinSubnets is only supported for Primary network"))
 	}
 	joins, jerrs := parseFamilyList(in.join, p.join, "join subnets")
 	errs = append(errs, jerrs...)
 	if primary {
 		fams := families
-		if in.joinAnyFamily {
+		if in.fromNetConf {
 			fams = nil
 		}
 		for i, j := range joins {
@@ -338,7 +331,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 
 	if in.topology == TopologyLocalnet {
 		switch {
-		case in.physnet == "" && in.requirePhysnet:
+		case in.physnet == "" && !in.fromNetConf:
 			errs = append(errs, field.Required(p.physnet, "Localnet networks need the name of the bridge mapping that wires them to the underlay"))
 		case len(in.physnet) > MaxPhysicalNetworkNameLen:
 			errs = append(errs, field.TooLong(p.physnet, in.physnet, MaxPhysicalNetworkNameLen))
