@@ -181,7 +181,6 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	}
 	var families []bool // IP families of the subnets, each once, in order (true = IPv6)
 	var subIdx []int    // index in in.subnets of the first subnet of each family
-	var subFam []bool   // IP family of each parsed subnet
 	var podIdx []int    // index in in.subnets of each parsed subnet
 	for i, s := range in.subnets {
 		sn, detail := parseSubnet(s, in.topology)
@@ -203,14 +202,13 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 			families = append(families, v6)
 			subIdx = append(subIdx, i)
 		}
-		subFam = append(subFam, v6)
 		podIdx = append(podIdx, i)
 		n.Subnets = append(n.Subnets, sn)
 	}
 	pods := n.SubnetPrefixes()
 	if in.topology != TopologyLocalnet {
 		for k, sub := range pods {
-			if m := masqueradeSubnet(subFam[k]); sub.Overlaps(m) {
+			if m := masqueradeSubnet(sub.Addr().Is6()); sub.Overlaps(m) {
 				errs = append(errs, field.Invalid(p.subnets.Index(podIdx[k]), in.subnets[podIdx[k]],
 					fmt.Sprintf("overlaps the masquerade subnet %s, which the node uses for its services", m)))
 			}
@@ -218,7 +216,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	}
 	if primary {
 		for k, sub := range pods {
-			if dj := defaultNetworkJoin(subFam[k]); sub.Overlaps(dj) {
+			if dj := defaultNetworkJoin(sub.Addr().Is6()); sub.Overlaps(dj) {
 				errs = append(errs, field.Invalid(p.subnets.Index(podIdx[k]), in.subnets[podIdx[k]],
 					fmt.Sprintf("overlaps the default network's join subnet %s, which pods of a primary network route to the cluster default network", dj)))
 			}
@@ -312,11 +310,9 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	// A secondary Layer3 network's transit switch takes the default
 	// transit subnet, moved the same way (the planner does it).
 	if !primary && in.topology == TopologyLayer3 && len(terrs) == 0 {
-		for k, v6 := range families {
-			if k < len(subIdx) {
-				if _, ok := pickTransit(v6, pods); !ok {
-					errs = append(errs, field.Invalid(p.subnets.Index(subIdx[k]), in.subnets[subIdx[k]], "leaves no free "+family(v6)+" transit subnet"))
-				}
+		for k, v6 := range families { // subIdx[k] is the family's first subnet
+			if _, ok := pickTransit(v6, pods); !ok {
+				errs = append(errs, field.Invalid(p.subnets.Index(subIdx[k]), in.subnets[subIdx[k]], "leaves no free "+family(v6)+" transit subnet"))
 			}
 		}
 	}
