@@ -18,22 +18,8 @@ import (
 // reference it); deletes run in the reverse order.
 type Kind uint8
 
-// Kinds of objects in a State, in creation order.
-const (
-	KindAddressSet        Kind = iota + 1 // Address_Set
-	KindLoadBalancer                      // Load_Balancer
-	KindLoadBalancerGroup                 // Load_Balancer_Group (references load balancers)
-	KindSwitch                            // Logical_Switch (references LB groups)
-	KindRouter                            // Logical_Router (references LB groups)
-	KindSwitchPort                        // Logical_Switch_Port (member of a switch)
-	KindRouterPort                        // Logical_Router_Port (member of a router)
-	KindPortGroup                         // Port_Group (references switch ports)
-	KindStaticRoute                       // Logical_Router_Static_Route (member of a router)
-	KindPolicy                            // Logical_Router_Policy (member of a router)
-	KindNAT                               // NAT (member of a router)
-	KindACL                               // ACL (member of a port group or a switch)
-	kindEnd
-)
+// The Kind constants (KindAddressSet...) are generated in creation order
+// from the kind types' directives (kinds_gen.go).
 
 // String returns the kind's short name ("switch_port").
 func (k Kind) String() string {
@@ -373,10 +359,12 @@ type Object interface {
 }
 
 // AddressSet is an Address_Set.
+//
+//udnkit:kind table=Address_Set order=10
 type AddressSet struct {
 	Owner     Owner
-	Name      string
-	Addresses []netip.Prefix // single addresses as /32 or /128
+	Name      string         `nb:"name,key"`
+	Addresses []netip.Prefix `nb:"addresses,ip"` // single addresses as /32 or /128
 }
 
 // LBVIP is one entry of a load balancer's vips map.
@@ -390,61 +378,71 @@ type LBVIP struct {
 // column holds it. Those rows may belong to another controller (a
 // network's groups and gateway routers are the topology's); the load
 // balancer's owner alone manages its place in them.
+//
+//udnkit:kind table=Load_Balancer order=20
 type LoadBalancer struct {
 	Owner    Owner
-	Name     string
-	Protocol Protocol
-	VIPs     []LBVIP
-	Options  Options
+	Name     string   `nb:"name,key"`
+	Protocol Protocol `nb:"protocol"`
+	VIPs     []LBVIP  `nb:"vips"`
+	Options  Options  `nb:"options"`
 	// SelectionFields are the fields the backend choice hashes ("ip_src",
 	// "ip_dst", ...; none: OVN's default 5-tuple).
-	SelectionFields []string
-	Groups          []string
-	Switches        []string
-	Routers         []string
+	SelectionFields []string `nb:"selection_fields"`
+	Groups          []string `nb:",attach=LoadBalancerGroup.load_balancer"`
+	Switches        []string `nb:",attach=Switch.load_balancer"`
+	Routers         []string `nb:",attach=Router.load_balancer"`
 	// ExternalIDs are external_ids beyond the owner's (a service load
 	// balancer's k8s.ovn.org/kind and k8s.ovn.org/owner).
-	ExternalIDs Options
+	ExternalIDs Options `nb:"external_ids"`
 }
 
 // LoadBalancerGroup is a Load_Balancer_Group. Its members are not its
 // own: each LoadBalancer names the groups it joins (LoadBalancer.Groups).
+//
+//udnkit:kind table=Load_Balancer_Group order=30
 type LoadBalancerGroup struct {
 	Owner Owner
-	Name  string
+	Name  string `nb:"name,key"`
 }
 
 // Switch is a Logical_Switch.
+//
+//udnkit:kind table=Logical_Switch order=40
 type Switch struct {
 	Owner              Owner
-	Name               string
-	OtherConfig        Options
-	LoadBalancerGroups []string // names
+	Name               string   `nb:"name,key"`
+	OtherConfig        Options  `nb:"other_config"`
+	LoadBalancerGroups []string `nb:"load_balancer_group,ref=LoadBalancerGroup"` // names
 }
 
 // Router is a Logical_Router.
+//
+//udnkit:kind table=Logical_Router order=50
 type Router struct {
 	Owner              Owner
-	Name               string
-	Options            Options
-	LoadBalancerGroups []string // names
+	Name               string   `nb:"name,key"`
+	Options            Options  `nb:"options"`
+	LoadBalancerGroups []string `nb:"load_balancer_group,ref=LoadBalancerGroup"` // names
 }
 
 // SwitchPort is a Logical_Switch_Port, member of Switch.
+//
+//udnkit:kind table=Logical_Switch_Port order=60
 type SwitchPort struct {
 	Owner        Owner
-	Name         string
-	Switch       string
-	Type         PortType
-	Addresses    []string // OVN spelling: "router", "unknown", "0a:58:0a:80:01:02 10.128.1.2"
-	PortSecurity []string
-	Options      Options // router-port, requested-tnl-key, requested-chassis, network_name
+	Name         string   `nb:"name,key"`
+	Switch       string   `nb:",parent=Switch.ports"`
+	Type         PortType `nb:"type"`
+	Addresses    []string `nb:"addresses"` // OVN spelling: "router", "unknown", "0a:58:0a:80:01:02 10.128.1.2"
+	PortSecurity []string `nb:"port_security"`
+	Options      Options  `nb:"options"` // router-port, requested-tnl-key, requested-chassis, network_name
 	// TagRequest is the VLAN of a localnet port (tag_request column); 0 for none.
-	TagRequest int
+	TagRequest int `nb:"tag_request"`
 	// ExternalIDs are external_ids beyond the owner's (a pod port's
 	// "namespace", "pod" and "k8s.ovn.org/nad", as the reference writes
 	// them); the owner's keys win over them.
-	ExternalIDs Options
+	ExternalIDs Options `nb:"external_ids"`
 }
 
 // GatewayChassis is one Gateway_Chassis row of a router port.
@@ -455,113 +453,84 @@ type GatewayChassis struct {
 }
 
 // RouterPort is a Logical_Router_Port, member of Router.
+//
+//udnkit:kind table=Logical_Router_Port order=70
 type RouterPort struct {
 	Owner          Owner
-	Name           string
-	Router         string
-	MAC            string         // "0a:58:64:41:00:02"
-	Networks       []netip.Prefix // interface addresses, e.g. 100.65.0.2/16
-	Peer           string         // peer router port name, or ""
-	Options        Options        // requested-tnl-key, requested-chassis, gateway_mtu
-	GatewayChassis []GatewayChassis
-}
-
-// StaticRoute is a Logical_Router_Static_Route, member of Router.
-type StaticRoute struct {
-	Owner      Owner
-	Router     string
-	RouteTable string // "" is the main table
-	Policy     RoutePolicy
-	Prefix     netip.Prefix // ip_prefix; host routes are /32 or /128
-	Nexthop    netip.Addr
-	OutputPort string
-	Options    Options
-}
-
-// Policy is a Logical_Router_Policy, member of Router.
-type Policy struct {
-	Owner    Owner
-	Router   string
-	Priority int
-	Match    string
-	Action   PolicyAction
-	Nexthops []netip.Addr
-	Options  Options // pkt_mark
-}
-
-// NAT is a NAT row, member of Router.
-type NAT struct {
-	Owner       Owner
-	Router      string
-	Type        NATType
-	LogicalIP   netip.Prefix // a single address is /32 or /128
-	ExternalIP  netip.Addr
-	LogicalPort string
-	GatewayPort string
-	Match       string
-	Options     Options
-}
-
-// ACL is an ACL, member of PortGroup or (when PortGroup is empty) Switch.
-type ACL struct {
-	Owner     Owner
-	PortGroup string
-	Switch    string
-	Name      string
-	Tier      int
-	Direction ACLDirection
-	Priority  int
-	Match     string
-	Action    ACLAction
-	Options   Options
+	Name           string           `nb:"name,key"`
+	Router         string           `nb:",parent=Router.ports"`
+	MAC            string           `nb:"mac,required,q"`      // "0a:58:64:41:00:02"
+	Networks       []netip.Prefix   `nb:"networks,required,q"` // interface addresses, e.g. 100.65.0.2/16
+	Peer           string           `nb:"peer"`                // peer router port name, or ""
+	Options        Options          `nb:"options"`             // requested-tnl-key, requested-chassis, gateway_mtu
+	GatewayChassis []GatewayChassis `nb:"gateway_chassis"`
 }
 
 // PortGroup is a Port_Group; its members are switch ports by name.
+//
+//udnkit:kind table=Port_Group order=80
 type PortGroup struct {
 	Owner Owner
-	Name  string
-	Ports []string
+	Name  string   `nb:"name,key"`
+	Ports []string `nb:"ports,ref=SwitchPort"`
 }
 
-// Key returns "router|route_table|policy|prefix|nexthop".
-func (o StaticRoute) Key() string {
-	var scratch [128]byte
-	return string(o.appendKey(scratch[:0]))
+// StaticRoute is a Logical_Router_Static_Route, member of Router.
+//
+//udnkit:kind table=Logical_Router_Static_Route order=90
+type StaticRoute struct {
+	Owner      Owner
+	Router     string       `nb:",parent=Router.static_routes"`
+	RouteTable string       `nb:"route_table,key"` // "" is the main table
+	Policy     RoutePolicy  `nb:"policy,key"`
+	Prefix     netip.Prefix `nb:"ip_prefix,key,required,ip,label=prefix"` // host routes are /32 or /128
+	Nexthop    netip.Addr   `nb:"nexthop,key"`
+	OutputPort string       `nb:"output_port"`
+	Options    Options      `nb:"options"`
 }
 
-func (o StaticRoute) appendKey(b []byte) []byte {
-	b = append(append(b, o.Router...), '|')
-	b = append(append(b, o.RouteTable...), '|')
-	b = append(append(b, o.Policy...), '|')
-	b = append(appendPrefix(b, o.Prefix), '|')
-	return o.Nexthop.AppendTo(b) // nothing for the zero Addr
+// Policy is a Logical_Router_Policy, member of Router.
+//
+//udnkit:kind table=Logical_Router_Policy order=100
+type Policy struct {
+	Owner    Owner
+	Router   string       `nb:",parent=Router.policies"`
+	Priority int          `nb:"priority,key"`
+	Match    string       `nb:"match,key,required,q"`
+	Action   PolicyAction `nb:"action,required"`
+	Nexthops []netip.Addr `nb:"nexthops"`
+	Options  Options      `nb:"options"` // pkt_mark
 }
 
-// Key returns "router|priority|match".
-func (o Policy) Key() string {
-	var scratch [128]byte
-	return string(o.appendKey(scratch[:0]))
+// NAT is a NAT row, member of Router.
+//
+//udnkit:kind table=NAT order=110
+type NAT struct {
+	Owner       Owner
+	Router      string       `nb:",parent=Router.nat"`
+	Type        NATType      `nb:"type,key,required"`
+	LogicalIP   netip.Prefix `nb:"logical_ip,key,required,ip"` // a single address is /32 or /128
+	ExternalIP  netip.Addr   `nb:"external_ip,key,required"`
+	LogicalPort string       `nb:"logical_port,key"`
+	GatewayPort string       `nb:"gateway_port,key,ref=RouterPort"`
+	Match       string       `nb:"match,q"`
+	Options     Options      `nb:"options"`
 }
 
-func (o Policy) appendKey(b []byte) []byte {
-	b = append(append(b, o.Router...), '|')
-	b = append(strconv.AppendInt(b, int64(o.Priority), 10), '|')
-	return append(b, o.Match...)
-}
-
-// Key returns "router|type|logical_ip|external_ip|logical_port|gateway_port".
-func (o NAT) Key() string {
-	var scratch [128]byte
-	return string(o.appendKey(scratch[:0]))
-}
-
-func (o NAT) appendKey(b []byte) []byte {
-	b = append(append(b, o.Router...), '|')
-	b = append(append(b, o.Type...), '|')
-	b = append(appendPrefix(b, o.LogicalIP), '|')
-	b = append(o.ExternalIP.AppendTo(b), '|')
-	b = append(append(b, o.LogicalPort...), '|')
-	return append(b, o.GatewayPort...)
+// ACL is an ACL, member of PortGroup or (when PortGroup is empty) Switch.
+//
+//udnkit:kind table=ACL order=120
+type ACL struct {
+	Owner     Owner
+	PortGroup string       `nb:",parent=PortGroup.acls"`
+	Switch    string       `nb:",parent=Switch.acls"`
+	Name      string       `nb:"name,q"`
+	Tier      int          `nb:"tier,key"`
+	Direction ACLDirection `nb:"direction,key,required"`
+	Priority  int          `nb:"priority,key"`
+	Match     string       `nb:"match,key,required,q"`
+	Action    ACLAction    `nb:"action,required"`
+	Options   Options      `nb:"options"`
 }
 
 // Key returns "pg:<port group>|tier|direction|priority|match", or

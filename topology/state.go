@@ -510,18 +510,14 @@ func (b *Builder) addKeyed(o Object, key string) {
 	b.chunk = append(b.chunk, entry{o.Kind(), key, normalized(o)})
 }
 
+// keyAppender is an unnamed kind, whose key is built from its columns.
+type keyAppender interface{ appendKey(b []byte) []byte }
+
 // key returns o.Key(), building the composite keys in b's string arena.
 func (b *Builder) key(o Object) string {
-	var scratch [160]byte
-	switch o := o.(type) {
-	case StaticRoute:
-		return b.strs.bytes(o.appendKey(scratch[:0]))
-	case Policy:
-		return b.strs.bytes(o.appendKey(scratch[:0]))
-	case NAT:
-		return b.strs.bytes(o.appendKey(scratch[:0]))
-	case ACL:
-		return b.strs.bytes(o.appendKey(scratch[:0]))
+	if a, ok := o.(keyAppender); ok {
+		var scratch [160]byte
+		return b.strs.bytes(a.appendKey(scratch[:0]))
 	}
 	return o.Key()
 }

@@ -45,7 +45,7 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 	if cmd == "" {
 		cmd = "ovn-nbctl"
 	}
-	r := &renderer{cmd: cmd, creating: map[string]bool{}, pending: map[string][]string{}}
+	r := &renderer{cmd: cmd, creating: map[string]bool{}, pending: map[string][]attachment{}}
 	for _, ch := range changes {
 		if ch.Op == topology.OpCreate {
 			r.creating[ch.Kind.Table()+"\x00"+ch.Key] = true
@@ -76,11 +76,11 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 			k := ch.Kind.Table() + "\x00" + ch.Key
 			delete(r.creating, k)
 			if err == nil && len(r.pending[k]) > 0 {
-				// The load balancers created before this row that are
-				// attached to it.
-				for _, lb := range r.pending[k] {
-					r.line("%s %s", r.cmd, join([]string{"--", "--id=@r1", "get", topology.KindLoadBalancer.Table(), lb,
-						"--", "add", ch.Kind.Table(), ch.Key, "load_balancer", "@r1"}))
+				// The rows created before this one that are attached to
+				// it (load balancers).
+				for _, a := range r.pending[k] {
+					r.line("%s %s", r.cmd, join([]string{"--", "--id=@r1", "get", a.table, a.name,
+						"--", "add", ch.Kind.Table(), ch.Key, a.column, "@r1"}))
 				}
 				delete(r.pending, k)
 			}
@@ -117,7 +117,7 @@ type renderer struct {
 	// create; pending the load balancers to attach to one of them once it
 	// exists.
 	creating map[string]bool
-	pending  map[string][]string
+	pending  map[string][]attachment
 }
 
 func (r *renderer) line(format string, a ...any) {
@@ -286,7 +286,7 @@ func (r *renderer) create(obj topology.Object) error {
 	for _, a := range row.Attachments {
 		for _, n := range a.Names {
 			if r.creating[a.Table+"\x00"+n] {
-				r.pending[a.Table+"\x00"+n] = append(r.pending[a.Table+"\x00"+n], obj.Key())
+				r.pending[a.Table+"\x00"+n] = append(r.pending[a.Table+"\x00"+n], attachment{row.Table, obj.Key(), a.Column})
 				continue
 			}
 			words = append(words, "--", "add", a.Table, n, a.Column, self)
@@ -324,10 +324,12 @@ func reattach(words []string, id string, old, row nbrow.Row) []string {
 	return words
 }
 
+// attachment is a row (table, name) to add to a holder's column once the
+// holder is created.
+type attachment struct{ table, name, column string }
+
 // named kinds have a name: the record can be named on the command line.
 func named(k topology.Kind) bool { return nbrow.Named(k) }
-
-var pseudo = map[string]bool{topology.ColumnSwitch: true, topology.ColumnRouter: true}
 
 func (r *renderer) update(ch topology.Change) error {
 	if !named(ch.Kind) {
@@ -360,9 +362,9 @@ func (r *renderer) update(ch topology.Change) error {
 		switch {
 		case c == topology.ColumnAttachments:
 			attach = true
-		case pseudo[c]:
+		case nbrow.MoveColumn(ch.Kind, c):
 			move = true
-		case c == "external_ids" && ch.Kind == topology.KindLoadBalancerGroup:
+		case c == "external_ids" && !nbrow.HasExternalIDs(ch.Kind):
 		case refCols[c] != "":
 			set = append(set, c+"="+refCols[c])
 		case row.Columns[c] != nil:

@@ -19,6 +19,7 @@ import (
 
 	"github.com/udnkit/udnkit/backend"
 	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -470,32 +471,23 @@ func (p *planner) fill(i int, obj topology.Object, ids *idsCache) (model.Model, 
 			}
 			us = append(us, u)
 		}
-		switch x := m.(type) {
-		case *nbdb.LogicalSwitch:
-			x.LoadBalancerGroup = us
-		case *nbdb.LogicalRouter:
-			x.LoadBalancerGroup = us
-		case *nbdb.PortGroup:
-			x.Ports = us
-		case *nbdb.NAT:
-			if len(us) == 1 {
-				x.GatewayPort = &us[0]
-			}
+		if !nbrow.SetUUIDs(m, r.Column, us) {
+			return nil, nil, invalid("%s has no reference column %s", obj.Kind().Table(), r.Column)
 		}
 	}
 	var pre []taggedOp
-	if rp, ok := obj.(topology.RouterPort); ok {
-		lrp := m.(*nbdb.LogicalRouterPort)
-		for j, g := range rp.GatewayChassis {
+	if gcs := nbrow.ChassisOf(obj); len(gcs) > 0 {
+		names := make([]string, len(gcs))
+		for j, g := range gcs {
 			gm := &nbdb.GatewayChassis{Name: g.Name, ChassisName: g.Chassis, Priority: g.Priority}
 			row, err := p.c.fastRow(gm, nil)
 			if err != nil {
 				return nil, nil, err
 			}
-			n := "gc" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
-			pre = append(pre, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: nbdb.GatewayChassisTable, UUIDName: n, Row: row}, ch: i, rows: 1})
-			lrp.GatewayChassis = append(lrp.GatewayChassis, n)
+			names[j] = "gc" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
+			pre = append(pre, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: nbdb.GatewayChassisTable, UUIDName: names[j], Row: row}, ch: i, rows: 1})
 		}
+		nbrow.SetUUIDs(m, nbrow.ColumnGatewayChassis, names)
 	}
 	return m, pre, nil
 }
@@ -673,7 +665,6 @@ func (p *planner) attach(i int, obj, old topology.Object, self string) error {
 
 // structural columns of each kind that Apply never writes in an update:
 // members are managed by mutation.
-var memberColumns = map[string]bool{"ports": true, "acls": true, "static_routes": true, "policies": true, "nat": true}
 
 func (p *planner) update(i int, ch topology.Change) error {
 	obs := p.s.owned[objKey{ch.Kind, ch.Key}]
@@ -693,21 +684,21 @@ func (p *planner) update(i int, ch topology.Change) error {
 		switch {
 		case c == topology.ColumnAttachments:
 			reattach = true
-		case c == topology.ColumnSwitch || c == topology.ColumnRouter:
+		case nbrow.MoveColumn(ch.Kind, c):
 			move = true
-		case memberColumns[c] && !(ch.Kind == topology.KindPortGroup && c == "ports"):
+		case nbrow.IsMemberColumn(ch.Kind.Table(), c):
 			return invalid("column %s is managed through members", c)
-		case ch.Kind == topology.KindLoadBalancerGroup && c == "external_ids":
+		case c == "external_ids" && !nbrow.HasExternalIDs(ch.Kind):
 			// Load_Balancer_Group has no external_ids.
 		default:
 			write = append(write, c)
 		}
 	}
-	if ch.Kind == topology.KindACL {
-		if o, ok := ch.Old.(topology.ACL); ok {
-			n := ch.Object.(topology.ACL)
-			move = move || o.PortGroup != n.PortGroup || o.Switch != n.Switch
-		}
+	if ch.Old != nil {
+		// A kind of several parents (an ACL) may change parent kind.
+		ok, on, _ := topology.Parent(ch.Old)
+		nk, nn, _ := topology.Parent(ch.Object)
+		move = move || ok != nk || on != nn
 	}
 	if !move {
 		if pk, pname, member := parentOf(ch.Object); member {
@@ -920,38 +911,7 @@ func (p *planner) assemble(u *unit) error {
 // setMembers writes the member columns of a new parent row.
 func setMembers(m model.Model, refs map[string][]string) error {
 	for col, us := range refs {
-		switch x := m.(type) {
-		case *nbdb.LogicalSwitch:
-			switch col {
-			case "ports":
-				x.Ports = us
-			case "acls":
-				x.ACLs = us
-			case "load_balancer":
-				x.LoadBalancer = us
-			}
-		case *nbdb.LoadBalancerGroup:
-			if col == "load_balancer" {
-				x.LoadBalancer = us
-			}
-		case *nbdb.LogicalRouter:
-			switch col {
-			case "load_balancer":
-				x.LoadBalancer = us
-			case "ports":
-				x.Ports = us
-			case "static_routes":
-				x.StaticRoutes = us
-			case "policies":
-				x.Policies = us
-			case "nat":
-				x.Nat = us
-			}
-		case *nbdb.PortGroup:
-			if col == "acls" {
-				x.ACLs = us
-			}
-		default:
+		if !nbrow.SetUUIDs(m, col, us) {
 			return invalid("%T has no member column %s", m, col)
 		}
 	}

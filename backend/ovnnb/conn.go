@@ -15,8 +15,6 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	"github.com/ovn-kubernetes/libovsdb/client"
 	"github.com/ovn-kubernetes/libovsdb/model"
-
-	"github.com/udnkit/udnkit/internal/nbdb"
 )
 
 // MinSchemaVersion is the oldest OVN Northbound schema the adapter writes
@@ -83,23 +81,9 @@ type Config struct {
 	StreamOps int
 }
 
-// tables the adapter reads and writes: the client model and every select
-// are narrowed to them.
-var tables = map[string]model.Model{
-	nbdb.LogicalSwitchTable:            &nbdb.LogicalSwitch{},
-	nbdb.LogicalSwitchPortTable:        &nbdb.LogicalSwitchPort{},
-	nbdb.LogicalRouterTable:            &nbdb.LogicalRouter{},
-	nbdb.LogicalRouterPortTable:        &nbdb.LogicalRouterPort{},
-	nbdb.LogicalRouterStaticRouteTable: &nbdb.LogicalRouterStaticRoute{},
-	nbdb.LogicalRouterPolicyTable:      &nbdb.LogicalRouterPolicy{},
-	nbdb.NATTable:                      &nbdb.NAT{},
-	nbdb.ACLTable:                      &nbdb.ACL{},
-	nbdb.PortGroupTable:                &nbdb.PortGroup{},
-	nbdb.AddressSetTable:               &nbdb.AddressSet{},
-	nbdb.LoadBalancerTable:             &nbdb.LoadBalancer{},
-	nbdb.LoadBalancerGroupTable:        &nbdb.LoadBalancerGroup{},
-	nbdb.GatewayChassisTable:           &nbdb.GatewayChassis{},
-}
+// tables the adapter reads and writes, from the kinds (nbrow.Models): the
+// client model and every select are narrowed to them.
+var tables = nbrow.Models()
 
 func clientModel() (model.ClientDBModel, error) {
 	return model.NewClientDBModel("OVN_Northbound", tables)

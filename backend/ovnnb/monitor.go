@@ -14,28 +14,14 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
 	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/topology"
 )
 
-// monitorColumns are the columns Observe reads, per table: the monitor
-// (Config.Monitor) is narrowed to them.
-var monitorColumns = map[string][]string{
-	nbdb.AddressSetTable:        {"name", "addresses", "external_ids"},
-	nbdb.LoadBalancerTable:      {"name", "protocol", "vips", "options", "external_ids"},
-	nbdb.LoadBalancerGroupTable: {"name", "load_balancer"},
-	nbdb.LogicalSwitchTable:     {"name", "ports", "acls", "other_config", "load_balancer_group", "external_ids"},
-	nbdb.LogicalRouterTable: {"name", "ports", "static_routes", "policies", "nat", "options",
-		"load_balancer_group", "external_ids"},
-	nbdb.LogicalSwitchPortTable:        {"name", "type", "addresses", "port_security", "options", "tag_request", "external_ids"},
-	nbdb.LogicalRouterPortTable:        {"name", "mac", "networks", "peer", "options", "gateway_chassis", "external_ids"},
-	nbdb.PortGroupTable:                {"name", "ports", "acls", "external_ids"},
-	nbdb.LogicalRouterStaticRouteTable: {"ip_prefix", "nexthop", "route_table", "policy", "output_port", "options", "external_ids"},
-	nbdb.LogicalRouterPolicyTable:      {"priority", "match", "action", "nexthops", "options", "external_ids"},
-	nbdb.NATTable: {"type", "logical_ip", "external_ip", "logical_port", "match", "options", "gateway_port",
-		"external_ids"},
-	nbdb.ACLTable:            {"name", "tier", "direction", "priority", "match", "action", "options", "external_ids"},
-	nbdb.GatewayChassisTable: {"name", "chassis_name", "priority"},
-}
+// monitorColumns are the columns Observe reads, per table (every column
+// the row mapping reads back): the monitor (Config.Monitor) is narrowed to
+// them.
+var monitorColumns = nbrow.ReadColumns()
 
 // maxPending bounds the transactions remembered for read-your-writes.
 // Beyond it the oldest are forgotten and the next Observe reads with a

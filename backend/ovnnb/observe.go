@@ -11,6 +11,7 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
 	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -54,13 +55,9 @@ type snapshot struct {
 	lbgRefs map[string][]lbgRef
 }
 
-// snapshotTables are read by one select transaction.
-var snapshotTables = []string{
-	nbdb.AddressSetTable, nbdb.LoadBalancerTable, nbdb.LoadBalancerGroupTable,
-	nbdb.LogicalSwitchTable, nbdb.LogicalRouterTable, nbdb.LogicalSwitchPortTable,
-	nbdb.LogicalRouterPortTable, nbdb.PortGroupTable, nbdb.LogicalRouterStaticRouteTable,
-	nbdb.LogicalRouterPolicyTable, nbdb.NATTable, nbdb.ACLTable, nbdb.GatewayChassisTable,
-}
+// snapshotTables are read by one select transaction: the kinds' tables
+// and Gateway_Chassis.
+var snapshotTables = nbrow.Tables()
 
 // read selects every row of the adapter's tables in one transaction.
 func (c *Client) read(ctx context.Context) (*snapshot, error) {
@@ -116,19 +113,6 @@ func rowIDs(m model.Model) map[string]string {
 	return nil
 }
 
-// members lists, for a parent row, its member UUIDs per column.
-func members(m model.Model) map[string][]string {
-	switch r := m.(type) {
-	case *nbdb.LogicalSwitch:
-		return map[string][]string{"ports": r.Ports, "acls": r.ACLs}
-	case *nbdb.LogicalRouter:
-		return map[string][]string{"ports": r.Ports, "static_routes": r.StaticRoutes, "policies": r.Policies, "nat": r.Nat}
-	case *nbdb.PortGroup:
-		return map[string][]string{"acls": r.ACLs}
-	}
-	return nil
-}
-
 // index builds the name maps and converts the owned rows to objects.
 func (s *snapshot) index() error {
 	for _, k := range topology.Kinds() {
@@ -145,12 +129,14 @@ func (s *snapshot) index() error {
 	for u, m := range s.rows[nbdb.GatewayChassisTable] {
 		s.gcs[u] = m.(*nbdb.GatewayChassis)
 	}
-	parent := map[string]string{} // member UUID → parent UUID
-	for _, t := range []string{nbdb.LogicalSwitchTable, nbdb.LogicalRouterTable, nbdb.PortGroupTable} {
+	parent := map[string]string{}      // member UUID → parent UUID
+	parentTable := map[string]string{} // parent UUID → its table
+	for _, t := range parentTables {
 		for u, m := range s.rows[t] {
 			if _, ok := ownerOf(rowIDs(m)); !ok {
 				continue
 			}
+			parentTable[u] = t
 			for _, ms := range members(m) {
 				for _, c := range ms {
 					parent[c] = u
@@ -162,16 +148,9 @@ func (s *snapshot) index() error {
 	// rows that reference it are all owned by one (controller, network).
 	if s.lbgRefs == nil {
 		s.lbgRefs = map[string][]lbgRef{}
-		for _, k := range []topology.Kind{topology.KindSwitch, topology.KindRouter} {
-			for u, m := range s.rows[k.Table()] {
-				var groups []string
-				switch r := m.(type) {
-				case *nbdb.LogicalSwitch:
-					groups = r.LoadBalancerGroup
-				case *nbdb.LogicalRouter:
-					groups = r.LoadBalancerGroup
-				}
-				addLBGRefs(s.lbgRefs, u, rowIDs(m), groups)
+		for _, r := range lbgReferrers {
+			for u, m := range s.rows[r.table] {
+				addLBGRefs(s.lbgRefs, u, rowIDs(m), nbrow.UUIDs(m, r.column))
 			}
 		}
 	}
@@ -195,7 +174,7 @@ func (s *snapshot) index() error {
 				s.mine[u] = canonController(owner.Controller)
 				continue
 			}
-			obj, err := fromRow(m, owner, names, s.name[p], s.gcs)
+			obj, err := fromRow(m, owner, names, parentTable[p], s.name[p], s.gcs)
 			if err != nil {
 				// One network's malformed row fails that network's
 				// Observe and Sync, not every network's.
@@ -206,14 +185,6 @@ func (s *snapshot) index() error {
 			}
 			if len(k.Descriptor().Attachments) > 0 {
 				obj = topology.WithAttached(obj, attached[u])
-			}
-			if acl, isACL := obj.(topology.ACL); isACL && p != "" {
-				if _, inPG := s.rows[nbdb.PortGroupTable][p]; inPG {
-					acl.PortGroup = s.name[p]
-				} else {
-					acl.Switch = s.name[p]
-				}
-				obj = acl
 			}
 			if _, member, isMember := parentOf(obj); isMember && member == "" {
 				// A member of no owned parent is not the SDK's to manage.
@@ -238,25 +209,30 @@ func (s *snapshot) index() error {
 	return nil
 }
 
-// attachments maps the UUID of every load balancer that an owned group,
-// switch or router holds to the names of those rows, in the order of the
-// load balancer descriptor's Attachments, sorted. A row udnkit does not
-// own may hold the SDK's load balancers too: that is its owner's business,
-// so it is neither reported nor, through a Diff, detached.
+// attachments maps the UUID of every row of a kind with attachments (a
+// load balancer) that owned rows hold (groups, switches, routers) to the
+// names of those rows, in the order of its descriptor's Attachments,
+// sorted. A row udnkit does not own may hold the SDK's load balancers too:
+// that is its owner's business, so it is neither reported nor, through a
+// Diff, detached.
 func (s *snapshot) attachments() map[string][][]string {
-	cols := topology.KindLoadBalancer.Descriptor().Attachments
 	out := map[string][][]string{}
+	for _, k := range topology.Kinds() {
+		s.attachmentsOf(k.Descriptor().Attachments, out)
+	}
+	for _, a := range out {
+		for j := range a {
+			slices.Sort(a[j])
+			a[j] = slices.Compact(a[j])
+		}
+	}
+	return out
+}
+
+func (s *snapshot) attachmentsOf(cols []topology.ParentColumn, out map[string][][]string) {
 	for j, c := range cols {
 		for u, m := range s.rows[c.Kind.Table()] {
-			var lbs []string
-			switch r := m.(type) {
-			case *nbdb.LoadBalancerGroup:
-				lbs = r.LoadBalancer
-			case *nbdb.LogicalSwitch:
-				lbs = r.LoadBalancer
-			case *nbdb.LogicalRouter:
-				lbs = r.LoadBalancer
-			}
+			lbs := nbrow.UUIDs(m, c.Column)
 			name := s.name[u]
 			if _, owned := s.rowOwner(u, m); len(lbs) == 0 || name == "" || !owned {
 				continue
@@ -271,13 +247,6 @@ func (s *snapshot) attachments() map[string][][]string {
 			}
 		}
 	}
-	for _, a := range out {
-		for j := range a {
-			slices.Sort(a[j])
-			a[j] = slices.Compact(a[j])
-		}
-	}
-	return out
 }
 
 // rowOwner returns the owner of row u (m): a load balancer group's from

@@ -60,3 +60,26 @@ func toRowIDs(o topology.Object, cache *idsCache) (model.Model, error) {
 	}
 	return nbrow.ToRow(o, cache.ids(o.OwnedBy()))
 }
+
+// members lists, for a parent row, its member UUIDs per column.
+var members = nbrow.Members
+
+// parentTables are the tables whose rows hold members.
+var parentTables = nbrow.ParentTables()
+
+// lbgReferrers are the columns referencing load balancer groups, whose
+// owners own a group (it has no external_ids).
+var lbgReferrers = func() []tableColumn {
+	var out []tableColumn
+	for _, k := range topology.Kinds() {
+		for _, r := range k.Descriptor().Refs {
+			if r.Kind == topology.KindLoadBalancerGroup {
+				out = append(out, tableColumn{k.Table(), r.Column})
+			}
+		}
+	}
+	return out
+}()
+
+// tableColumn is a column of a table.
+type tableColumn struct{ table, column string }

@@ -10,6 +10,7 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
 	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -122,31 +123,9 @@ func scopeOf(changes topology.Changes) (lookups []lookup, lbgs bool, ok bool) {
 }
 
 // keyWhere matches the rows of an unnamed kind whose columns hold obj's
-// key (but for the parent, which the parent's member column decides), in
-// the spelling udnkit writes them.
-func keyWhere(obj topology.Object) ([]ovsdb.Condition, bool) {
-	eq := func(col string, v any) ovsdb.Condition { return ovsdb.NewCondition(col, ovsdb.ConditionEqual, v) }
-	opt := func(s string) ovsdb.OvsSet {
-		if s == "" {
-			return ovsdb.OvsSet{GoSet: []any{}}
-		}
-		return ovsdb.OvsSet{GoSet: []any{s}}
-	}
-	switch x := obj.(type) {
-	case topology.StaticRoute:
-		return []ovsdb.Condition{eq("ip_prefix", ipString(x.Prefix)), eq("nexthop", addrString(x.Nexthop)),
-			eq("route_table", x.RouteTable), eq("policy", opt(string(x.Policy)))}, true
-	case topology.Policy:
-		return []ovsdb.Condition{eq("priority", x.Priority), eq("match", x.Match)}, true
-	case topology.NAT:
-		return []ovsdb.Condition{eq("type", string(x.Type)), eq("logical_ip", ipString(x.LogicalIP)),
-			eq("external_ip", addrString(x.ExternalIP)), eq("logical_port", opt(x.LogicalPort))}, true
-	case topology.ACL:
-		return []ovsdb.Condition{eq("direction", string(x.Direction)), eq("priority", x.Priority),
-			eq("match", x.Match), eq("tier", x.Tier)}, true
-	}
-	return nil, false
-}
+// key (but for the parent, which the parent's member column decides, and
+// references), in the spelling udnkit writes them.
+var keyWhere = nbrow.KeyConditions
 
 // readFor reads what changes concern in one select transaction (see
 // scopeOf); with a change to a load balancer group also every group and
@@ -245,7 +224,7 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 		return nil, err
 	}
 	inParent := map[string]bool{}
-	for _, t := range []string{nbdb.LogicalSwitchTable, nbdb.LogicalRouterTable, nbdb.PortGroupTable} {
+	for _, t := range parentTables {
 		for _, m := range s.rows[t] {
 			for _, us := range members(m) {
 				for _, u := range us {

@@ -1,9 +1,11 @@
 // Package nbrow maps topology objects to OVN Northbound rows and back: the
 // one mapping both backends use (backend/ovnnb writes the rows,
 // backend/nbctl renders them as ovn-nbctl commands), so that every form
-// writes the same columns. What it knows of a kind beyond the columns
-// (parents, references, key and updatable columns, name index) comes from
-// the kind's topology.Descriptor.
+// writes the same columns. Its per-kind code (rows_gen.go: object to row
+// and back, checks, key conditions, reference columns, tables) is
+// generated with topology's from the kind types (go generate ./topology);
+// what it knows of a kind beyond that comes from the kind's
+// topology.Descriptor.
 //
 // It is internal: its API follows the adapters' needs. Functions are pure
 // and safe for concurrent use.
@@ -20,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
+	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
 	"github.com/udnkit/udnkit/internal/nbdb"
 	"github.com/udnkit/udnkit/netconf"
@@ -215,9 +218,9 @@ func opts(m map[string]string) topology.Options {
 
 // ToRow maps an object to a libovsdb model without its UUID and without
 // the columns that reference other rows (see NameRefs, ParentOf and
-// gateway_chassis), which the caller fills in. ids is its external_ids
-// map (nil: OwnerIDs of its owner; a caller writing many rows of one owner
-// shares one map).
+// ChassisOf), which the caller fills in. ids is its external_ids map (nil:
+// OwnerIDs of its owner; a caller writing many rows of one owner shares
+// one map).
 func ToRow(o topology.Object, ids map[string]string) (model.Model, error) {
 	if err := Check(o); err != nil {
 		return nil, err
@@ -225,273 +228,95 @@ func ToRow(o topology.Object, ids map[string]string) (model.Model, error) {
 	if ids == nil {
 		ids = OwnerIDs(o.OwnedBy())
 	}
-	switch x := o.(type) {
-	case topology.AddressSet:
-		r := &nbdb.AddressSet{Name: x.Name, ExternalIDs: ids}
-		for _, p := range x.Addresses {
-			r.Addresses = append(r.Addresses, IPString(p))
-		}
-		return r, nil
-	case topology.LoadBalancer:
-		r := &nbdb.LoadBalancer{Name: x.Name, ExternalIDs: withExtra(ids, x.ExternalIDs), Options: optMap(x.Options)}
-		for _, f := range x.SelectionFields {
-			r.SelectionFields = append(r.SelectionFields, nbdb.LoadBalancerSelectionFields(f))
-		}
-		if x.Protocol != "" {
-			p := nbdb.LoadBalancerProtocol(x.Protocol)
-			r.Protocol = &p
-		}
-		if len(x.VIPs) > 0 {
-			r.Vips = make(map[string]string, len(x.VIPs))
-			for _, v := range x.VIPs {
-				be := make([]string, len(v.Backends))
-				for i, b := range v.Backends {
-					be[i] = APString(b)
-				}
-				r.Vips[APString(v.VIP)] = strings.Join(be, ",")
-			}
-		}
-		return r, nil
-	case topology.LoadBalancerGroup:
-		// Load_Balancer_Group has no external_ids: ownership is by name
-		// (see snapshot).
-		return &nbdb.LoadBalancerGroup{Name: x.Name}, nil
-	case topology.Switch:
-		return &nbdb.LogicalSwitch{Name: x.Name, ExternalIDs: ids, OtherConfig: optMap(x.OtherConfig)}, nil
-	case topology.Router:
-		return &nbdb.LogicalRouter{Name: x.Name, ExternalIDs: ids, Options: optMap(x.Options)}, nil
-	case topology.SwitchPort:
-		ids = withExtra(ids, x.ExternalIDs)
-		r := &nbdb.LogicalSwitchPort{Name: x.Name, ExternalIDs: ids, Type: string(x.Type),
-			Addresses: slices.Clone(x.Addresses), PortSecurity: slices.Clone(x.PortSecurity), Options: optMap(x.Options)}
-		if x.TagRequest != 0 {
-			t := x.TagRequest
-			r.TagRequest = &t
-		}
-		return r, nil
-	case topology.RouterPort:
-		r := &nbdb.LogicalRouterPort{Name: x.Name, ExternalIDs: ids, MAC: x.MAC, Peer: strPtr(x.Peer), Options: optMap(x.Options)}
-		for _, p := range x.Networks {
-			r.Networks = append(r.Networks, p.String())
-		}
-		return r, nil
-	case topology.StaticRoute:
-		r := &nbdb.LogicalRouterStaticRoute{ExternalIDs: ids, IPPrefix: IPString(x.Prefix), Nexthop: AddrString(x.Nexthop),
-			RouteTable: x.RouteTable, OutputPort: strPtr(x.OutputPort), Options: optMap(x.Options)}
-		if x.Policy != "" {
-			p := nbdb.LogicalRouterStaticRoutePolicy(x.Policy)
-			r.Policy = &p
-		}
-		return r, nil
-	case topology.Policy:
-		r := &nbdb.LogicalRouterPolicy{ExternalIDs: ids, Priority: x.Priority, Match: x.Match,
-			Action: nbdb.LogicalRouterPolicyAction(x.Action), Options: optMap(x.Options)}
-		for _, a := range x.Nexthops {
-			r.Nexthops = append(r.Nexthops, a.String())
-		}
-		return r, nil
-	case topology.NAT:
-		return &nbdb.NAT{ExternalIDs: ids, Type: nbdb.NATType(x.Type), LogicalIP: IPString(x.LogicalIP),
-			ExternalIP: AddrString(x.ExternalIP), LogicalPort: strPtr(x.LogicalPort), Match: x.Match, Options: optMap(x.Options)}, nil
-	case topology.ACL:
-		return &nbdb.ACL{ExternalIDs: ids, Name: strPtr(x.Name), Tier: x.Tier, Direction: nbdb.ACLDirection(x.Direction),
-			Priority: x.Priority, Match: x.Match, Action: nbdb.ACLAction(x.Action), Options: optMap(x.Options)}, nil
-	case topology.PortGroup:
-		return &nbdb.PortGroup{Name: x.Name, ExternalIDs: ids}, nil
-	}
-	return nil, fmt.Errorf("%w: object of type %T", ErrInvalid, o)
+	return toRow(o, ids)
 }
 
-// selectionFields are the values the schema allows in a load balancer's
-// selection_fields.
-var selectionFields = []string{nbdb.LoadBalancerSelectionFieldsEthSrc, nbdb.LoadBalancerSelectionFieldsEthDst,
-	nbdb.LoadBalancerSelectionFieldsIPSrc, nbdb.LoadBalancerSelectionFieldsIPDst, nbdb.LoadBalancerSelectionFieldsIpv6Src,
-	nbdb.LoadBalancerSelectionFieldsIpv6Dst, nbdb.LoadBalancerSelectionFieldsTpSrc, nbdb.LoadBalancerSelectionFieldsTpDst}
+// Check refuses objects the database would take but OVN could not use: a
+// required column empty (a name, match, address...) or an enum column
+// holding a value the schema does not list.
+func Check(o topology.Object) error { return checkColumns(o) }
 
-// Check refuses objects the database would take but OVN could not use.
-func Check(o topology.Object) error {
-	field := func(name string) error { return fmt.Errorf("%w: %s is empty or invalid", ErrInvalid, name) }
-	switch x := o.(type) {
-	case topology.AddressSet, topology.LoadBalancer, topology.LoadBalancerGroup, topology.Switch, topology.Router,
-		topology.SwitchPort, topology.PortGroup:
-		if o.Key() == "" {
-			return field("name")
-		}
-		if lb, ok := o.(topology.LoadBalancer); ok {
-			for _, f := range lb.SelectionFields {
-				if !slices.Contains(selectionFields, f) {
-					return field("selection_fields " + strconv.Quote(f))
-				}
-			}
-		}
-	case topology.RouterPort:
-		switch {
-		case x.Name == "":
-			return field("name")
-		case x.MAC == "":
-			return field("mac")
-		case len(x.Networks) == 0:
-			return field("networks")
-		}
-	case topology.StaticRoute:
-		if !x.Prefix.IsValid() {
-			return field("prefix (ip_prefix)")
-		}
-	case topology.Policy:
-		if x.Match == "" {
-			return field("match")
-		}
-		if x.Action == "" {
-			return field("action")
-		}
-	case topology.NAT:
-		switch {
-		case x.Type == "":
-			return field("type")
-		case !x.LogicalIP.IsValid():
-			return field("logical_ip")
-		case !x.ExternalIP.IsValid():
-			return field("external_ip")
-		}
-	case topology.ACL:
-		switch {
-		case x.Match == "":
-			return field("match")
-		case x.Action == "":
-			return field("action")
-		case x.Direction == "":
-			return field("direction")
-		}
+func empty(column string) error { return fmt.Errorf("%w: %s is empty or invalid", ErrInvalid, column) }
+
+func inEnum(column, v string, allowed []string) error {
+	if v == "" || slices.Contains(allowed, v) {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%w: %s %q is not one of %s", ErrInvalid, column, v, strings.Join(allowed, ", "))
 }
 
 // FromRow maps an owned row back to an object. names resolves a UUID of a
-// referenced row to its name; parent is the name of the row's parent (for
-// members); gcs resolves Gateway_Chassis UUIDs.
-func FromRow(m model.Model, owner topology.Owner, names func(string) string, parent string, gcs map[string]*nbdb.GatewayChassis) (topology.Object, error) {
-	switch r := m.(type) {
-	case *nbdb.AddressSet:
-		o := topology.AddressSet{Owner: owner, Name: r.Name}
-		for _, s := range r.Addresses {
-			p, err := ParseIP(s)
-			if err != nil {
-				return nil, fmt.Errorf("address set %q: addresses: %w", r.Name, err)
-			}
-			o.Addresses = append(o.Addresses, p)
-		}
-		return o, nil
-	case *nbdb.LoadBalancer:
-		o := topology.LoadBalancer{Owner: owner, Name: r.Name, Protocol: topology.Protocol(deref(r.Protocol)), Options: opts(r.Options),
-			ExternalIDs: extraIDs(r.ExternalIDs)}
-		for _, f := range r.SelectionFields {
-			o.SelectionFields = append(o.SelectionFields, string(f))
-		}
-		slices.Sort(o.SelectionFields)
-		for vip, bes := range r.Vips {
-			v, err := ParseAP(vip)
-			if err != nil {
-				return nil, fmt.Errorf("load balancer %q: vips: %w", r.Name, err)
-			}
-			e := topology.LBVIP{VIP: v}
-			for _, b := range strings.Split(bes, ",") {
-				if b == "" {
-					continue
-				}
-				ap, err := ParseAP(b)
-				if err != nil {
-					return nil, fmt.Errorf("load balancer %q: vips %q: %w", r.Name, vip, err)
-				}
-				e.Backends = append(e.Backends, ap)
-			}
-			o.VIPs = append(o.VIPs, e)
-		}
-		return o, nil
-	case *nbdb.LoadBalancerGroup:
-		return topology.LoadBalancerGroup{Owner: owner, Name: r.Name}, nil
-	case *nbdb.LogicalSwitch:
-		o := topology.Switch{Owner: owner, Name: r.Name, OtherConfig: opts(r.OtherConfig)}
-		for _, u := range r.LoadBalancerGroup {
-			o.LoadBalancerGroups = append(o.LoadBalancerGroups, names(u))
-		}
-		return o, nil
-	case *nbdb.LogicalRouter:
-		o := topology.Router{Owner: owner, Name: r.Name, Options: opts(r.Options)}
-		for _, u := range r.LoadBalancerGroup {
-			o.LoadBalancerGroups = append(o.LoadBalancerGroups, names(u))
-		}
-		return o, nil
-	case *nbdb.LogicalSwitchPort:
-		o := topology.SwitchPort{Owner: owner, Name: r.Name, Switch: parent, Type: topology.PortType(r.Type),
-			Addresses: slices.Clone(r.Addresses), PortSecurity: slices.Clone(r.PortSecurity), Options: opts(r.Options),
-			ExternalIDs: extraIDs(r.ExternalIDs)}
-		if r.TagRequest != nil {
-			o.TagRequest = *r.TagRequest
-		}
-		return o, nil
-	case *nbdb.LogicalRouterPort:
-		o := topology.RouterPort{Owner: owner, Name: r.Name, Router: parent, MAC: r.MAC, Peer: deref(r.Peer), Options: opts(r.Options)}
-		for _, s := range r.Networks {
-			p, err := netip.ParsePrefix(s)
-			if err != nil {
-				return nil, fmt.Errorf("router port %q: networks: %w", r.Name, err)
-			}
-			o.Networks = append(o.Networks, p)
-		}
-		for _, u := range r.GatewayChassis {
-			if g, ok := gcs[u]; ok {
-				o.GatewayChassis = append(o.GatewayChassis, topology.GatewayChassis{Name: g.Name, Chassis: g.ChassisName, Priority: g.Priority})
-			}
-		}
-		return o, nil
-	case *nbdb.LogicalRouterStaticRoute:
-		p, err := ParseIP(r.IPPrefix)
-		if err != nil {
-			return nil, fmt.Errorf("static route %s on router %q: ip_prefix: %w", r.UUID, parent, err)
-		}
-		nh, err := ParseAddr(r.Nexthop)
-		if err != nil {
-			return nil, fmt.Errorf("static route %s on router %q: nexthop: %w", r.UUID, parent, err)
-		}
-		return topology.StaticRoute{Owner: owner, Router: parent, RouteTable: r.RouteTable, Policy: topology.RoutePolicy(deref(r.Policy)),
-			Prefix: p, Nexthop: nh, OutputPort: deref(r.OutputPort), Options: opts(r.Options)}, nil
-	case *nbdb.LogicalRouterPolicy:
-		o := topology.Policy{Owner: owner, Router: parent, Priority: r.Priority, Match: r.Match,
-			Action: topology.PolicyAction(r.Action), Options: opts(r.Options)}
-		for _, s := range r.Nexthops {
-			a, err := netip.ParseAddr(s)
-			if err != nil {
-				return nil, fmt.Errorf("policy %s on router %q: nexthops: %w", r.UUID, parent, err)
-			}
-			o.Nexthops = append(o.Nexthops, a)
-		}
-		return o, nil
-	case *nbdb.NAT:
-		lip, err := ParseIP(r.LogicalIP)
-		if err != nil {
-			return nil, fmt.Errorf("NAT %s on router %q: logical_ip: %w", r.UUID, parent, err)
-		}
-		eip, err := ParseAddr(r.ExternalIP)
-		if err != nil {
-			return nil, fmt.Errorf("NAT %s on router %q: external_ip: %w", r.UUID, parent, err)
-		}
-		o := topology.NAT{Owner: owner, Router: parent, Type: topology.NATType(r.Type), LogicalIP: lip, ExternalIP: eip,
-			LogicalPort: deref(r.LogicalPort), Match: r.Match, Options: opts(r.Options)}
-		if r.GatewayPort != nil {
-			o.GatewayPort = names(*r.GatewayPort)
-		}
-		return o, nil
-	case *nbdb.ACL:
-		return topology.ACL{Owner: owner, Name: deref(r.Name), Tier: r.Tier, Direction: topology.ACLDirection(r.Direction),
-			Priority: r.Priority, Match: r.Match, Action: topology.ACLAction(r.Action), Options: opts(r.Options)}, nil
-	case *nbdb.PortGroup:
-		o := topology.PortGroup{Owner: owner, Name: r.Name}
-		for _, u := range r.Ports {
-			o.Ports = append(o.Ports, names(u))
-		}
-		return o, nil
+// referenced row to its name; parentTable and parent are the table and
+// name of the row's parent (for members); gcs resolves Gateway_Chassis
+// UUIDs.
+func FromRow(m model.Model, owner topology.Owner, names func(string) string, parentTable, parent string, gcs map[string]*nbdb.GatewayChassis) (topology.Object, error) {
+	return fromRow(m, owner, names, parentTable, parent, gcs)
+}
+
+// vipsRow spells a load balancer's VIPs as its vips column.
+func vipsRow(vips []topology.LBVIP) map[string]string {
+	if len(vips) == 0 {
+		return nil
 	}
-	return nil, fmt.Errorf("unexpected row type %T", m)
+	m := make(map[string]string, len(vips))
+	for _, v := range vips {
+		be := make([]string, len(v.Backends))
+		for i, b := range v.Backends {
+			be[i] = APString(b)
+		}
+		m[APString(v.VIP)] = strings.Join(be, ",")
+	}
+	return m
+}
+
+// vipsFromRow reads a vips column back.
+func vipsFromRow(m map[string]string) ([]topology.LBVIP, error) {
+	var out []topology.LBVIP
+	for vip, bes := range m {
+		v, err := ParseAP(vip)
+		if err != nil {
+			return nil, err
+		}
+		e := topology.LBVIP{VIP: v}
+		for _, b := range strings.Split(bes, ",") {
+			if b == "" {
+				continue
+			}
+			ap, err := ParseAP(b)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", vip, err)
+			}
+			e.Backends = append(e.Backends, ap)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func parsePrefix(s string) (netip.Prefix, error) {
+	if s == "" {
+		return netip.Prefix{}, nil
+	}
+	return netip.ParsePrefix(s)
+}
+
+func prefixString(p netip.Prefix) string {
+	if !p.IsValid() {
+		return ""
+	}
+	return p.String()
+}
+
+func equal(column string, v any) ovsdb.Condition {
+	return ovsdb.NewCondition(column, ovsdb.ConditionEqual, v)
+}
+
+// optional spells an optional column's value as a set of zero or one.
+func optional(s string) ovsdb.OvsSet {
+	if s == "" {
+		return ovsdb.OvsSet{GoSet: []any{}}
+	}
+	return ovsdb.OvsSet{GoSet: []any{s}}
 }
 
 // KindOfTable maps a table to its kind.
@@ -620,10 +445,8 @@ func RowOf(obj topology.Object) (Row, error) {
 		r.Parent = &Ref{Column: pk.Column, Table: pk.Kind.Table(), Names: []string{pname}}
 	}
 	r.Attachments = AttachmentRefs(obj)
-	if rp, ok := obj.(topology.RouterPort); ok {
-		for _, g := range rp.GatewayChassis {
-			r.GatewayChassis = append(r.GatewayChassis, map[string]any{"name": g.Name, "chassis_name": g.Chassis, "priority": g.Priority})
-		}
+	for _, g := range ChassisOf(obj) {
+		r.GatewayChassis = append(r.GatewayChassis, map[string]any{"name": g.Name, "chassis_name": g.Chassis, "priority": g.Priority})
 	}
 	return r, nil
 }
@@ -697,4 +520,81 @@ func AttachmentRefs(o topology.Object) []Ref {
 		}
 	}
 	return out
+}
+
+// tableOf maps a model type to its table.
+var tableOf = func() map[reflect.Type]string {
+	out := map[reflect.Type]string{}
+	for t, m := range Models() {
+		out[reflect.TypeOf(m)] = t
+	}
+	return out
+}()
+
+// memberColumns maps a table to its columns holding other kinds' rows as
+// members, from the descriptors' Parents.
+var memberColumns = func() map[string][]string {
+	out := map[string][]string{}
+	for _, k := range topology.Kinds() {
+		for _, p := range k.Descriptor().Parents {
+			t := p.Kind.Table()
+			if !slices.Contains(out[t], p.Column) {
+				out[t] = append(out[t], p.Column)
+			}
+		}
+	}
+	return out
+}()
+
+// TableOf returns the table of a model of Models ("" for another).
+func TableOf(m model.Model) string { return tableOf[reflect.TypeOf(m)] }
+
+// Members lists, for a parent row, its member UUIDs per member column (nil
+// for a row of a table without members).
+func Members(m model.Model) map[string][]string {
+	cols := memberColumns[TableOf(m)]
+	if len(cols) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(cols))
+	for _, c := range cols {
+		out[c] = UUIDs(m, c)
+	}
+	return out
+}
+
+// IsMemberColumn reports whether col of table holds members.
+func IsMemberColumn(table, col string) bool { return slices.Contains(memberColumns[table], col) }
+
+// ParentTables lists the tables whose rows hold members.
+func ParentTables() []string {
+	var out []string
+	for _, t := range Tables() {
+		if len(memberColumns[t]) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ColumnGatewayChassis is a router port's column referencing its
+// Gateway_Chassis rows (ChassisOf).
+const ColumnGatewayChassis = "gateway_chassis"
+
+// MoveColumn reports whether c, in the columns of a change to an object of
+// kind k, is the pseudo-column of a move to another parent: the name of
+// one of k's parent kinds (topology.ColumnSwitch, topology.ColumnRouter).
+func MoveColumn(k topology.Kind, c string) bool {
+	for _, p := range k.Descriptor().Parents {
+		if p.Kind.String() == c {
+			return true
+		}
+	}
+	return false
+}
+
+// HasExternalIDs reports whether kind k's table has external_ids
+// (Load_Balancer_Group has none).
+func HasExternalIDs(k topology.Kind) bool {
+	return slices.Contains(k.Descriptor().Updatable, "external_ids")
 }

@@ -1,15 +1,42 @@
-// Command kindgen writes the per-kind boilerplate of package topology (each
-// object type's Kind, OwnedBy and, for a named kind, Key method) from the
-// kind descriptors in kinds.go, the single source of what a kind is.
+// Command kindgen writes the per-kind code of package topology and of the
+// OVN row mapping (internal/nbrow) from the object types themselves: a
+// type is a kind when its doc comment carries the directive
 //
-//	go run ./internal/kindgen -o kinds_gen.go kinds.go
+//	//udnkit:kind table=<OVN Northbound table> order=<creation rank> [name=<short name>]
 //
-// It reads the descriptors var's composite literal: for each element, the
-// Kind constant, the Type and whether the kind is Named.
+// (the short name, Kind.String, defaults to the type's name in snake case),
+// and its fields say, in `nb` struct tags, which column each one is:
+//
+//	nb:"<column>[,flag...]"
+//
+// with the flags
+//
+//	key           part of the key (a named kind's key is its name column)
+//	required      an object with the zero value is refused (nbrow.Check)
+//	ip            a prefix spelled as OVN tools do (a single address bare)
+//	q             rendered quoted
+//	label=<text>  rendered under text instead of the column name
+//	ref=<Type>    the column references rows of kind Type, held by name
+//	parent=<Type>.<column>  (no column) the name of the row of kind Type
+//	              whose column holds the object as a member
+//	attach=<Type>.<column>  (no column) the names of the rows of kind Type
+//	              whose column holds the object by its owner's choice
+//
+// The Owner field is implicit (external_ids), as is an ExternalIDs field's
+// merge into it. Set columns (slices) are kept sorted. From these it writes
+// kinds_gen.go (Kind constants in creation order, descriptors, Kind,
+// OwnedBy, Key, clone, normalize, isNormal, columns, render, Parent,
+// References, Attached, WithAttached) and the nbrow rows_gen.go (ToRow,
+// FromRow, the generated checks, key conditions, reference column access
+// and the client's table models), reading the Northbound schema for the
+// column types, enums and name indexes.
+//
+//	go run ./internal/kindgen -o kinds_gen.go -nbrow ../internal/nbrow/rows_gen.go .
 package main
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"go/ast"
@@ -17,24 +44,32 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/ovn-kubernetes/libovsdb/ovsdb"
+
+	"github.com/udnkit/udnkit/internal/nbdb"
 )
 
-type kind struct {
-	constant, typ string
-	named         bool
-}
-
 func main() {
-	out := flag.String("o", "kinds_gen.go", "output file")
+	out := flag.String("o", "kinds_gen.go", "topology output file")
+	rows := flag.String("nbrow", "../internal/nbrow/rows_gen.go", "nbrow output file")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: kindgen -o OUT kinds.go")
+		fmt.Fprintln(os.Stderr, "usage: kindgen -o OUT -nbrow OUT DIR")
 		os.Exit(2)
 	}
-	kinds, err := read(flag.Arg(0))
+	top, nb, err := generate(flag.Arg(0))
 	if err == nil {
-		err = write(*out, flag.Arg(0), kinds)
+		err = os.WriteFile(*out, top, 0o644)
+	}
+	if err == nil {
+		err = os.WriteFile(*rows, nb, 0o644)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kindgen:", err)
@@ -42,79 +77,1135 @@ func main() {
 	}
 }
 
-// read returns the kinds described in the descriptors literal of file.
-func read(file string) ([]kind, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+// generate reads package dir (and the extra files, as if they were in it)
+// and returns the two generated files.
+func generate(dir string, extra ...string) (topo, rows []byte, err error) {
+	kinds, structs, appenders, err := read(dir, extra...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var lit *ast.CompositeLit
-	ast.Inspect(f, func(n ast.Node) bool {
-		vs, ok := n.(*ast.ValueSpec)
-		if !ok || len(vs.Names) != 1 || vs.Names[0].Name != "descriptors" || len(vs.Values) != 1 {
-			return true
-		}
-		lit, _ = vs.Values[0].(*ast.CompositeLit)
-		return false
-	})
-	if lit == nil {
-		return nil, fmt.Errorf("%s: no descriptors literal", file)
+	if err := resolve(kinds, structs, appenders); err != nil {
+		return nil, nil, err
 	}
-	var out []kind
-	for _, e := range lit.Elts {
-		el, ok := e.(*ast.CompositeLit)
-		if !ok {
-			return nil, fmt.Errorf("%s: a descriptor is not a composite literal", file)
-		}
-		var k kind
-		for _, f := range el.Elts {
-			kv, ok := f.(*ast.KeyValueExpr)
-			if !ok {
-				return nil, fmt.Errorf("%s: descriptor fields must be keyed", file)
-			}
-			key, _ := kv.Key.(*ast.Ident)
-			if key == nil {
-				continue
-			}
-			switch key.Name {
-			case "Kind":
-				if id, ok := kv.Value.(*ast.Ident); ok {
-					k.constant = id.Name
-				}
-			case "Type":
-				if bl, ok := kv.Value.(*ast.BasicLit); ok {
-					k.typ, _ = strconv.Unquote(bl.Value)
-				}
-			case "Named":
-				if id, ok := kv.Value.(*ast.Ident); ok {
-					k.named = id.Name == "true"
-				}
-			}
-		}
-		if k.constant == "" && k.typ == "" {
-			continue // the zero Kind's slot
-		}
-		if k.constant == "" || k.typ == "" {
-			return nil, fmt.Errorf("%s: a descriptor lacks Kind or Type", file)
-		}
-		out = append(out, k)
+	topo, err = writeTopology(kinds, structs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("topology: %w", err)
 	}
-	return out, nil
+	rows, err = writeRows(kinds, structs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("nbrow: %w", err)
+	}
+	return topo, rows, nil
 }
 
-func write(out, src string, kinds []kind) error {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "// Code generated by kindgen from %s; DO NOT EDIT.\n\npackage topology\n", src)
-	for _, k := range kinds {
-		fmt.Fprintf(&b, "\n// Kind returns %s.\nfunc (%s) Kind() Kind { return %s }\n", k.constant, k.typ, k.constant)
-		fmt.Fprintf(&b, "\n// OwnedBy returns the owner.\nfunc (o %s) OwnedBy() Owner { return o.Owner }\n", k.typ)
-		if k.named {
-			fmt.Fprintf(&b, "\n// Key returns the name.\nfunc (o %s) Key() string { return o.Name }\n", k.typ)
+// kind is one object type with its directive and fields.
+type kind struct {
+	typ, table string
+	order      int
+	fields     []field
+	pos        string
+
+	name        string // short name, snake case of typ
+	named       bool
+	indexed     bool
+	ids         bool // the table has external_ids
+	extraIDs    bool // an ExternalIDs field
+	handKey     bool // appendKey written by hand
+	model       reflect.Type
+	schema      ovsdb.TableSchema
+	keyFields   []*field
+	parents     []*field
+	attachments []*field
+}
+
+// field is one field of a kind.
+type field struct {
+	name, typ                string // Go field name and type expression
+	column                   string
+	key, required, ip, quote bool
+	label                    string
+	ref                      string // kind type
+	parentOf, attachTo       string // kind type of parent / holder
+	holderColumn             string
+
+	colType   reflect.Type // the nbdb model's Go type of column
+	modelName string       // and its Go field name
+	enum      []string
+	refKind   *kind
+}
+
+func (f *field) isOwner() bool { return f.typ == "Owner" }
+
+// plain: a column the row mapping converts (not a reference, parent,
+// attachment or gateway chassis).
+func (f *field) plain() bool {
+	return f.column != "" && f.ref == "" && f.typ != "[]GatewayChassis"
+}
+
+func (f *field) renderLabel() string {
+	switch {
+	case f.label != "":
+		return f.label
+	case f.column != "":
+		return f.column
+	}
+	return snake(f.name)
+}
+
+func read(dir string, extra ...string) (kinds []*kind, structs map[string]*ast.StructType, appenders map[string]bool, err error) {
+	fset := token.NewFileSet()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	names = append(names, extra...)
+	structs = map[string]*ast.StructType{}
+	appenders = map[string]bool{}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") || strings.HasSuffix(name, "_gen.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv != nil && d.Name.Name == "appendKey" && len(d.Recv.List) == 1 {
+					appenders[types(d.Recv.List[0].Type)] = true
+				}
+			case *ast.GenDecl:
+				if d.Tok != token.TYPE {
+					continue
+				}
+				for _, s := range d.Specs {
+					ts := s.(*ast.TypeSpec)
+					st, ok := ts.Type.(*ast.StructType)
+					if !ok {
+						continue
+					}
+					structs[ts.Name.Name] = st
+					doc := ts.Doc
+					if doc == nil && len(d.Specs) == 1 {
+						doc = d.Doc
+					}
+					k, err := directive(doc, ts.Name.Name, st)
+					if err != nil {
+						return nil, nil, nil, fmt.Errorf("%s: %w", fset.Position(ts.Pos()), err)
+					}
+					if k != nil {
+						k.pos = fset.Position(ts.Pos()).String()
+						kinds = append(kinds, k)
+					}
+				}
+			}
 		}
 	}
-	code, err := format.Source(b.Bytes())
+	slices.SortFunc(kinds, func(a, b *kind) int { return cmp.Or(cmp.Compare(a.order, b.order), strings.Compare(a.typ, b.typ)) })
+	for i := 1; i < len(kinds); i++ {
+		if kinds[i].order == kinds[i-1].order {
+			return nil, nil, nil, fmt.Errorf("%s and %s: same order %d", kinds[i-1].typ, kinds[i].typ, kinds[i].order)
+		}
+	}
+	if len(kinds) == 0 {
+		return nil, nil, nil, fmt.Errorf("%s: no type with a //udnkit:kind directive", dir)
+	}
+	return kinds, structs, appenders, nil
+}
+
+func types(e ast.Expr) string {
+	var b bytes.Buffer
+	format.Node(&b, token.NewFileSet(), e)
+	return b.String()
+}
+
+// directive returns the kind a type's doc comment declares, nil for none.
+func directive(doc *ast.CommentGroup, typ string, st *ast.StructType) (*kind, error) {
+	if doc == nil {
+		return nil, nil
+	}
+	var k *kind
+	for _, c := range doc.List {
+		rest, ok := strings.CutPrefix(c.Text, "//udnkit:kind ")
+		if !ok {
+			continue
+		}
+		k = &kind{typ: typ, name: snake(typ)}
+		for _, kv := range strings.Fields(rest) {
+			key, v, _ := strings.Cut(kv, "=")
+			switch key {
+			case "table":
+				k.table = v
+			case "name":
+				k.name = v
+			case "order":
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return nil, fmt.Errorf("directive: order %q", v)
+				}
+				k.order = n
+			default:
+				return nil, fmt.Errorf("directive: unknown %q", kv)
+			}
+		}
+		if k.table == "" || k.order == 0 {
+			return nil, fmt.Errorf("directive of %s: table and order are required", typ)
+		}
+	}
+	if k == nil {
+		return nil, nil
+	}
+	for _, fl := range st.Fields.List {
+		if len(fl.Names) != 1 {
+			return nil, fmt.Errorf("%s: one name per field", typ)
+		}
+		f := field{name: fl.Names[0].Name, typ: types(fl.Type)}
+		if fl.Tag != nil {
+			tag, _ := strconv.Unquote(fl.Tag.Value)
+			nb, ok := reflect.StructTag(tag).Lookup("nb")
+			if !ok {
+				return nil, fmt.Errorf("%s.%s: a tag other than nb", typ, f.name)
+			}
+			parts := strings.Split(nb, ",")
+			f.column = parts[0]
+			for _, p := range parts[1:] {
+				key, v, _ := strings.Cut(p, "=")
+				switch key {
+				case "key":
+					f.key = true
+				case "required":
+					f.required = true
+				case "ip":
+					f.ip = true
+				case "q":
+					f.quote = true
+				case "label":
+					f.label = v
+				case "ref":
+					f.ref = v
+				case "parent", "attach":
+					t, col, ok := strings.Cut(v, ".")
+					if !ok || f.column != "" {
+						return nil, fmt.Errorf("%s.%s: %s=Type.column, and no column of its own", typ, f.name, key)
+					}
+					f.holderColumn = col
+					if key == "parent" {
+						f.parentOf = t
+					} else {
+						f.attachTo = t
+					}
+				default:
+					return nil, fmt.Errorf("%s.%s: unknown flag %q", typ, f.name, p)
+				}
+			}
+		} else if !f.isOwner() {
+			return nil, fmt.Errorf("%s.%s: no nb tag", typ, f.name)
+		}
+		k.fields = append(k.fields, f)
+	}
+	return k, nil
+}
+
+// resolve checks the kinds against each other and the Northbound schema.
+func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[string]bool) error {
+	schema := nbdb.Schema()
+	dbm, err := nbdb.FullDatabaseModel()
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(out, code, 0o644)
+	models := dbm.Types()
+	byType := map[string]*kind{}
+	for _, k := range kinds {
+		byType[k.typ] = k
+	}
+	for _, k := range kinds {
+		ts, ok := schema.Tables[k.table]
+		if !ok {
+			return fmt.Errorf("%s: table %q is not in the Northbound schema", k.pos, k.table)
+		}
+		k.schema, k.model = ts, models[k.table].Elem()
+		_, k.ids = ts.Columns["external_ids"]
+		k.handKey = appenders[k.typ]
+		owner := false
+		for i := range k.fields {
+			f := &k.fields[i]
+			where := k.typ + "." + f.name
+			if f.isOwner() {
+				owner = true
+				continue
+			}
+			if f.name == "ExternalIDs" && f.column == "external_ids" {
+				k.extraIDs = true
+			}
+			for _, t := range []string{f.ref, f.parentOf, f.attachTo} {
+				if t != "" && byType[t] == nil {
+					return fmt.Errorf("%s: %s is not a kind", where, t)
+				}
+			}
+			switch {
+			case f.parentOf != "":
+				k.parents = append(k.parents, f)
+				if !hasColumn(schema, byType[f.parentOf].table, f.holderColumn) {
+					return fmt.Errorf("%s: %s has no column %s", where, byType[f.parentOf].table, f.holderColumn)
+				}
+				if f.typ != "string" {
+					return fmt.Errorf("%s: a parent is a string", where)
+				}
+			case f.attachTo != "":
+				k.attachments = append(k.attachments, f)
+				if !hasColumn(schema, byType[f.attachTo].table, f.holderColumn) {
+					return fmt.Errorf("%s: %s has no column %s", where, byType[f.attachTo].table, f.holderColumn)
+				}
+				if f.typ != "[]string" {
+					return fmt.Errorf("%s: attachments are []string", where)
+				}
+			default:
+				cs, ok := ts.Columns[f.column]
+				if !ok {
+					return fmt.Errorf("%s: table %s has no column %q", where, k.table, f.column)
+				}
+				sf, ok := modelField(k.model, f.column)
+				if !ok {
+					return fmt.Errorf("%s: model of %s has no column %q", where, k.table, f.column)
+				}
+				f.colType, f.modelName = sf.Type, sf.Name
+				if f.ref != "" {
+					f.refKind = byType[f.ref]
+					if rt, _ := cs.TypeObj.Key.RefTable(); rt != f.refKind.table {
+						return fmt.Errorf("%s: column %s refers to %q, not %s", where, f.column, rt, f.refKind.table)
+					}
+				}
+				if cs.TypeObj != nil && cs.TypeObj.Key != nil {
+					for _, e := range cs.TypeObj.Key.Enum {
+						f.enum = append(f.enum, fmt.Sprint(e))
+					}
+					slices.Sort(f.enum)
+				}
+				if f.plain() {
+					if _, _, err := toRowExpr(f, "x"); err != nil {
+						return fmt.Errorf("%s: %w", where, err)
+					}
+				}
+			}
+			if f.key {
+				k.keyFields = append(k.keyFields, f)
+			}
+		}
+		if !owner {
+			return fmt.Errorf("%s: no Owner field", k.pos)
+		}
+		k.named = len(k.keyFields) == 1 && k.keyFields[0].column == "name"
+		if k.named {
+			k.indexed = slices.ContainsFunc(ts.Indexes, func(ix []string) bool { return slices.Equal(ix, []string{"name"}) })
+		} else {
+			if len(k.keyFields) == 0 {
+				return fmt.Errorf("%s: no key field", k.pos)
+			}
+			if len(k.parents) != 1 && !k.handKey {
+				return fmt.Errorf("%s: a key with %d parents needs appendKey written by hand", k.pos, len(k.parents))
+			}
+		}
+		for _, f := range k.fields {
+			if strings.HasPrefix(f.typ, "[]") {
+				if el := f.typ[2:]; structs[el] != nil && el != "GatewayChassis" && el != "LBVIP" {
+					return fmt.Errorf("%s.%s: slices of %s are not supported", k.typ, f.name, el)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func hasColumn(s ovsdb.DatabaseSchema, table, col string) bool {
+	_, ok := s.Tables[table].Columns[col]
+	return ok
+}
+
+func modelField(t reflect.Type, col string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Tag.Get("ovsdb") == col {
+			return t.Field(i), true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// snake returns the snake case of a Go name: SwitchPort → switch_port,
+// NAT → nat, LoadBalancerGroup → load_balancer_group.
+func snake(s string) string {
+	var b strings.Builder
+	r := []rune(s)
+	for i, c := range r {
+		if unicode.IsUpper(c) && i > 0 && (unicode.IsLower(r[i-1]) || i+1 < len(r) && unicode.IsLower(r[i+1])) {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToLower(c))
+	}
+	return b.String()
+}
+
+// gen is a buffer of generated code.
+type gen struct{ bytes.Buffer }
+
+func (g *gen) p(format string, args ...any) { fmt.Fprintf(g, format+"\n", args...) }
+
+// withHeader returns body as a formatted file of package pkg, importing
+// the standard packages it uses and those of module that it uses.
+func withHeader(pkg string, body []byte, module []string) ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\npackage %s\n\nimport (\n", header, pkg)
+	for _, std := range []string{"fmt", "net/netip", "slices", "strconv", "strings"} {
+		if bytes.Contains(body, []byte(std[strings.LastIndex(std, "/")+1:]+".")) {
+			fmt.Fprintf(&b, "%q\n", std)
+		}
+	}
+	b.WriteString("\n")
+	for _, m := range module {
+		if bytes.Contains(body, []byte(m[strings.LastIndex(m, "/")+1:]+".")) {
+			fmt.Fprintf(&b, "%q\n", m)
+		}
+	}
+	b.WriteString(")\n\n")
+	b.Write(body)
+	code, err := format.Source(b.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%w\n%s", err, b.Bytes())
+	}
+	return code, nil
+}
+
+const header = "// Code generated by kindgen from the kind types; DO NOT EDIT.\n"
+
+// elem returns a slice type's element type, "" for another type.
+func elem(typ string) string {
+	e, _ := strings.CutPrefix(typ, "[]")
+	if e == typ {
+		return ""
+	}
+	return e
+}
+
+// compareFunc returns the comparison a set column of element type e is
+// sorted by ("" for the natural order of strings).
+func compareFunc(e string) string {
+	switch e {
+	case "string":
+		return ""
+	case "netip.Prefix":
+		return "comparePrefix"
+	case "netip.Addr":
+		return "netip.Addr.Compare"
+	case "Option":
+		return "compareOptions"
+	}
+	return "compare" + e
+}
+
+func writeTopology(kinds []*kind, structs map[string]*ast.StructType) ([]byte, error) {
+	var g gen
+	g.p("// Kinds of objects in a State, in creation order (the kinds' order=).\nconst (")
+	for i, k := range kinds {
+		if i == 0 {
+			g.p("Kind%s Kind = iota + 1 // %s", k.typ, k.table)
+		} else {
+			g.p("Kind%s // %s", k.typ, k.table)
+		}
+	}
+	g.p("kindEnd\n)\n")
+
+	g.p("// descriptors is indexed by Kind.\nvar descriptors = [kindEnd]Descriptor{\n{},")
+	for _, k := range kinds {
+		g.p("{Kind: Kind%s, Type: %q, Name: %q, Table: %q, Named: %v, Indexed: %v,", k.typ, k.typ, k.name, k.table, k.named, k.indexed)
+		if !k.named {
+			var cols []string
+			for _, f := range k.keyFields {
+				cols = append(cols, strconv.Quote(f.column))
+			}
+			g.p("KeyColumns: []string{%s},", strings.Join(cols, ", "))
+		}
+		if len(k.parents) > 0 {
+			var ps []string
+			for _, f := range k.parents {
+				ps = append(ps, fmt.Sprintf("{Kind%s, %q}", f.parentOf, f.holderColumn))
+			}
+			g.p("Parents: []ParentColumn{%s},", strings.Join(ps, ", "))
+		}
+		var refs, upd []string
+		for _, f := range k.fields {
+			if f.ref != "" {
+				refs = append(refs, fmt.Sprintf("{%q, Kind%s}", f.column, f.ref))
+			}
+			if f.column != "" && !f.key && f.column != "external_ids" {
+				upd = append(upd, strconv.Quote(f.column))
+			}
+		}
+		if k.ids {
+			upd = append(upd, `"external_ids"`)
+		}
+		if len(refs) > 0 {
+			g.p("Refs: []RefColumn{%s},", strings.Join(refs, ", "))
+		}
+		if len(k.attachments) > 0 {
+			var as []string
+			for _, f := range k.attachments {
+				as = append(as, fmt.Sprintf("{Kind%s, %q}", f.attachTo, f.holderColumn))
+			}
+			g.p("Attachments: []ParentColumn{%s},", strings.Join(as, ", "))
+		}
+		if len(upd) > 0 {
+			g.p("Updatable: []string{%s},", strings.Join(upd, ", "))
+		}
+		g.p("},")
+	}
+	g.p("}\n")
+
+	for _, k := range kinds {
+		g.p("// Kind returns Kind%s.\nfunc (%s) Kind() Kind { return Kind%s }\n", k.typ, k.typ, k.typ)
+		g.p("// OwnedBy returns the owner.\nfunc (o %s) OwnedBy() Owner { return o.Owner }\n", k.typ)
+		switch {
+		case k.named:
+			g.p("// Key returns the name.\nfunc (o %s) Key() string { return o.Name }\n", k.typ)
+		case !k.handKey:
+			writeKey(&g, k)
+		}
+		writeClone(&g, k, structs)
+		writeNormalize(&g, k)
+		writeColumns(&g, k, kinds, structs)
+		writeRender(&g, k)
+	}
+	writeRelations(&g, kinds)
+	return withHeader("topology", g.Bytes(), nil)
+}
+
+func writeKey(g *gen, k *kind) {
+	names := []string{snake(k.parents[0].name)}
+	for _, f := range k.keyFields {
+		names = append(names, f.column)
+	}
+	g.p("// Key returns %q.\nfunc (o %s) Key() string {\nvar scratch [128]byte\nreturn string(o.appendKey(scratch[:0]))\n}\n", strings.Join(names, "|"), k.typ)
+	g.p("func (o %s) appendKey(b []byte) []byte {", k.typ)
+	fs := append([]*field{k.parents[0]}, k.keyFields...)
+	for i, f := range fs {
+		var e string
+		switch f.typ {
+		case "int":
+			e = fmt.Sprintf("strconv.AppendInt(b, int64(o.%s), 10)", f.name)
+		case "netip.Prefix":
+			e = fmt.Sprintf("appendPrefix(b, o.%s)", f.name)
+		case "netip.Addr":
+			e = fmt.Sprintf("o.%s.AppendTo(b)", f.name)
+		default:
+			e = fmt.Sprintf("append(b, o.%s...)", f.name)
+		}
+		if i == len(fs)-1 {
+			g.p("return %s", e)
+		} else {
+			g.p("b = append(%s, '|')", e)
+		}
+	}
+	g.p("}\n")
+}
+
+// deep reports the slice fields of struct type e.
+func deep(structs map[string]*ast.StructType, e string) []string {
+	var out []string
+	if st := structs[e]; st != nil {
+		for _, fl := range st.Fields.List {
+			if strings.HasPrefix(types(fl.Type), "[]") {
+				out = append(out, fl.Names[0].Name)
+			}
+		}
+	}
+	return out
+}
+
+func writeClone(g *gen, k *kind, structs map[string]*ast.StructType) {
+	g.p("func (o %s) clone() Object {", k.typ)
+	for _, f := range k.fields {
+		e := elem(f.typ)
+		switch {
+		case f.typ == "Options":
+			g.p("o.%s = cloneOpts(o.%s)", f.name, f.name)
+		case e != "":
+			g.p("o.%s = slices.Clone(o.%s)", f.name, f.name)
+			for _, d := range deep(structs, e) {
+				g.p("for i := range o.%s {\no.%s[i].%s = slices.Clone(o.%s[i].%s)\n}", f.name, f.name, d, f.name, d)
+			}
+		}
+	}
+	g.p("return o\n}\n")
+}
+
+func writeNormalize(g *gen, k *kind) {
+	var norm, is []string
+	for _, f := range k.fields {
+		e := elem(f.typ)
+		switch {
+		case f.typ == "Options":
+			norm = append(norm, fmt.Sprintf("o.%s = sortedOptions(o.%s)", f.name, f.name))
+			is = append(is, fmt.Sprintf("optsSorted(o.%s)", f.name))
+		case e != "":
+			if c := compareFunc(e); c == "" {
+				norm = append(norm, fmt.Sprintf("o.%s = sortedStrings(o.%s)", f.name, f.name))
+				is = append(is, fmt.Sprintf("slices.IsSorted(o.%s)", f.name))
+			} else {
+				norm = append(norm, fmt.Sprintf("o.%s = sortedFunc(o.%s, %s)", f.name, f.name, c))
+				is = append(is, fmt.Sprintf("slices.IsSortedFunc(o.%s, %s)", f.name, c))
+			}
+		}
+	}
+	g.p("func (o %s) normalize() Object {\n%s\nreturn o\n}\n", k.typ, strings.Join(norm, "\n"))
+	if len(is) == 0 {
+		is = []string{"true"}
+	}
+	g.p("func (o %s) isNormal() bool {\nreturn %s\n}\n", k.typ, strings.Join(is, " &&\n"))
+}
+
+// differs returns the expression that is true when field f of o and p differ.
+func differs(f *field, structs map[string]*ast.StructType) string {
+	e := elem(f.typ)
+	switch {
+	case f.typ == "Options":
+		return fmt.Sprintf("!o.%s.Equal(p.%s)", f.name, f.name)
+	case e != "" && len(deep(structs, e)) > 0:
+		var conds []string
+		for _, fl := range structs[e].Fields.List {
+			n := fl.Names[0].Name
+			if strings.HasPrefix(types(fl.Type), "[]") {
+				conds = append(conds, fmt.Sprintf("slices.Equal(x.%s, y.%s)", n, n))
+			} else {
+				conds = append(conds, fmt.Sprintf("x.%s == y.%s", n, n))
+			}
+		}
+		return fmt.Sprintf("!slices.EqualFunc(o.%s, p.%s, func(x, y %s) bool { return %s })", f.name, f.name, e, strings.Join(conds, " && "))
+	case e != "":
+		return fmt.Sprintf("!slices.Equal(o.%s, p.%s)", f.name, f.name)
+	}
+	return fmt.Sprintf("o.%s != p.%s", f.name, f.name)
+}
+
+func writeColumns(g *gen, k *kind, kinds []*kind, structs map[string]*ast.StructType) {
+	g.p("func (o %s) columns(x Object) []string {\np := x.(%s)\nvar c cols", k.typ, k.typ)
+	ids := []string{"!o.Owner.Equal(p.Owner)"}
+	var attach []string
+	for i := range k.fields {
+		f := &k.fields[i]
+		switch {
+		case f.isOwner() || f.key:
+		case f.parentOf != "":
+			if k.named { // an unnamed kind's parent is part of its key
+				// A move: the pseudo-column named after the parent kind.
+				g.p("c.add(o.%s != p.%s, %q)", f.name, f.name, kindOf(kinds, f.parentOf).name)
+			}
+		case f.attachTo != "":
+			attach = append(attach, differs(f, structs))
+		case f.column == "external_ids":
+			ids = append(ids, differs(f, structs))
+		default:
+			g.p("c.add(%s, %q)", differs(f, structs), f.column)
+		}
+	}
+	g.p("c.add(%s, \"external_ids\")", strings.Join(ids, " || "))
+	if len(attach) > 0 {
+		g.p("c.add(%s, ColumnAttachments)", strings.Join(attach, " || "))
+	}
+	g.p("return c\n}\n")
+}
+
+func writeRender(g *gen, k *kind) {
+	g.p("func (o %s) render(b *strings.Builder) {\nl := line{b}", k.typ)
+	if k.named {
+		g.p("l.head(o.Kind(), o.Name)")
+	} else {
+		g.p("l.head(o.Kind(), \"\")")
+	}
+	for _, f := range k.fields {
+		if f.isOwner() || k.named && f.column == "name" {
+			continue
+		}
+		label := f.renderLabel()
+		e := elem(f.typ)
+		switch {
+		case f.typ == "Options":
+			g.p("l.opts(%q, o.%s)", label, f.name)
+		case f.typ == "int":
+			g.p("l.i(%q, o.%s)", label, f.name)
+		case f.typ == "netip.Prefix":
+			g.p("l.s(%q, prefixStr(o.%s))", label, f.name)
+		case f.typ == "netip.Addr":
+			g.p("l.s(%q, addrString(o.%s))", label, f.name)
+		case e == "string":
+			g.p("l.strs(%q, o.%s)", label, f.name)
+		case e != "":
+			if f.quote {
+				g.p("l.list(%q, len(o.%s), func(i int) string { return strconv.Quote(o.%s[i].String()) })", label, f.name, f.name)
+			} else {
+				g.p("l.list(%q, len(o.%s), func(i int) string { return o.%s[i].String() })", label, f.name, f.name)
+			}
+		case f.quote:
+			g.p("l.q(%q, string(o.%s))", label, f.name)
+		default:
+			g.p("l.s(%q, string(o.%s))", label, f.name)
+		}
+	}
+	g.p("l.owner(o.Owner)\n}\n")
+}
+
+func writeRelations(g *gen, kinds []*kind) {
+	g.p(`// Parent returns the kind and name of the row whose member column holds o
+// (a port's switch or router, a route's router, an ACL's port group or
+// switch), and false for a root object. Of several parents, the first set
+// is the object's (the last when none is).
+func Parent(o Object) (Kind, string, bool) {
+	switch x := o.(type) {`)
+	for _, k := range kinds {
+		if len(k.parents) == 0 {
+			continue
+		}
+		g.p("case %s:", k.typ)
+		for _, f := range k.parents[:len(k.parents)-1] {
+			g.p("if x.%s != \"\" {\nreturn Kind%s, x.%s, true\n}", f.name, f.parentOf, f.name)
+		}
+		f := k.parents[len(k.parents)-1]
+		g.p("return Kind%s, x.%s, true", f.parentOf, f.name)
+	}
+	g.p("}\nreturn 0, \"\", false\n}\n")
+
+	g.p(`// References returns, in the order of o's descriptor's Refs, the names
+// each reference column of o holds (nil for none).
+func References(o Object) [][]string {
+	switch x := o.(type) {`)
+	for _, k := range kinds {
+		var refs []string
+		for _, f := range k.fields {
+			if f.ref == "" {
+				continue
+			}
+			if f.typ == "string" {
+				refs = append(refs, fmt.Sprintf("nameList(x.%s)", f.name))
+			} else {
+				refs = append(refs, "x."+f.name)
+			}
+		}
+		if len(refs) > 0 {
+			g.p("case %s:\nreturn [][]string{%s}", k.typ, strings.Join(refs, ", "))
+		}
+	}
+	g.p("}\nreturn nil\n}\n")
+
+	g.p(`// Attached returns, in the order of o's descriptor's Attachments, the
+// names of the rows each attachment column holds o in (nil for none).
+func Attached(o Object) [][]string {
+	switch x := o.(type) {`)
+	for _, k := range kinds {
+		if len(k.attachments) == 0 {
+			continue
+		}
+		var as []string
+		for _, f := range k.attachments {
+			as = append(as, "x."+f.name)
+		}
+		g.p("case %s:\nreturn [][]string{%s}", k.typ, strings.Join(as, ", "))
+	}
+	g.p("}\nreturn nil\n}\n")
+
+	g.p(`// WithAttached returns o holding the attachments names, in the order of
+// Attached (a backend reading them back); o unchanged for a kind without
+// attachments.
+func WithAttached(o Object, names [][]string) Object {
+	switch x := o.(type) {`)
+	for _, k := range kinds {
+		if len(k.attachments) == 0 {
+			continue
+		}
+		g.p("case %s:\nif len(names) != %d {\nreturn o\n}", k.typ, len(k.attachments))
+		for i, f := range k.attachments {
+			g.p("x.%s = names[%d]", f.name, i)
+		}
+		g.p("return x")
+	}
+	g.p("}\nreturn o\n}")
+}
+
+// toRowExpr returns the statements setting column f of row r from field f
+// of object x, and whether they need a block of their own.
+func toRowExpr(f *field, x string) (string, bool, error) {
+	v := x + "." + f.name
+	col := "r." + goField(f)
+	ct := f.colType
+	ptr := ct.Kind() == reflect.Pointer
+	base := ct
+	if ptr {
+		base = ct.Elem()
+	}
+	switch {
+	case f.typ == "Options" && ct.Kind() == reflect.Map && ct.Elem().Kind() == reflect.String:
+		if f.column == "external_ids" {
+			return col + " = withExtra(ids, " + v + ")", false, nil
+		}
+		return col + " = optMap(" + v + ")", false, nil
+	case f.typ == "[]LBVIP" && ct.Kind() == reflect.Map:
+		return col + " = vipsRow(" + v + ")", false, nil
+	case f.typ == "int" && base.Kind() == reflect.Int:
+		if ptr {
+			return fmt.Sprintf("if %s != 0 {\nv := %s\n%s = &v\n}", v, v, col), true, nil
+		}
+		return col + " = " + v, false, nil
+	case f.typ == "netip.Prefix" && base.Kind() == reflect.String:
+		if f.ip {
+			return col + " = IPString(" + v + ")", false, nil
+		}
+		return col + " = prefixString(" + v + ")", false, nil
+	case f.typ == "netip.Addr" && base.Kind() == reflect.String && !ptr:
+		return col + " = AddrString(" + v + ")", false, nil
+	case ct.Kind() == reflect.Slice && ct.Elem().Kind() == reflect.String:
+		switch elem(f.typ) {
+		case "string":
+			return col + " = slices.Clone(" + v + ")", false, nil
+		case "netip.Prefix":
+			if f.ip {
+				return fmt.Sprintf("for _, e := range %s {\n%s = append(%s, IPString(e))\n}", v, col, col), true, nil
+			}
+			return fmt.Sprintf("for _, e := range %s {\n%s = append(%s, e.String())\n}", v, col, col), true, nil
+		case "netip.Addr":
+			return fmt.Sprintf("for _, e := range %s {\n%s = append(%s, e.String())\n}", v, col, col), true, nil
+		}
+	case !strings.HasPrefix(f.typ, "[]") && !strings.HasPrefix(f.typ, "netip.") && f.typ != "int" && f.typ != "Options" && base.Kind() == reflect.String:
+		// A string kind (string, PortType, NATType...).
+		if ptr {
+			return fmt.Sprintf("if %s != \"\" {\nv := string(%s)\n%s = &v\n}", v, v, col), true, nil
+		}
+		return col + " = string(" + v + ")", false, nil
+	}
+	return "", false, fmt.Errorf("no mapping of a %s field to column %s (%s)", f.typ, f.column, ct)
+}
+
+// goField returns the nbdb model's Go field name of f's column.
+func goField(f *field) string { return f.modelName }
+
+// qualified returns a topology type expression as nbrow spells it.
+func qualified(typ string) string {
+	switch {
+	case strings.HasPrefix(typ, "[]"):
+		return "[]" + qualified(typ[2:])
+	case strings.Contains(typ, ".") || typ == "string" || typ == "int":
+		return typ
+	}
+	return "topology." + typ
+}
+
+func writeRows(kinds []*kind, structs map[string]*ast.StructType) ([]byte, error) {
+	_ = structs
+	var g gen
+	model := func(k *kind) string { return "nbdb." + k.model.Name() }
+
+	// toRow
+	g.p("// toRow maps o to its row but for references (see ToRow).\nfunc toRow(o topology.Object, ids map[string]string) (model.Model, error) {\nswitch x := o.(type) {")
+	for _, k := range kinds {
+		g.p("case topology.%s:\nr := &%s{}", k.typ, model(k))
+		if k.ids && !k.extraIDs {
+			g.p("r.ExternalIDs = ids")
+		}
+		for i := range k.fields {
+			f := &k.fields[i]
+			if !f.plain() {
+				continue
+			}
+			s, _, err := toRowExpr(f, "x")
+			if err != nil {
+				return nil, err
+			}
+			g.p("%s", s)
+		}
+		g.p("return r, nil")
+	}
+	g.p("}\nreturn nil, fmt.Errorf(\"%%w: object of type %%T\", ErrInvalid, o)\n}\n")
+
+	// fromRow
+	g.p(`// fromRow maps an owned row back to an object (see FromRow).
+func fromRow(m model.Model, owner topology.Owner, names func(string) string, parentTable, parent string, gcs map[string]*nbdb.GatewayChassis) (topology.Object, error) {
+	switch r := m.(type) {`)
+	for _, k := range kinds {
+		g.p("case *%s:\no := topology.%s{Owner: owner}", model(k), k.typ)
+		fail := "return nil, fmt.Errorf(\"" + k.name + " %s in %q: COLUMN: %w\", r.UUID, parent, err)"
+		if k.named {
+			fail = "return nil, fmt.Errorf(\"" + k.name + " %q: COLUMN: %w\", r.Name, err)"
+		}
+		for i := range k.fields {
+			f := &k.fields[i]
+			col := "r." + f.modelName
+			failf := func() string { return strings.Replace(fail, "COLUMN", f.column, 1) }
+			switch {
+			case f.isOwner() || f.attachTo != "":
+			case f.parentOf != "":
+				if len(k.parents) == 1 {
+					g.p("o.%s = parent", f.name)
+				} else {
+					pk := kindOf(kinds, f.parentOf)
+					g.p("if parentTable == %q {\no.%s = parent\n}", pk.table, f.name)
+				}
+			case f.typ == "[]GatewayChassis":
+				g.p("for _, u := range %s {\nif g, ok := gcs[u]; ok {\no.%s = append(o.%s, topology.GatewayChassis{Name: g.Name, Chassis: g.ChassisName, Priority: g.Priority})\n}\n}", col, f.name, f.name)
+			case f.ref != "" && f.colType.Kind() == reflect.Pointer:
+				g.p("if %s != nil {\no.%s = names(*%s)\n}", col, f.name, col)
+			case f.ref != "":
+				g.p("for _, u := range %s {\no.%s = append(o.%s, names(u))\n}", col, f.name, f.name)
+			case f.column == "external_ids":
+				g.p("o.%s = extraIDs(%s)", f.name, col)
+			case f.typ == "Options":
+				g.p("o.%s = opts(%s)", f.name, col)
+			case f.typ == "[]LBVIP":
+				g.p("{\nvar err error\nif o.%s, err = vipsFromRow(%s); err != nil {\n%s\n}\n}", f.name, col, failf())
+			case f.typ == "int":
+				if f.colType.Kind() == reflect.Pointer {
+					g.p("if %s != nil {\no.%s = *%s\n}", col, f.name, col)
+				} else {
+					g.p("o.%s = %s", f.name, col)
+				}
+			case f.typ == "netip.Prefix" || f.typ == "netip.Addr":
+				parse := map[string]string{"netip.Addr": "ParseAddr", "netip.Prefix": "parsePrefix"}[f.typ]
+				if f.ip {
+					parse = "ParseIP"
+				}
+				g.p("{\nvar err error\nif o.%s, err = %s(%s); err != nil {\n%s\n}\n}", f.name, parse, col, failf())
+			case f.typ == "[]string" && f.colType.Elem().Kind() == reflect.String:
+				g.p("o.%s = slices.Clone(%s)", f.name, col)
+			case f.typ == "[]netip.Prefix" || f.typ == "[]netip.Addr":
+				parse := "netip.ParseAddr"
+				if f.typ == "[]netip.Prefix" {
+					parse = "netip.ParsePrefix"
+					if f.ip {
+						parse = "ParseIP"
+					}
+				}
+				g.p("for _, s := range %s {\ne, err := %s(s)\nif err != nil {\n%s\n}\no.%s = append(o.%s, e)\n}", col, parse, failf(), f.name, f.name)
+			case f.colType.Kind() == reflect.Pointer:
+				g.p("o.%s = %s(deref(%s))", f.name, qualified(f.typ), col)
+			default:
+				g.p("o.%s = %s(%s)", f.name, qualified(f.typ), col)
+			}
+		}
+		g.p("return o, nil")
+	}
+	g.p("}\nreturn nil, fmt.Errorf(\"unexpected row type %%T\", m)\n}\n")
+
+	// checks
+	var enums []string
+	g.p(`// checkColumns refuses an object whose required column is empty or whose
+// enum column holds a value the schema does not list.
+func checkColumns(o topology.Object) error {
+	switch x := o.(type) {`)
+	for _, k := range kinds {
+		var lines []string
+		for i := range k.fields {
+			f := &k.fields[i]
+			v := "x." + f.name
+			if f.required || k.named && f.column == "name" {
+				var empty string
+				switch {
+				case strings.HasPrefix(f.typ, "[]"):
+					empty = "len(" + v + ") == 0"
+				case f.typ == "netip.Prefix" || f.typ == "netip.Addr":
+					empty = "!" + v + ".IsValid()"
+				case f.typ == "int":
+					empty = v + " == 0"
+				default:
+					empty = v + ` == ""`
+				}
+				lines = append(lines, fmt.Sprintf("if %s {\nreturn empty(%q)\n}", empty, f.column))
+			}
+			if len(f.enum) > 0 && f.plain() {
+				name := "enum" + k.typ + f.name
+				var qs []string
+				for _, e := range f.enum {
+					qs = append(qs, strconv.Quote(e))
+				}
+				enums = append(enums, fmt.Sprintf("%s = []string{%s}", name, strings.Join(qs, ", ")))
+				if strings.HasPrefix(f.typ, "[]") {
+					lines = append(lines, fmt.Sprintf("for _, e := range %s {\nif err := inEnum(%q, e, %s); err != nil {\nreturn err\n}\n}", v, f.column, name))
+				} else {
+					lines = append(lines, fmt.Sprintf("if err := inEnum(%q, string(%s), %s); err != nil {\nreturn err\n}", f.column, v, name))
+				}
+			}
+		}
+		if len(lines) > 0 {
+			g.p("case topology.%s:\n%s", k.typ, strings.Join(lines, "\n"))
+		}
+	}
+	g.p("}\nreturn nil\n}\n")
+	if len(enums) > 0 {
+		g.p("// The values the schema allows in enum columns.\nvar (\n%s\n)\n", strings.Join(enums, "\n"))
+	}
+
+	// key conditions
+	g.p(`// KeyConditions returns the conditions matching the rows of an unnamed
+// kind whose key columns, but for the parent and references, hold obj's
+// key in the spelling udnkit writes it; false for a named kind.
+func KeyConditions(o topology.Object) ([]ovsdb.Condition, bool) {
+	switch x := o.(type) {`)
+	for _, k := range kinds {
+		if k.named {
+			continue
+		}
+		var cs []string
+		for _, f := range k.keyFields {
+			if f.ref != "" {
+				continue
+			}
+			v := "x." + f.name
+			switch f.typ {
+			case "int":
+			case "netip.Prefix":
+				if f.ip {
+					v = "IPString(" + v + ")"
+				} else {
+					v = "prefixString(" + v + ")"
+				}
+			case "netip.Addr":
+				v = "AddrString(" + v + ")"
+			default:
+				v = "string(" + v + ")"
+			}
+			if f.colType.Kind() == reflect.Pointer {
+				v = "optional(" + v + ")"
+			}
+			cs = append(cs, fmt.Sprintf("equal(%q, %s)", f.column, v))
+		}
+		g.p("case topology.%s:\nreturn []ovsdb.Condition{%s}, true", k.typ, strings.Join(cs, ", "))
+	}
+	g.p("}\nreturn nil, false\n}\n")
+
+	// gateway chassis
+	g.p("// ChassisOf returns the Gateway_Chassis rows o references (a router port's).\nfunc ChassisOf(o topology.Object) []topology.GatewayChassis {\nswitch x := o.(type) {")
+	gc := false
+	for _, k := range kinds {
+		for _, f := range k.fields {
+			if f.typ == "[]GatewayChassis" {
+				g.p("case topology.%s:\nreturn x.%s", k.typ, f.name)
+				gc = true
+			}
+		}
+	}
+	g.p("}\nreturn nil\n}\n")
+
+	// uuid columns
+	g.p(`// UUIDs returns the row UUIDs column col of m holds (a reference set or
+// an optional reference the mapping uses), nil for none or another column.
+func UUIDs(m model.Model, col string) []string {
+	switch r := m.(type) {`)
+	for _, k := range kinds {
+		var gets []string
+		for _, c := range uuidColumns(kinds, k) {
+			sf, _ := modelField(k.model, c)
+			if sf.Type.Kind() == reflect.Pointer {
+				gets = append(gets, fmt.Sprintf("case %q:\nif r.%s != nil {\nreturn []string{*r.%s}\n}", c, sf.Name, sf.Name))
+			} else {
+				gets = append(gets, fmt.Sprintf("case %q:\nreturn r.%s", c, sf.Name))
+			}
+		}
+		if len(gets) > 0 {
+			g.p("case *%s:\nswitch col {\n%s\n}", model(k), strings.Join(gets, "\n"))
+		}
+	}
+	g.p("}\nreturn nil\n}\n")
+	g.p(`// SetUUIDs sets column col of m to the row UUIDs us, and reports whether
+// m has such a column (an optional reference takes at most one).
+func SetUUIDs(m model.Model, col string, us []string) bool {
+	switch r := m.(type) {`)
+	for _, k := range kinds {
+		var cases []string
+		for _, c := range uuidColumns(kinds, k) {
+			sf, _ := modelField(k.model, c)
+			if sf.Type.Kind() == reflect.Pointer {
+				cases = append(cases, fmt.Sprintf("case %q:\nif len(us) > 1 {\nreturn false\n}\nr.%s = nil\nif len(us) == 1 {\nr.%s = &us[0]\n}\nreturn true", c, sf.Name, sf.Name))
+			} else {
+				cases = append(cases, fmt.Sprintf("case %q:\nr.%s = us\nreturn true", c, sf.Name))
+			}
+		}
+		if len(cases) > 0 {
+			g.p("case *%s:\nswitch col {\n%s\n}", model(k), strings.Join(cases, "\n"))
+		}
+	}
+	g.p("}\nreturn false\n}\n")
+
+	// columns read back, per table
+	read := map[string][]string{}
+	var tables []string
+	for _, k := range kinds {
+		tables = append(tables, k.table)
+		for _, f := range k.fields {
+			if f.column != "" {
+				read[k.table] = append(read[k.table], f.column)
+			}
+			if f.parentOf != "" || f.attachTo != "" {
+				t := kindOf(kinds, f.parentOf+f.attachTo).table
+				read[t] = append(read[t], f.holderColumn)
+			}
+		}
+		if k.ids {
+			read[k.table] = append(read[k.table], "external_ids")
+		}
+	}
+	if gc {
+		tables = append(tables, "Gateway_Chassis")
+		read["Gateway_Chassis"] = []string{"name", "chassis_name", "priority"}
+	}
+	g.p("// Tables lists the tables the kinds map to, in creation order, and the\n// tables their rows reference.\nfunc Tables() []string {\nreturn []string{")
+	for _, t := range tables {
+		g.p("%q,", t)
+	}
+	g.p("}\n}\n")
+	g.p("// ReadColumns returns, per table of Tables, the columns the mapping reads\n// back: every column of a kind, the member and attachment columns that\n// hold other kinds' rows, and external_ids.\nfunc ReadColumns() map[string][]string {\nreturn map[string][]string{")
+	for _, t := range tables {
+		cols := read[t]
+		slices.Sort(cols)
+		cols = slices.Compact(cols)
+		var qs []string
+		for _, c := range cols {
+			qs = append(qs, strconv.Quote(c))
+		}
+		g.p("%q: {%s},", t, strings.Join(qs, ", "))
+	}
+	g.p("}\n}\n")
+	g.p("// Models returns an empty model of every table the kinds map to.\nfunc Models() map[string]model.Model {\nreturn map[string]model.Model{")
+	for _, k := range kinds {
+		g.p("%q: &%s{},", k.table, model(k))
+	}
+	if gc {
+		g.p("\"Gateway_Chassis\": &nbdb.GatewayChassis{},")
+	}
+	g.p("}\n}")
+	return withHeader("nbrow", g.Bytes(), []string{"github.com/ovn-kubernetes/libovsdb/model", "github.com/ovn-kubernetes/libovsdb/ovsdb",
+		"github.com/udnkit/udnkit/internal/nbdb", "github.com/udnkit/udnkit/topology"})
+}
+
+func kindOf(kinds []*kind, typ string) *kind {
+	for _, k := range kinds {
+		if k.typ == typ {
+			return k
+		}
+	}
+	return nil
+}
+
+// uuidColumns lists, sorted, the columns of k's table that hold
+// references the mapping reads or writes: k's references and gateway
+// chassis, and the columns holding other kinds' members or attachments.
+func uuidColumns(kinds []*kind, k *kind) []string {
+	var out []string
+	for _, f := range k.fields {
+		if f.ref != "" || f.typ == "[]GatewayChassis" {
+			out = append(out, f.column)
+		}
+	}
+	for _, o := range kinds {
+		for _, f := range o.fields {
+			if h := f.parentOf + f.attachTo; h == k.typ {
+				out = append(out, f.holderColumn)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
