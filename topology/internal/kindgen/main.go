@@ -1089,45 +1089,43 @@ func KeyConditions(o topology.Object) ([]ovsdb.Condition, bool) {
 	}
 	g.p("}\nreturn nil\n}\n")
 
-	// uuid columns
+	// reference columns: UUIDs reads them, SetUUIDs writes them
+	var gets, sets []string
+	for _, k := range kinds {
+		var get, set []string
+		for _, c := range uuidColumns(kinds, k) {
+			sf, _ := modelField(k.model, c)
+			if sf.Type.Kind() == reflect.Pointer {
+				get = append(get, fmt.Sprintf("case %q:\nif r.%s != nil {\nreturn []string{*r.%s}\n}", c, sf.Name, sf.Name))
+				set = append(set, fmt.Sprintf("case %q:\nif len(us) > 1 {\nreturn false\n}\nr.%s = nil\nif len(us) == 1 {\nr.%s = &us[0]\n}\nreturn true", c, sf.Name, sf.Name))
+			} else {
+				get = append(get, fmt.Sprintf("case %q:\nreturn r.%s", c, sf.Name))
+				set = append(set, fmt.Sprintf("case %q:\nr.%s = us\nreturn true", c, sf.Name))
+			}
+		}
+		if len(get) > 0 {
+			gets = append(gets, fmt.Sprintf("case *%s:\nswitch col {\n%s\n}", model(k), strings.Join(get, "\n")))
+			sets = append(sets, fmt.Sprintf("case *%s:\nswitch col {\n%s\n}", model(k), strings.Join(set, "\n")))
+		}
+	}
 	g.p(`// UUIDs returns the row UUIDs column col of m holds (a reference set or
 // an optional reference the mapping uses), nil for none or another column.
 func UUIDs(m model.Model, col string) []string {
-	switch r := m.(type) {`)
-	for _, k := range kinds {
-		var gets []string
-		for _, c := range uuidColumns(kinds, k) {
-			sf, _ := modelField(k.model, c)
-			if sf.Type.Kind() == reflect.Pointer {
-				gets = append(gets, fmt.Sprintf("case %q:\nif r.%s != nil {\nreturn []string{*r.%s}\n}", c, sf.Name, sf.Name))
-			} else {
-				gets = append(gets, fmt.Sprintf("case %q:\nreturn r.%s", c, sf.Name))
-			}
-		}
-		if len(gets) > 0 {
-			g.p("case *%s:\nswitch col {\n%s\n}", model(k), strings.Join(gets, "\n"))
-		}
+	switch r := m.(type) {
+%s
 	}
-	g.p("}\nreturn nil\n}\n")
+	return nil
+}
+`, strings.Join(gets, "\n"))
 	g.p(`// SetUUIDs sets column col of m to the row UUIDs us, and reports whether
 // m has such a column (an optional reference takes at most one).
 func SetUUIDs(m model.Model, col string, us []string) bool {
-	switch r := m.(type) {`)
-	for _, k := range kinds {
-		var cases []string
-		for _, c := range uuidColumns(kinds, k) {
-			sf, _ := modelField(k.model, c)
-			if sf.Type.Kind() == reflect.Pointer {
-				cases = append(cases, fmt.Sprintf("case %q:\nif len(us) > 1 {\nreturn false\n}\nr.%s = nil\nif len(us) == 1 {\nr.%s = &us[0]\n}\nreturn true", c, sf.Name, sf.Name))
-			} else {
-				cases = append(cases, fmt.Sprintf("case %q:\nr.%s = us\nreturn true", c, sf.Name))
-			}
-		}
-		if len(cases) > 0 {
-			g.p("case *%s:\nswitch col {\n%s\n}", model(k), strings.Join(cases, "\n"))
-		}
+	switch r := m.(type) {
+%s
 	}
-	g.p("}\nreturn false\n}\n")
+	return false
+}
+`, strings.Join(sets, "\n"))
 
 	// columns read back, per table
 	read := map[string][]string{}

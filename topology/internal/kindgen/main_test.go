@@ -90,3 +90,33 @@ func TestNewKind(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusals: a kind the generator cannot map is an error naming the
+// type and field, never wrong code.
+func TestRefusals(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"unknown table", "//udnkit:kind table=Nope order=130\ntype X struct {\n\tOwner Owner\n\tName string `nb:\"name,key\"`\n}", `table "Nope" is not in the Northbound schema`},
+		{"unknown column", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"prio,key\"`\n}", `X.P: table QoS has no column "prio"`},
+		{"unknown flag", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tP int `nb:\"priority,key,fast\"`\n}", `X.P: unknown flag "fast"`},
+		{"no tag", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tP int\n}", "X.P: no nb tag"},
+		{"no owner", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n}", "no Owner field"},
+		{"same order", "//udnkit:kind table=QoS order=120\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n}", "same order 120"},
+		{"parent not a kind", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Bridge.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n}", "X.S: Bridge is not a kind"},
+		{"parent column", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos\"`\n\tP int `nb:\"priority,key\"`\n}", "X.S: Logical_Switch has no column qos"},
+		{"no key", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority\"`\n}", "no key field"},
+		{"unmapped type", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n\tM string `nb:\"action\"`\n}", "X.M: no mapping of a string field to column action"},
+		{"wrong reference", "//udnkit:kind table=NAT order=130\ntype X struct {\n\tOwner Owner\n\tR string `nb:\",parent=Router.nat\"`\n\tT NATType `nb:\"type,key\"`\n\tG string `nb:\"gateway_port,ref=Switch\"`\n}", `X.G: column gateway_port refers to "Logical_Router_Port", not Logical_Switch`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "x.go")
+			if err := os.WriteFile(file, []byte("package topology\n\n// X is a test kind.\n//\n"+tc.src+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := generate("../..", file)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one holding %q", err, tc.want)
+			}
+		})
+	}
+}
