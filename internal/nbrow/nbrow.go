@@ -598,3 +598,18 @@ func MoveColumn(k topology.Kind, c string) bool {
 func HasExternalIDs(k topology.Kind) bool {
 	return slices.Contains(k.Descriptor().Updatable, "external_ids")
 }
+
+// checkVIPs refuses a load balancer VIP or backend without a valid address.
+func checkVIPs(vips []topology.LBVIP) error {
+	for _, v := range vips {
+		if !v.VIP.Addr().IsValid() {
+			return empty("vips")
+		}
+		for _, b := range v.Backends {
+			if !b.Addr().IsValid() {
+				return fmt.Errorf("%w: vips %s: a backend is invalid", ErrInvalid, APString(v.VIP))
+			}
+		}
+	}
+	return nil
+}

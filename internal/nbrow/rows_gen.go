@@ -316,11 +316,19 @@ func checkColumns(o topology.Object) error {
 		if x.Name == "" {
 			return empty("name")
 		}
+		for _, e := range x.Addresses {
+			if !e.IsValid() {
+				return empty("addresses")
+			}
+		}
 	case topology.LoadBalancer:
 		if x.Name == "" {
 			return empty("name")
 		}
 		if err := inEnum("protocol", string(x.Protocol), enumLoadBalancerProtocol); err != nil {
+			return err
+		}
+		if err := checkVIPs(x.VIPs); err != nil {
 			return err
 		}
 		for _, e := range x.SelectionFields {
@@ -354,6 +362,11 @@ func checkColumns(o topology.Object) error {
 		if len(x.Networks) == 0 {
 			return empty("networks")
 		}
+		for _, e := range x.Networks {
+			if !e.IsValid() {
+				return empty("networks")
+			}
+		}
 	case topology.PortGroup:
 		if x.Name == "" {
 			return empty("name")
@@ -374,6 +387,11 @@ func checkColumns(o topology.Object) error {
 		}
 		if err := inEnum("action", string(x.Action), enumPolicyAction); err != nil {
 			return err
+		}
+		for _, e := range x.Nexthops {
+			if !e.IsValid() {
+				return empty("nexthops")
+			}
 		}
 	case topology.NAT:
 		if x.Type == "" {

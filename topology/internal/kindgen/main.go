@@ -1015,6 +1015,12 @@ func checkColumns(o topology.Object) error {
 				}
 				lines = append(lines, fmt.Sprintf("if %s {\nreturn empty(%q)\n}", empty, f.column))
 			}
+			switch f.typ {
+			case "[]netip.Prefix", "[]netip.Addr":
+				lines = append(lines, fmt.Sprintf("for _, e := range %s {\nif !e.IsValid() {\nreturn empty(%q)\n}\n}", v, f.column))
+			case "[]LBVIP":
+				lines = append(lines, fmt.Sprintf("if err := checkVIPs(%s); err != nil {\nreturn err\n}", v))
+			}
 			if len(f.enum) > 0 && f.plain() {
 				name := "enum" + k.typ + f.name
 				var qs []string
