@@ -248,7 +248,8 @@ func inEnum(column, v string, allowed []string) error {
 // FromRow maps an owned row back to an object. names resolves a UUID of a
 // referenced row to its name; parentTable and parent are the table and
 // name of the row's parent (for members); gcs resolves Gateway_Chassis
-// UUIDs.
+// UUIDs. Set columns come back in the row's order, maps sorted by key: a
+// topology.Builder normalises the object when it is added.
 func FromRow(m model.Model, owner topology.Owner, names func(string) string, parentTable, parent string, gcs map[string]*nbdb.GatewayChassis) (topology.Object, error) {
 	return fromRow(m, owner, names, parentTable, parent, gcs)
 }

@@ -203,6 +203,14 @@ func read(dir string, extra ...string) (kinds []*kind, structs map[string]*ast.S
 		}
 	}
 	slices.SortFunc(kinds, func(a, b *kind) int { return cmp.Or(cmp.Compare(a.order, b.order), strings.Compare(a.typ, b.typ)) })
+	byName := map[string]string{}
+	for _, k := range kinds {
+		if other, dup := byName[k.name]; dup {
+			a, b := min(other, k.typ), max(other, k.typ)
+			return nil, nil, nil, fmt.Errorf("%s and %s: same name %q", a, b, k.name)
+		}
+		byName[k.name] = k.typ
+	}
 	for i := 1; i < len(kinds); i++ {
 		if kinds[i].order == kinds[i-1].order {
 			return nil, nil, nil, fmt.Errorf("%s and %s: same order %d", kinds[i-1].typ, kinds[i].typ, kinds[i].order)
@@ -270,7 +278,13 @@ func directive(doc *ast.CommentGroup, typ string, st *ast.StructType) (*kind, er
 			parts := strings.Split(nb, ",")
 			f.column = parts[0]
 			for _, p := range parts[1:] {
-				key, v, _ := strings.Cut(p, "=")
+				key, v, hasValue := strings.Cut(p, "=")
+				if valued := key == "label" || key == "ref" || key == "parent" || key == "attach"; valued != hasValue {
+					if hasValue {
+						return nil, fmt.Errorf("%s.%s: flag %q takes no value", typ, f.name, p)
+					}
+					return nil, fmt.Errorf("%s.%s: flag %q needs a value", typ, f.name, p)
+				}
 				switch key {
 				case "key":
 					f.key = true
@@ -343,6 +357,22 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 					return fmt.Errorf("%s: %s is not a kind", where, t)
 				}
 			}
+			if h := f.parentOf + f.attachTo; h != "" {
+				// The holder column must reference this kind's table, and
+				// Diff creates (Kind order) a parent before its members.
+				hk := byType[h]
+				if cs, ok := schema.Tables[hk.table].Columns[f.holderColumn]; ok {
+					if rt := refTable(cs); rt != k.table {
+						return fmt.Errorf("%s: %s.%s references %q, not %s", where, hk.table, f.holderColumn, rt, k.table)
+					}
+				}
+				if f.parentOf != "" && hk.order >= k.order {
+					return fmt.Errorf("%s: order %d is not after its parent %s's %d", where, k.order, hk.typ, hk.order)
+				}
+			}
+			if f.ref != "" && byType[f.ref].order >= k.order {
+				return fmt.Errorf("%s: order %d is not after the referenced %s's %d", where, k.order, f.ref, byType[f.ref].order)
+			}
 			switch {
 			case f.parentOf != "":
 				k.parents = append(k.parents, f)
@@ -381,6 +411,11 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 						f.enum = append(f.enum, fmt.Sprint(e))
 					}
 					slices.Sort(f.enum)
+					// A single enum value, not optional: empty is not one.
+					f.required = f.required || len(f.enum) > 0 && f.colType.Kind() == reflect.String
+				}
+				if f.plain() && refTable(cs) != "" {
+					return fmt.Errorf("%s: column %s references %s: say ref=<Type>", where, f.column, refTable(cs))
 				}
 				if f.plain() {
 					if _, _, err := toRowExpr(f, "x"); err != nil {
@@ -415,6 +450,15 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 		}
 	}
 	return nil
+}
+
+// refTable returns the table a reference column refers to, "" for another column.
+func refTable(cs *ovsdb.ColumnSchema) string {
+	if cs.TypeObj == nil || cs.TypeObj.Key == nil {
+		return ""
+	}
+	rt, _ := cs.TypeObj.Key.RefTable()
+	return rt
 }
 
 func hasColumn(s ovsdb.DatabaseSchema, table, col string) bool {

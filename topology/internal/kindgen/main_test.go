@@ -106,6 +106,11 @@ func TestRefusals(t *testing.T) {
 		{"no key", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority\"`\n}", "no key field"},
 		{"unmapped type", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n\tM string `nb:\"action\"`\n}", "X.M: no mapping of a string field to column action"},
 		{"wrong reference", "//udnkit:kind table=NAT order=130\ntype X struct {\n\tOwner Owner\n\tR string `nb:\",parent=Router.nat\"`\n\tT NATType `nb:\"type,key\"`\n\tG string `nb:\"gateway_port,ref=Switch\"`\n}", `X.G: column gateway_port refers to "Logical_Router_Port", not Logical_Switch`},
+		{"created before its parent", "//udnkit:kind table=QoS order=35\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n}", "X.S: order 35 is not after its parent Switch's 40"},
+		{"holder column of another table", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.load_balancer\"`\n\tP int `nb:\"priority,key\"`\n}", `X.S: Logical_Switch.load_balancer references "Load_Balancer", not QoS`},
+		{"reference without ref", "//udnkit:kind table=HA_Chassis_Group order=130\ntype X struct {\n\tOwner Owner\n\tName string `nb:\"name,key\"`\n\tC []string `nb:\"ha_chassis\"`\n}", "X.C: column ha_chassis references HA_Chassis: say ref=<Type>"},
+		{"flag with a value", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key=false\"`\n}", `X.P: flag "key=false" takes no value`},
+		{"same short name", "//udnkit:kind table=QoS order=130 name=acl\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n}", `ACL and X: same name "acl"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
