@@ -700,6 +700,23 @@ func Parent(o Object) (Kind, string, bool) {
 	return 0, "", false
 }
 
+// appendKey appends the key of an object of an unnamed kind to b, and
+// reports false for a named kind. A type switch, not an interface: b's
+// array stays on the caller's stack.
+func appendKey(o Object, b []byte) ([]byte, bool) {
+	switch x := o.(type) {
+	case StaticRoute:
+		return x.appendKey(b), true
+	case Policy:
+		return x.appendKey(b), true
+	case NAT:
+		return x.appendKey(b), true
+	case ACL:
+		return x.appendKey(b), true
+	}
+	return b, false
+}
+
 // References returns, in the order of o's descriptor's Refs, the names
 // each reference column of o holds (nil for none).
 func References(o Object) [][]string {

@@ -510,14 +510,11 @@ func (b *Builder) addKeyed(o Object, key string) {
 	b.chunk = append(b.chunk, entry{o.Kind(), key, normalized(o)})
 }
 
-// keyAppender is an unnamed kind, whose key is built from its columns.
-type keyAppender interface{ appendKey(b []byte) []byte }
-
 // key returns o.Key(), building the composite keys in b's string arena.
 func (b *Builder) key(o Object) string {
-	if a, ok := o.(keyAppender); ok {
-		var scratch [160]byte
-		return b.strs.bytes(a.appendKey(scratch[:0]))
+	var scratch [160]byte
+	if k, ok := appendKey(o, scratch[:0]); ok {
+		return b.strs.bytes(k)
 	}
 	return o.Key()
 }

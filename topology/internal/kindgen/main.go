@@ -816,6 +816,18 @@ func Parent(o Object) (Kind, string, bool) {
 	}
 	g.p("}\nreturn 0, \"\", false\n}\n")
 
+	g.p(`// appendKey appends the key of an object of an unnamed kind to b, and
+// reports false for a named kind. A type switch, not an interface: b's
+// array stays on the caller's stack.
+func appendKey(o Object, b []byte) ([]byte, bool) {
+	switch x := o.(type) {`)
+	for _, k := range kinds {
+		if !k.named {
+			g.p("case %s:\nreturn x.appendKey(b), true", k.typ)
+		}
+	}
+	g.p("}\nreturn b, false\n}\n")
+
 	g.p(`// References returns, in the order of o's descriptor's Refs, the names
 // each reference column of o holds (nil for none).
 func References(o Object) [][]string {
