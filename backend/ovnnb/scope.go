@@ -25,9 +25,31 @@ type lookup struct {
 	table string
 	where []ovsdb.Condition
 	probe bool
-	// gw is the gateway port (by name) of a NAT probe: part of the key
-	// that the where cannot hold.
-	gw string
+	// refKeys are the probe's key columns that reference other rows (a
+	// NAT's gateway_port), by the names the key holds: the where cannot
+	// hold them.
+	refKeys []refKey
+}
+
+// refKey is a key column referencing a row, and the name of the row the
+// key holds ("" for none).
+type refKey struct{ column, want string }
+
+// refKeysOf returns obj's key columns that reference other rows, with the
+// names its key holds.
+func refKeysOf(obj topology.Object) []refKey {
+	var out []refKey
+	keys := obj.Kind().Descriptor().KeyColumns
+	for _, r := range nameRefs(obj) {
+		if slices.Contains(keys, r.Column) {
+			k := refKey{column: r.Column}
+			if len(r.Names) > 0 {
+				k.want = r.Names[0]
+			}
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // scopeOf lists the selects that find every row a change set concerns:
@@ -112,11 +134,7 @@ func scopeOf(changes topology.Changes) (lookups []lookup, lbgs bool, ok bool) {
 			if pk, pname, _ := parentOf(obj); whole[objKey{pk.Kind, pname}] {
 				continue
 			}
-			probe := lookup{table: obj.Kind().Table(), where: where, probe: true}
-			if n, ok := obj.(topology.NAT); ok {
-				probe.gw = n.GatewayPort
-			}
-			add("p|"+key, probe)
+			add("p|"+key, lookup{table: obj.Kind().Table(), where: where, probe: true, refKeys: refKeysOf(obj)})
 		}
 	}
 	return lookups, lbgs, len(lookups) <= maxScopedSelects
@@ -143,8 +161,8 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 		op := ovsdb.Operation{Op: ovsdb.OperationSelect, Table: l.table, Where: l.where}
 		if l.probe {
 			op.Columns = []string{"_uuid"}
-			if l.table == nbdb.NATTable {
-				op.Columns = append(op.Columns, "gateway_port")
+			for _, k := range l.refKeys {
+				op.Columns = append(op.Columns, k.column)
 			}
 		}
 		ops = append(ops, op)
@@ -152,10 +170,10 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 	owners := -1
 	if lbgs {
 		owners = len(ops)
-		ops = append(ops,
-			ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LogicalSwitchTable, Columns: []string{"_uuid", "external_ids", "load_balancer_group"}, Where: []ovsdb.Condition{}},
-			ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LogicalRouterTable, Columns: []string{"_uuid", "external_ids", "load_balancer_group"}, Where: []ovsdb.Condition{}},
-			ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LoadBalancerGroupTable, Where: []ovsdb.Condition{}})
+		for _, r := range lbgReferrers {
+			ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: r.table, Columns: []string{"_uuid", "external_ids", r.column}, Where: []ovsdb.Condition{}})
+		}
+		ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LoadBalancerGroupTable, Where: []ovsdb.Condition{}})
 	}
 	res, err := c.ovs.Transact(ctx, ops...)
 	if err != nil {
@@ -174,8 +192,8 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 	}
 	type probedRow struct {
 		rowRef
-		gw   string // gateway_port UUID of a NAT row
-		want string // the probe's gateway port name
+		refKeys []refKey // the probe's
+		got     []string // the row's UUID in each of them, "" for none
 	}
 	var probed []probedRow
 	for i, op := range ops {
@@ -187,23 +205,27 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 				return nil, fmt.Errorf("%w: %s row without _uuid", ErrTransaction, t)
 			}
 			if i < len(lookups) && lookups[i].probe {
-				p := probedRow{rowRef: rowRef{t, u.GoUUID}, want: lookups[i].gw}
-				if set, ok := (*row)["gateway_port"].(ovsdb.OvsSet); ok && len(set.GoSet) == 1 {
-					if g, ok := set.GoSet[0].(ovsdb.UUID); ok {
-						p.gw = g.GoUUID
+				p := probedRow{rowRef: rowRef{t, u.GoUUID}, refKeys: lookups[i].refKeys}
+				for _, k := range p.refKeys {
+					us, err := refsOf(row, k.column)
+					if err != nil || len(us) > 1 {
+						return nil, fmt.Errorf("%w: %s row %s: %s: %v", ErrSchema, t, u.GoUUID, k.column, err)
 					}
-				} else if g, ok := (*row)["gateway_port"].(ovsdb.UUID); ok {
-					p.gw = g.GoUUID
+					got := ""
+					if len(us) == 1 {
+						got = us[0]
+					}
+					p.got = append(p.got, got)
 				}
 				probed = append(probed, p)
 				continue
 			}
-			if owners >= 0 && (i == owners || i == owners+1) {
+			if owners >= 0 && i >= owners && i < owners+len(lbgReferrers) {
 				ids, err := idsOf(row)
 				if err != nil {
 					return nil, fmt.Errorf("%w: %s row %s: %v", ErrSchema, t, u.GoUUID, err)
 				}
-				groups, err := refsOf(row, "load_balancer_group")
+				groups, err := refsOf(row, lbgReferrers[i-owners].column)
 				if err != nil {
 					return nil, fmt.Errorf("%w: %s row %s: %v", ErrSchema, t, u.GoUUID, err)
 				}
@@ -234,10 +256,14 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 		}
 	}
 	for _, r := range probed {
-		// A NAT row's gateway port is part of its key: the object's,
-		// if read by its name, or none.
-		sameGW := r.gw == "" && r.want == "" || r.gw != "" && r.want != "" && s.name[r.gw] == r.want
-		if r.table == nbdb.NATTable && !sameGW {
+		// A referenced row is part of the key (a NAT's gateway port):
+		// the object's, if read by its name, or none.
+		same := true
+		for j, k := range r.refKeys {
+			got := r.got[j]
+			same = same && (got == "" && k.want == "" || got != "" && k.want != "" && s.name[got] == k.want)
+		}
+		if !same {
 			continue
 		}
 		if _, ok := s.rows[r.table][r.uuid]; !ok && inParent[r.uuid] {

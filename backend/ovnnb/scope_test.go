@@ -310,7 +310,7 @@ func TestKeyWhereFollowsDescriptors(t *testing.T) {
 	for _, o := range []topology.Object{
 		topology.StaticRoute{Owner: own, Router: "r", Prefix: netip.MustParsePrefix("10.0.0.0/8")},
 		topology.Policy{Owner: own, Router: "r", Priority: 1, Match: "1"},
-		topology.NAT{Owner: own, Router: "r", Type: topology.NATSNAT},
+		topology.NAT{Owner: own, Router: "r", Type: topology.NATSNAT, GatewayPort: "rtoe-x"},
 		topology.ACL{Owner: own, Switch: "s", Match: "1"},
 	} {
 		where, ok := keyWhere(o)
@@ -321,8 +321,8 @@ func TestKeyWhereFollowsDescriptors(t *testing.T) {
 		for _, c := range where {
 			cols = append(cols, c.Column)
 		}
-		if o.Kind() == topology.KindNAT {
-			cols = append(cols, "gateway_port")
+		for _, k := range refKeysOf(o) { // matched by the probe
+			cols = append(cols, k.column)
 		}
 		slices.Sort(cols)
 		want := slices.Sorted(slices.Values(o.Kind().Descriptor().KeyColumns))
