@@ -91,8 +91,9 @@
 // test of kindgen does exactly that with the QoS kind above and runs the
 // row mapping's tests on the result; another fails when a generated file
 // is stale. Only an unnamed kind with several parents (ACL) writes its
-// appendKey by hand, and a field of a new Go type needs its mapping in
-// kindgen.
+// appendKey by hand, a field of a new Go type needs its mapping in
+// kindgen, and a table without external_ids cannot be a kind, but for
+// Load_Balancer_Group, which the adapter owns by the rows referencing it.
 //
 // # Planners
 //

@@ -340,6 +340,11 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 		}
 		k.schema, k.model = ts, models[k.table].Elem()
 		_, k.ids = ts.Columns["external_ids"]
+		if !k.ids && k.table != "Load_Balancer_Group" {
+			// The adapter owns a group by the rows that reference it;
+			// any other row by its external_ids.
+			return fmt.Errorf("%s: table %s has no external_ids to own its rows by", k.pos, k.table)
+		}
 		k.handKey = appenders[k.typ]
 		owner := false
 		for i := range k.fields {

@@ -109,6 +109,7 @@ func TestRefusals(t *testing.T) {
 		{"created before its parent", "//udnkit:kind table=QoS order=35\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n}", "X.S: order 35 is not after its parent Switch's 40"},
 		{"holder column of another table", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.load_balancer\"`\n\tP int `nb:\"priority,key\"`\n}", `X.S: Logical_Switch.load_balancer references "Load_Balancer", not QoS`},
 		{"reference without ref", "//udnkit:kind table=HA_Chassis_Group order=130\ntype X struct {\n\tOwner Owner\n\tName string `nb:\"name,key\"`\n\tC []string `nb:\"ha_chassis\"`\n}", "X.C: column ha_chassis references HA_Chassis: say ref=<Type>"},
+		{"no external_ids", "//udnkit:kind table=Static_MAC_Binding order=130\ntype X struct {\n\tOwner Owner\n\tPort string `nb:\"logical_port,key\"`\n}", "table Static_MAC_Binding has no external_ids to own its rows by"},
 		{"flag with a value", "//udnkit:kind table=QoS order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key=false\"`\n}", `X.P: flag "key=false" takes no value`},
 		{"same short name", "//udnkit:kind table=QoS order=130 name=acl\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n}", `ACL and X: same name "acl"`},
 	}
