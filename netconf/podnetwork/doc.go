@@ -21,8 +21,9 @@
 // Every function is pure: no I/O, no clock (condition timestamps are the
 // caller's), no package state; equal inputs give equal outputs. Inputs are
 // not changed (the Set*Defaults functions excepted) and results share no
-// memory with them. Users and NAD keys are sorted; field errors follow
-// spec.networks order. All functions are safe for concurrent use.
+// memory with them. Users and NAD keys are sorted, attachments in
+// spec.networks order; field errors come in a fixed order (by network, then
+// by rule). All functions are safe for concurrent use.
 //
 // corev1.Pod has no networks field, so a pod is a PodNetworks value the
 // caller fills (PodNetworksOf copies what corev1.Pod has), or DecodePod

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -156,6 +159,64 @@ func FuzzValidatePod(f *testing.F) {
 		// A statically valid pod resolves wholly or reports why.
 		if len(atts)+len(rerrs) < len(p.Networks) {
 			t.Fatalf("%d networks gave %d attachments and %d errors", len(p.Networks), len(atts), len(rerrs))
+		}
+	})
+}
+
+// FuzzConditions: the conditions are deterministic, at most MaxConditions,
+// sorted by type, and Ready agrees with a plain statement of
+// the KEP's rule.
+func FuzzConditions(f *testing.F) {
+	f.Add(uint8(0), uint8(0), "", "")
+	f.Add(uint8(1), uint8(2), "NADMissing", "A,B,C,D,E,F")
+	f.Add(uint8(2), uint8(1), "", "Ready,ParamsReady")
+	f.Add(uint8(3), uint8(3), "X", "ParamsReady")
+	f.Fuzz(func(t *testing.T, flags, verdict uint8, reason, existing string) {
+		pn := &PodNetwork{ObjectMeta: objMeta("pn", "")}
+		if flags&1 != 0 {
+			pn.Spec.ParametersRefs = []ParametersRef{nadRef("n", "")}
+		}
+		if flags&2 != 0 {
+			pn.Spec.Enabled = boolPtr(false)
+		}
+		existingParams := false
+		if existing != "" {
+			for i, ty := range strings.Split(existing, ",") {
+				st := metav1.ConditionFalse
+				if i%2 == 0 {
+					st = metav1.ConditionTrue
+				}
+				pn.Status.Conditions = append(pn.Status.Conditions, metav1.Condition{Type: ty, Status: st, Reason: "R"})
+			}
+			// The first ParamsReady is the one read (a list with repeats
+			// is invalid; ValidatePodNetwork refuses it).
+			if c := meta.FindStatusCondition(pn.Status.Conditions, ConditionParamsReady); c != nil {
+				existingParams = c.Status == metav1.ConditionTrue
+			}
+		}
+		in := ConditionsInput{Now: t1}
+		paramsReady := existingParams
+		if verdict&1 != 0 {
+			in.Params = &ParamsVerdict{Ready: verdict&2 != 0, Reason: reason}
+			paramsReady = verdict&2 != 0
+		}
+		got := PodNetworkConditions(pn, in)
+		if !reflect.DeepEqual(got, PodNetworkConditions(pn, in)) {
+			t.Fatal("not deterministic")
+		}
+		if len(got) > MaxConditions || !slices.IsSortedFunc(got, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) }) {
+			t.Fatalf("conditions %v", condSummary(got))
+		}
+		wantReady := pn.Spec.IsEnabled() && (len(pn.Spec.ParametersRefs) == 0 || paramsReady)
+		if IsReady(got) != wantReady {
+			t.Fatalf("Ready=%v, want %v: %v", IsReady(got), wantReady, condSummary(got))
+		}
+		pna := &PodNetworkAttachment{ObjectMeta: objMeta("a", "ns"), Spec: PodNetworkAttachmentSpec{PodNetworkName: "pn", ParametersRefs: pn.Spec.ParametersRefs},
+			Status: PodNetworkAttachmentStatus{Conditions: pn.Status.Conditions}}
+		pn.Status.Conditions = got
+		gotA := PodNetworkAttachmentConditions(pna, pn, in)
+		if want := wantReady && (len(pna.Spec.ParametersRefs) == 0 || paramsReady); IsReady(gotA) != want {
+			t.Fatalf("attachment Ready=%v, want %v: %v", IsReady(gotA), want, condSummary(gotA))
 		}
 	})
 }
