@@ -65,7 +65,9 @@ func TestResolve(t *testing.T) {
 	objs.PodNetworkAttachments = append(objs.PodNetworkAttachments,
 		&PodNetworkAttachment{ObjectMeta: objMeta("plain", "default"), Spec: PodNetworkAttachmentSpec{PodNetworkName: "multi",
 			ParametersRefs: []ParametersRef{{Group: "example.com", Kind: "podParams", Name: "q"}}}},
-		&PodNetworkAttachment{ObjectMeta: objMeta("orphan", "default"), Spec: PodNetworkAttachmentSpec{PodNetworkName: "gone"}})
+		&PodNetworkAttachment{ObjectMeta: objMeta("orphan", "default"), Spec: PodNetworkAttachmentSpec{PodNetworkName: "gone"}},
+		&PodNetworkAttachment{ObjectMeta: objMeta("orphan-nad", "default"), Spec: PodNetworkAttachmentSpec{PodNetworkName: "gone",
+			ParametersRefs: []ParametersRef{nadRef("x", "")}}})
 	for _, tc := range []struct {
 		name     string
 		networks []Network
@@ -84,6 +86,7 @@ func TestResolve(t *testing.T) {
 			[]string{"spec.networks[1].podNetworkName: FieldValueNotFound"}},
 		{"attachment missing", []Network{{PodNetworkAttachmentName: "nope"}}, nil, []string{"spec.networks[0].podNetworkAttachmentName: FieldValueNotFound"}},
 		{"attachment's PodNetwork missing", []Network{{PodNetworkAttachmentName: "orphan"}}, nil, []string{"spec.networks[0].podNetworkAttachmentName: FieldValueNotFound"}},
+		{"attachment with its own NAD, PodNetwork missing", []Network{{PodNetworkAttachmentName: "orphan-nad"}}, nil, []string{"spec.networks[0].podNetworkAttachmentName: FieldValueNotFound"}},
 		{"NAD name invalid", []Network{{PodNetworkName: "badnad"}}, nil, []string{"spec.networks[0].podNetworkName: FieldValueInvalid"}},
 		{"no name", []Network{{}}, nil, []string{"spec.networks[0].podNetworkName: FieldValueRequired"}},
 	} {

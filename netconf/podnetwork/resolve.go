@@ -48,8 +48,9 @@ type Attachment struct {
 // its PodNetworkAttachment when it has any, else of its PodNetwork; a
 // reference without namespace means the pod's namespace (where OVN-K puts
 // a CUDN's NADs). The "default" PodNetwork without NAD references is the
-// cluster default network (netconf.DefaultNetworkKey). A missing object,
-// another PodNetwork without NAD references, or a NAD reference that is
+// cluster default network (netconf.DefaultNetworkKey). A missing object
+// (a PodNetworkAttachment, or the PodNetwork named or attached), another
+// PodNetwork without NAD references, or a NAD reference that is
 // not a valid object name is an error at the network's path. Readiness is
 // not checked (ValidatePodActive does). Attachments are in spec order.
 func Resolve(p *PodNetworks, objects Lookup) ([]Attachment, field.ErrorList) {
@@ -85,12 +86,12 @@ func Resolve(p *PodNetworks, objects Lookup) ([]Attachment, field.ErrorList) {
 			errs = append(errs, field.Required(at.Child("podNetworkName"), "set exactly one of podNetworkName and podNetworkAttachmentName"))
 			continue
 		}
+		pn := objects.PodNetwork(a.PodNetwork)
+		if pn == nil {
+			errs = append(errs, field.NotFound(path, a.PodNetwork))
+			continue
+		}
 		if refs == nil {
-			pn := objects.PodNetwork(a.PodNetwork)
-			if pn == nil {
-				errs = append(errs, field.NotFound(path, a.PodNetwork))
-				continue
-			}
 			refs, refsOf = pn.Spec.ParametersRefs, KindPodNetwork+" "+pn.Name
 		}
 		nadErrs := len(errs)

@@ -192,7 +192,11 @@ func validatePodIPs(ips []PodIP, path *field.Path) field.ErrorList {
 		k := famKey{ip.PodNetworkName, !a.Unmap().Is4()}
 		if j, ok := seen[k]; ok {
 			e := field.Duplicate(at.Child("ip"), ip.IP)
-			e.Detail = fmt.Sprintf("PodNetwork %q already has an IPv%s address at %s", ip.PodNetworkName, map[bool]string{false: "4", true: "6"}[k.v6], path.Index(j))
+			family := "IPv4"
+			if k.v6 {
+				family = "IPv6"
+			}
+			e.Detail = fmt.Sprintf("PodNetwork %q already has an %s address at %s: one per family per PodNetwork", ip.PodNetworkName, family, path.Index(j))
 			errs = append(errs, e)
 		} else {
 			seen[k] = i
