@@ -2,6 +2,11 @@
 // objects into validated networks, NetworkAttachmentDefinitions and the
 // status those objects should show.
 //
+// Its subpackages: udn holds the normalised network every planner takes
+// (standard library only); podnetwork implements KEP-3698's PodNetwork,
+// PodNetworkAttachment and pod networks, resolving them to the NADs this
+// package renders.
+//
 // # Flow
 //
 //	UDN / CUDN ──ValidateUDN/ValidateCUDN──► field.ErrorList
