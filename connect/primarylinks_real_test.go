@@ -1,0 +1,227 @@
+package connect_test
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/connect"
+	"github.com/udnkit/udnkit/internal/ovntest"
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/topology"
+)
+
+func l2net(name string, id int, second byte) *udn.Network {
+	return &udn.Network{Name: name, ID: id, Topology: udn.TopologyLayer2, Role: udn.RolePrimary,
+		Subnets:     []udn.Subnet{{CIDR: netip.PrefixFrom(netip.AddrFrom4([4]byte{10, second, 0, 0}), 16)}},
+		JoinSubnets: ipam.DefaultJoinSubnets()[:1], TransitSubnets: ipam.DefaultTransitSubnets()[:1]}
+}
+
+// zoneNB is one interconnect zone's real NB.
+type zoneNB struct {
+	env      *ovntest.Env
+	c        *ovnnb.Client
+	ctx      context.Context
+	networks topology.State
+}
+
+// TestRealPrimaryLinks links the primary networks of namespace ns1 — a
+// (Layer3, 10.1.0.0/16), b (Layer2, 10.2.0.0/16) and c (Layer3,
+// 10.3.0.0/16) — and of ns2 — x (Layer3, 10.1.0.0/16, overlapping a) and z
+// (Layer3, 10.5.0.0/16) — on three nodes, each its own zone; node1's and
+// node2's zones each get a real NB. ovn-trace referees seed 002's routing
+// property: traffic from node1 to another network's pod on node2 changes
+// networks in node1's zone (source network's router, link router,
+// destination network's router) and leaves node1 only on the destination
+// network's overlay (its transit switch, its Layer2 switch), where node2's
+// zone delivers it; the other way likewise; ns2 stays apart from ns1; the
+// link's removal isolates the networks again and leaves no row of it.
+func TestRealPrimaryLinks(t *testing.T) {
+	nodes := ovntest.Nodes(3, "")
+	a, b, c := l3net("ns1_a", 1, 1), l2net("ns1_b", 2, 2), l3net("ns1_c", 3, 3)
+	x, z := l3net("ns2_x", 4, 1), l3net("ns2_z", 5, 5)
+	nets := []*udn.Network{a, b, c, x, z}
+	pods := map[string]pod{
+		"a1": {"a1", "ns1_a_node1", "0a:58:0a:01:01:05", "10.1.1.5", "0a:58:0a:01:01:01"},
+		"a2": {"a2", "ns1_a_node2", "0a:58:0a:01:02:05", "10.1.2.5", "0a:58:0a:01:02:01"},
+		"b1": {"b1", "ns1_b_ovn_layer2_switch", "0a:58:0a:02:00:05", "10.2.0.5", "0a:58:0a:02:00:01"},
+		"b2": {"b2", "ns1_b_ovn_layer2_switch", "0a:58:0a:02:00:06", "10.2.0.6", "0a:58:0a:02:00:01"},
+		"c1": {"c1", "ns1_c_node1", "0a:58:0a:03:01:05", "10.3.1.5", "0a:58:0a:03:01:01"},
+		"c2": {"c2", "ns1_c_node2", "0a:58:0a:03:02:05", "10.3.2.5", "0a:58:0a:03:02:01"},
+		"x1": {"x1", "ns2_x_node1", "0a:58:0a:01:01:07", "10.1.1.7", "0a:58:0a:01:01:01"},
+		"z2": {"z2", "ns2_z_node2", "0a:58:0a:05:02:05", "10.5.2.5", "0a:58:0a:05:02:01"},
+	}
+	netOf := map[string]string{"a": "ns1_a", "b": "ns1_b", "c": "ns1_c", "x": "ns2_x", "z": "ns2_z"}
+	links := map[string][]*udn.Network{"ns1": {a, b, c}, "ns2": {x, z}}
+	zones := map[string]*zoneNB{}
+	for i, zone := range []string{"node1", "node2"} {
+		env, cl, ctx := realNB(t)
+		var bld topology.Builder
+		planNetworks(t, &bld, nets, nodes, zone, nil)
+		for name, p := range pods {
+			switch node := "node" + name[1:]; {
+			case node == zone:
+				addPod(&bld, netOf[name[:1]], node, p)
+			case p.sw == "ns1_b_ovn_layer2_switch": // b's pod on the other node
+				bld.Add(ovntest.RemotePod(topology.Owner{Controller: "test-pods", Network: "ns1_b"}, p.name, p.sw,
+					p.mac+" "+p.ip, nodes[1-i]))
+			}
+		}
+		networks, err := bld.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sync(t, ctx, env, cl, networks)
+		var all []topology.State
+		for name, ns := range links {
+			s, err := connect.PlanPrimaryLinks(connect.PrimaryLinksInput{Name: name, Networks: ns, Nodes: nodes, Zone: zone})
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, s)
+		}
+		merged, err := all[0].Merge(all[1:]...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sync(t, ctx, env, cl, merged)
+		zones[zone] = &zoneNB{env: env, c: cl, ctx: ctx, networks: networks}
+	}
+
+	// crossing checks the trace of from -> to in from's zone: the
+	// datapaths follow want in order, and the one remote output is last,
+	// to remote (the destination network's port towards the other node).
+	crossing := func(t *testing.T, zone, from, to string, want []string, remote string) {
+		t.Helper()
+		out, dps, outs := trace(t, zones[zone].env, pods[from], pods[to].ip)
+		i := 0
+		for _, dp := range dps {
+			if i < len(want) && dp == want[i] {
+				i++
+			}
+		}
+		if i < len(want) {
+			t.Errorf("%s -> %s: path %v, want %v in this order in zone %s:\n%s", from, to, dps, want, zone, out)
+		}
+		if len(outs) == 0 || outs[len(outs)-1] != remote {
+			t.Errorf("%s -> %s: outputs %v, want the last to %s:\n%s", from, to, outs, remote, out)
+		}
+		for _, dp := range dps {
+			src := netOf[from[:1]]
+			if dp == src+"_transit_switch" || (strings.HasPrefix(dp, src) && slices.Index(dps, dp) > slices.Index(dps, want[2])) {
+				t.Errorf("%s -> %s: the source network's %s carries it after the crossing (path %v)", from, to, dp, dps)
+			}
+		}
+	}
+	// arrive traces, in to's zone, the packet arriving from the other node
+	// on the destination network's transit switch, and wants it delivered.
+	arrive := func(t *testing.T, zone, from, to, network string, srcNodeID, dstNodeID int, srcNode string) {
+		t.Helper()
+		mac := func(id int) string { return fmt.Sprintf("0a:58:64:58:00:%02x", id) }
+		match := fmt.Sprintf(`inport == "%s_tstor-%s" && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 62 && icmp4.type == 8`,
+			network, srcNode, mac(srcNodeID), mac(dstNodeID), pods[from].ip, pods[to].ip)
+		out, err := zones[zone].env.Trace(context.Background(), network+"_transit_switch", match)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, fmt.Sprintf("output to %q", to)) {
+			t.Errorf("%s -> %s arriving on %s's transit switch in zone %s not delivered:\n%s", from, to, network, zone, out)
+		}
+	}
+	link1 := connect.PrimaryLinkRouterName("ns1")
+	t.Run("node1 to node2 crosses on node1 and rides the destination overlay", func(t *testing.T) {
+		// Layer3 a to Layer2 b: a's router, the link, b's transit router
+		// in node1's zone, then b's switch to b2's port on node2.
+		crossing(t, "node1", "a1", "b2", []string{"ns1_a_node1", "ns1_a_ovn_cluster_router", link1, "ns1_b_transit_router",
+			"ns1_b_ovn_layer2_switch"}, "b2")
+		// Layer3 a to Layer3 c: c's transit switch to node2, where c's
+		// router delivers.
+		crossing(t, "node1", "a1", "c2", []string{"ns1_a_node1", "ns1_a_ovn_cluster_router", link1, "ns1_c_ovn_cluster_router",
+			"ns1_c_transit_switch"}, "ns1_c_tstor-node2")
+		arrive(t, "node2", "a1", "c2", "ns1_c", 2, 3, "node1")
+		// Layer2 b to Layer3 c.
+		crossing(t, "node1", "b1", "c2", []string{"ns1_b_ovn_layer2_switch", "ns1_b_transit_router", link1, "ns1_c_ovn_cluster_router",
+			"ns1_c_transit_switch"}, "ns1_c_tstor-node2")
+		arrive(t, "node2", "b1", "c2", "ns1_c", 2, 3, "node1")
+	})
+	t.Run("node2 to node1 crosses on node2 and rides the destination overlay", func(t *testing.T) {
+		crossing(t, "node2", "b2", "a1", []string{"ns1_b_ovn_layer2_switch", "ns1_b_transit_router", link1, "ns1_a_ovn_cluster_router",
+			"ns1_a_transit_switch"}, "ns1_a_tstor-node1")
+		arrive(t, "node1", "b2", "a1", "ns1_a", 3, 2, "node2")
+		crossing(t, "node2", "c2", "a1", []string{"ns1_c_node2", "ns1_c_ovn_cluster_router", link1, "ns1_a_ovn_cluster_router",
+			"ns1_a_transit_switch"}, "ns1_a_tstor-node1")
+		arrive(t, "node1", "c2", "a1", "ns1_a", 3, 2, "node2")
+		crossing(t, "node2", "c2", "b1", []string{"ns1_c_node2", "ns1_c_ovn_cluster_router", link1, "ns1_b_transit_router",
+			"ns1_b_ovn_layer2_switch"}, "b1")
+	})
+	t.Run("same node across networks", func(t *testing.T) {
+		for _, tc := range [][2]string{{"a1", "b1"}, {"b1", "a1"}, {"a1", "c1"}, {"c1", "b1"}} {
+			out, dps, outs := trace(t, zones["node1"].env, pods[tc[0]], pods[tc[1]].ip)
+			if !slices.Contains(outs, tc[1]) || !slices.Contains(dps, link1) {
+				t.Errorf("%s -> %s not delivered through %s (path %v, outputs %v):\n%s", tc[0], tc[1], link1, dps, outs, out)
+			}
+		}
+	})
+	t.Run("another namespace's networks stay isolated", func(t *testing.T) {
+		for _, tc := range [][2]string{{"x1", "b1"}, {"x1", "c1"}, {"x1", "a1"}, {"a1", "x1"}, {"b1", "x1"}} {
+			out, dps, outs := trace(t, zones["node1"].env, pods[tc[0]], pods[tc[1]].ip)
+			other := "ns1_"
+			if tc[0][0] != 'x' {
+				other = "ns2_"
+			}
+			if slices.Contains(outs, tc[1]) || slices.ContainsFunc(dps, func(dp string) bool { return strings.HasPrefix(dp, other) }) {
+				t.Errorf("%s reached %s's namespace (path %v, outputs %v):\n%s", tc[0], tc[1], dps, outs, out)
+			}
+		}
+		// ns2's own link works and crosses on node1 too.
+		crossing(t, "node1", "x1", "z2", []string{"ns2_x_node1", "ns2_x_ovn_cluster_router", connect.PrimaryLinkRouterName("ns2"),
+			"ns2_z_ovn_cluster_router", "ns2_z_transit_switch"}, "ns2_z_tstor-node2")
+	})
+
+	for _, zn := range zones {
+		if _, _, err := zn.c.Sync(zn.ctx, topology.RemovalFor(connect.ControllerPrimaryLinks, "ns1")); err != nil {
+			t.Fatal(err)
+		}
+		if err := zn.env.Sync(zn.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("after removal the networks are isolated and no link row is left", func(t *testing.T) {
+		for _, tc := range [][3]string{{"node1", "a1", "b2"}, {"node1", "a1", "c2"}, {"node1", "b1", "a1"}, {"node2", "c2", "a1"}} {
+			out, dps, outs := trace(t, zones[tc[0]].env, pods[tc[1]], pods[tc[2]].ip)
+			dst := netOf[tc[2][:1]]
+			if slices.Contains(dps, link1) || slices.ContainsFunc(outs, func(o string) bool { return o == tc[2] || strings.HasPrefix(o, dst) }) ||
+				slices.ContainsFunc(dps, func(dp string) bool { return strings.HasPrefix(dp, dst) }) {
+				t.Errorf("%s -> %s still forwarded (path %v, outputs %v):\n%s", tc[1], tc[2], dps, outs, out)
+			}
+		}
+		for zone, zn := range zones {
+			for _, table := range []string{"Logical_Router", "Logical_Router_Port", "Logical_Router_Static_Route", "Logical_Router_Policy"} {
+				out, err := zn.env.NBCtl(zn.ctx, "--bare", "--columns=external_ids", "find", table, `external_ids:"k8s.ovn.org/network"=ns1`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.TrimSpace(out) != "" {
+					t.Errorf("zone %s: %s rows of the link remain:\n%s", zone, table, out)
+				}
+			}
+			got, err := zn.c.Observe(zn.ctx, "ns1_a", "ns1_b", "ns1_c", "ns2_x", "ns2_z")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := topology.Diff(got, zn.networks); len(d) != 0 {
+				t.Errorf("zone %s: the networks' own rows changed:\n%s", zone, d)
+			}
+		}
+		// ns2's link is untouched.
+		out, dps, outs := trace(t, zones["node1"].env, pods["x1"], pods["z2"].ip)
+		if !slices.Contains(outs, "ns2_z_tstor-node2") {
+			t.Errorf("x1 -> z2 no longer forwarded (path %v):\n%s", dps, out)
+		}
+	})
+}
