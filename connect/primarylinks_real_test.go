@@ -59,10 +59,11 @@ func TestRealPrimaryLinks(t *testing.T) {
 	netOf := map[string]string{"a": "ns1_a", "b": "ns1_b", "c": "ns1_c", "x": "ns2_x", "z": "ns2_z"}
 	links := map[string][]*udn.Network{"ns1": {a, b, c}, "ns2": {x, z}}
 	zones := map[string]*zoneNB{}
+	var hostSubnets map[string]map[string][]netip.Prefix // the same in every zone
 	for i, zone := range []string{"node1", "node2"} {
 		env, cl, ctx := realNB(t)
 		var bld topology.Builder
-		planNetworks(t, &bld, nets, nodes, zone, nil)
+		hostSubnets = planNetworks(t, &bld, nets, nodes, zone, nil)
 		for name, p := range pods {
 			switch node := "node" + name[1:]; {
 			case node == zone:
@@ -96,9 +97,11 @@ func TestRealPrimaryLinks(t *testing.T) {
 	// crossing checks the trace of from -> to in from's zone: the
 	// datapaths follow want in order, and the one remote output is last,
 	// to remote (the destination network's port towards the other node).
-	crossing := func(t *testing.T, zone, from, to string, want []string, remote string) {
+	// crossingProblems returns what is wrong with it, the trace last.
+	crossingProblems := func(t *testing.T, zone, from, to string, want []string, remote string) []string {
 		t.Helper()
 		out, dps, outs := trace(t, zones[zone].env, pods[from], pods[to].ip)
+		var problems []string
 		i := 0
 		for _, dp := range dps {
 			if i < len(want) && dp == want[i] {
@@ -106,16 +109,26 @@ func TestRealPrimaryLinks(t *testing.T) {
 			}
 		}
 		if i < len(want) {
-			t.Errorf("%s -> %s: path %v, want %v in this order in zone %s:\n%s", from, to, dps, want, zone, out)
+			problems = append(problems, fmt.Sprintf("%s -> %s: path %v, want %v in this order in zone %s", from, to, dps, want, zone))
 		}
 		if len(outs) == 0 || outs[len(outs)-1] != remote {
-			t.Errorf("%s -> %s: outputs %v, want the last to %s:\n%s", from, to, outs, remote, out)
+			problems = append(problems, fmt.Sprintf("%s -> %s: outputs %v, want the last to %s", from, to, outs, remote))
 		}
-		for _, dp := range dps {
-			src := netOf[from[:1]]
-			if dp == src+"_transit_switch" || (strings.HasPrefix(dp, src) && slices.Index(dps, dp) > slices.Index(dps, want[2])) {
-				t.Errorf("%s -> %s: the source network's %s carries it after the crossing (path %v)", from, to, dp, dps)
+		src := netOf[from[:1]]
+		for j, dp := range dps {
+			if dp == src+"_transit_switch" || (strings.HasPrefix(dp, src) && j > slices.Index(dps, want[2])) {
+				problems = append(problems, fmt.Sprintf("%s -> %s: the source network's %s carries it (path %v)", from, to, dp, dps))
 			}
+		}
+		if problems != nil {
+			problems = append(problems, out)
+		}
+		return problems
+	}
+	crossing := func(t *testing.T, zone, from, to string, want []string, remote string) {
+		t.Helper()
+		if p := crossingProblems(t, zone, from, to, want, remote); p != nil {
+			t.Error(strings.Join(p, "\n"))
 		}
 	}
 	// arrive traces, in to's zone, the packet arriving from the other node
@@ -223,5 +236,37 @@ func TestRealPrimaryLinks(t *testing.T) {
 		if !slices.Contains(outs, "ns2_z_tstor-node2") {
 			t.Errorf("x1 -> z2 no longer forwarded (path %v):\n%s", dps, out)
 		}
+	})
+	// The checks above can fail: a ClusterNetworkConnect of a, b and c in
+	// the link's place also delivers, but from node1 to c's pod on node2
+	// it leaves node1 by its own router's port bound to node2 (the shared
+	// connect-router tunnel), which seed 002 rules out.
+	t.Run("a ClusterNetworkConnect instead fails the crossing check", func(t *testing.T) {
+		cnc := newConnect("ns1", connect.PodNetwork)
+		for zone, zn := range zones {
+			sync(t, zn.ctx, zn.env, zn.c, planConnect(t, cnc, connect.Input{Networks: links["ns1"], Nodes: nodes, Zone: zone,
+				HostSubnets: hostSubnets}))
+		}
+		p := crossingProblems(t, "node1", "a1", "c2", []string{"ns1_a_node1", "ns1_a_ovn_cluster_router", connect.RouterName("ns1", udn.ProfileSeeds),
+			"ns1_c_ovn_cluster_router", "ns1_c_transit_switch"}, "ns1_c_tstor-node2")
+		if len(p) == 0 || !strings.Contains(p[len(p)-1], `output to "ns1-to-ns1_c-node2"`) {
+			t.Errorf("through a ClusterNetworkConnect, a1 -> c2 passes the crossing check or does not leave by the connect router's port bound to node2:\n%s",
+				strings.Join(p, "\n"))
+		}
+	})
+	// With the connect still there, the link back: its policies, above the
+	// connect's, carry the namespace's traffic again.
+	t.Run("the link takes precedence over a ClusterNetworkConnect of the same networks", func(t *testing.T) {
+		for zone, zn := range zones {
+			s, err := connect.PlanPrimaryLinks(connect.PrimaryLinksInput{Name: "ns1", Networks: links["ns1"], Nodes: nodes, Zone: zone})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sync(t, zn.ctx, zn.env, zn.c, s)
+		}
+		crossing(t, "node1", "a1", "c2", []string{"ns1_a_node1", "ns1_a_ovn_cluster_router", link1, "ns1_c_ovn_cluster_router",
+			"ns1_c_transit_switch"}, "ns1_c_tstor-node2")
+		crossing(t, "node2", "b2", "a1", []string{"ns1_b_ovn_layer2_switch", "ns1_b_transit_router", link1, "ns1_a_ovn_cluster_router",
+			"ns1_a_transit_switch"}, "ns1_a_tstor-node1")
 	})
 }
