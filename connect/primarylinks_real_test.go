@@ -270,3 +270,39 @@ func TestRealPrimaryLinks(t *testing.T) {
 			"ns1_a_transit_switch"}, "ns1_a_tstor-node1")
 	})
 }
+
+// TestRealPrimaryLinksOneZone links two Layer3 primary networks of ns1 in
+// a zone of three nodes: the link router has one pair per network, and
+// pods of either network on any node reach the other network's pods on
+// any node through it, each node's pod port rerouted.
+func TestRealPrimaryLinksOneZone(t *testing.T) {
+	env, c, ctx := realNB(t)
+	nodes := ovntest.Nodes(3, "zone1")
+	a, cn := l3net("ns1_a", 1, 1), l3net("ns1_c", 3, 3)
+	var bld topology.Builder
+	planNetworks(t, &bld, []*udn.Network{a, cn}, nodes, "zone1", nil)
+	pods := map[string]pod{
+		"a1": {"a1", "ns1_a_node1", "0a:58:0a:01:01:05", "10.1.1.5", "0a:58:0a:01:01:01"},
+		"a3": {"a3", "ns1_a_node3", "0a:58:0a:01:03:05", "10.1.3.5", "0a:58:0a:01:03:01"},
+		"c2": {"c2", "ns1_c_node2", "0a:58:0a:03:02:05", "10.3.2.5", "0a:58:0a:03:02:01"},
+	}
+	addPod(&bld, "ns1_a", "node1", pods["a1"])
+	addPod(&bld, "ns1_a", "node3", pods["a3"])
+	addPod(&bld, "ns1_c", "node2", pods["c2"])
+	networks, err := bld.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync(t, ctx, env, c, networks)
+	s, err := connect.PlanPrimaryLinks(connect.PrimaryLinksInput{Name: "ns1", Networks: []*udn.Network{a, cn}, Nodes: nodes, Zone: "zone1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync(t, ctx, env, c, s)
+	for _, tc := range [][2]string{{"a1", "c2"}, {"a3", "c2"}, {"c2", "a1"}, {"c2", "a3"}} {
+		out, dps, outs := trace(t, env, pods[tc[0]], pods[tc[1]].ip)
+		if !slices.Contains(outs, tc[1]) || !slices.Contains(dps, connect.PrimaryLinkRouterName("ns1")) {
+			t.Errorf("%s -> %s not delivered through the link router (path %v, outputs %v):\n%s", tc[0], tc[1], dps, outs, out)
+		}
+	}
+}
