@@ -306,3 +306,89 @@ func TestRealPrimaryLinksOneZone(t *testing.T) {
 		}
 	}
 }
+
+// TestRealPrimaryLinksIPv6 links a dual-stack Layer3 network a and a
+// dual-stack Layer2 network b of ns1 in node1's zone (each node its own
+// zone) and traces IPv6: a1 reaches b's pod on node2 over b's switch, b1
+// reaches a's pods on node2 over a's transit switch, both crossing in
+// node1's zone through the link router.
+func TestRealPrimaryLinksIPv6(t *testing.T) {
+	env, c, ctx := realNB(t)
+	nodes := ovntest.Nodes(3, "")
+	for i := range nodes {
+		nodes[i].Addresses = append(nodes[i].Addresses, netip.PrefixFrom(netip.AddrFrom16([16]byte{0xfc, 0, 15: byte(nodes[i].ID)}), 64))
+		nodes[i].NextHops = append(nodes[i].NextHops, netip.MustParseAddr("fc00::1"))
+	}
+	a, b := l3net("ns1_a", 1, 1), l2net("ns1_b", 2, 2)
+	for _, n := range []*udn.Network{a, b} {
+		n.Subnets = append(n.Subnets, udn.Subnet{CIDR: netip.PrefixFrom(netip.AddrFrom16([16]byte{0xfd, 0, 0, byte(n.ID)}), 60)})
+		n.JoinSubnets, n.TransitSubnets = ipam.DefaultJoinSubnets(), ipam.DefaultTransitSubnets()
+	}
+	a.Subnets[1].HostPrefix = 64
+	var bld topology.Builder
+	planNetworks(t, &bld, []*udn.Network{a, b}, nodes, "node1", func(in *topology.Input) {
+		if in.Network.Name != "ns1_a" {
+			return
+		}
+		for i, nd := range nodes {
+			in.HostSubnets[nd.Name] = append(in.HostSubnets[nd.Name][:1],
+				netip.PrefixFrom(netip.AddrFrom16([16]byte{0xfd, 0, 0, 1, 0, 0, 0, byte(i + 1)}), 64))
+		}
+	})
+	type pod6 struct{ name, sw, mac, ip4, ip6, gwMAC string }
+	pods := map[string]pod6{
+		"a1": {"a1", "ns1_a_node1", "0a:58:0a:01:01:05", "10.1.1.5", "fd00:1:0:1::5", "0a:58:0a:01:01:01"},
+		"b1": {"b1", "ns1_b_ovn_layer2_switch", "0a:58:0a:02:00:05", "10.2.0.5", "fd00:2::5", "0a:58:0a:02:00:01"},
+		"b2": {"b2", "ns1_b_ovn_layer2_switch", "0a:58:0a:02:00:06", "10.2.0.6", "fd00:2::6", "0a:58:0a:02:00:01"},
+	}
+	for _, name := range []string{"a1", "b1"} {
+		p := pods[name]
+		bld.Add(topology.SwitchPort{Owner: topology.Owner{Controller: "test-pods", Network: "ns1_" + name[:1], Node: "node1"},
+			Name: p.name, Switch: p.sw, Addresses: []string{p.mac + " " + p.ip4 + " " + p.ip6}})
+	}
+	p := pods["b2"]
+	bld.Add(ovntest.RemotePod(topology.Owner{Controller: "test-pods", Network: "ns1_b"}, p.name, p.sw, p.mac+" "+p.ip4+" "+p.ip6, nodes[1]))
+	networks, err := bld.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync(t, ctx, env, c, networks)
+	s, err := connect.PlanPrimaryLinks(connect.PrimaryLinksInput{Name: "ns1", Networks: []*udn.Network{a, b}, Nodes: nodes, Zone: "node1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync(t, ctx, env, c, s)
+	link := connect.PrimaryLinkRouterName("ns1")
+	for _, tc := range []struct {
+		from, dst string
+		path      []string
+		out       string
+	}{
+		{"a1", "fd00:2::6", []string{"ns1_a_ovn_cluster_router", link, "ns1_b_transit_router", "ns1_b_ovn_layer2_switch"}, "b2"},
+		{"b1", "fd00:1:0:2::5", []string{"ns1_b_transit_router", link, "ns1_a_ovn_cluster_router", "ns1_a_transit_switch"}, "ns1_a_tstor-node2"},
+	} {
+		p := pods[tc.from]
+		match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip6.src == %s && ip6.dst == %s && ip.ttl == 64 && icmp6.type == 128`,
+			p.name, p.mac, p.gwMAC, p.ip6, tc.dst)
+		out, err := env.Trace(ctx, p.sw, match)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dps []string
+		for _, m := range dpRE.FindAllStringSubmatch(out, -1) {
+			if !slices.Contains(dps, m[1]) {
+				dps = append(dps, m[1])
+			}
+		}
+		outs := outRE.FindAllStringSubmatch(out, -1)
+		i := 0
+		for _, dp := range dps {
+			if i < len(tc.path) && dp == tc.path[i] {
+				i++
+			}
+		}
+		if i < len(tc.path) || len(outs) == 0 || outs[len(outs)-1][1] != tc.out {
+			t.Errorf("%s -> %s: path %v, want %v, last output to %s:\n%s", tc.from, tc.dst, dps, tc.path, tc.out, out)
+		}
+	}
+}
