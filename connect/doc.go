@@ -104,8 +104,9 @@
 // the namespace's primary networks, rows owned by ControllerPrimaryLinks
 // with the link's name as owner network (the namespace for UDNs; for
 // primary CUDNs, which select the same namespaces, one link per set, named
-// by the caller), removed with topology.RemovalFor(ControllerPrimaryLinks,
-// name) or by planning fewer than two networks:
+// after its CUDN of lowest network ID, see PrimaryLinksInput.Name),
+// removed with topology.RemovalFor(ControllerPrimaryLinks, name) or by
+// planning fewer than two networks:
 //
 //	router        primary_links_<name>, in every zone with a node, no tunnel key
 //	pairs         per network: "<network>-to-primary_links_<name>" on its router

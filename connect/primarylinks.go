@@ -40,9 +40,13 @@ func DefaultPrimaryLinkSubnets() []netip.Prefix {
 // PrimaryLinksInput is what PlanPrimaryLinks needs to link the primary
 // networks of one namespace in one zone.
 type PrimaryLinksInput struct {
-	// Name names the link: the namespace for primary UDNs; for primary
-	// CUDNs, which select the same namespaces (seed 002), one link per set,
-	// named as the caller decides (e.g. after the set's first CUDN).
+	// Name names the link: the namespace for primary UDNs. Primary CUDNs
+	// select the same namespaces (seed 002), so they take one link per set
+	// (one per namespace would put a network in several links), named
+	// after the network name ("cluster_udn_<cudn>") of the set's CUDN with
+	// the lowest network ID, whose underscore no namespace name has. When
+	// that CUDN goes, the link is renamed: plan the new name and remove
+	// the old one (topology.RemovalFor).
 	Name string
 	// Networks are the namespace's primary networks, IDs set. Fewer than
 	// two plan no rows (the state still speaks for the link's rows, so
