@@ -392,3 +392,53 @@ func TestRealPrimaryLinksIPv6(t *testing.T) {
 		}
 	}
 }
+
+// TestRealPrimaryLinksServices: a Service of ns1 backed by a pod of the
+// Layer3 network a on node2 has its load balancer in a's cluster group
+// and in the groups PrimaryServiceGroups names (b's switch group), so a
+// pod of the Layer2 network b on node1 reaches it: load-balanced on b's
+// switch, then across the link in node1's zone and over a's transit
+// switch to node2. Without the peer groups it is not load-balanced.
+func TestRealPrimaryLinksServices(t *testing.T) {
+	nodes := ovntest.Nodes(3, "")
+	a, b := l3net("ns1_a", 1, 1), l2net("ns1_b", 2, 2)
+	nets := []*udn.Network{a, b}
+	b1 := pod{"b1", "ns1_b_ovn_layer2_switch", "0a:58:0a:02:00:05", "10.2.0.5", "0a:58:0a:02:00:01"}
+	for _, peers := range []bool{true, false} {
+		t.Run(fmt.Sprintf("peer groups %v", peers), func(t *testing.T) {
+			env, c, ctx := realNB(t)
+			var bld topology.Builder
+			planNetworks(t, &bld, nets, nodes, "node1", nil)
+			addPod(&bld, "ns1_b", "node1", b1)
+			cluster, _, _ := topology.LoadBalancerGroupNames("ns1_a")
+			groups := []string{cluster}
+			if peers {
+				groups = append(groups, connect.PrimaryServiceGroups(nets)["ns1_a"]...)
+			}
+			bld.Add(topology.LoadBalancer{Owner: topology.Owner{Controller: "test-services", Network: "ns1_a"},
+				Name: "ns1_a_svc_cluster", Protocol: topology.ProtocolTCP, VIPs: []topology.LBVIP{{
+					VIP: netip.MustParseAddrPort("10.96.0.50:80"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.1.2.5:8080")}}},
+				Groups: groups})
+			networks, err := bld.State()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sync(t, ctx, env, c, networks)
+			s, err := connect.PlanPrimaryLinks(connect.PrimaryLinksInput{Name: "ns1", Networks: nets, Nodes: nodes, Zone: "node1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sync(t, ctx, env, c, s)
+			match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == 10.96.0.50 && ip.ttl == 64 && tcp && tcp.dst == 80`,
+				b1.name, b1.mac, b1.gwMAC, b1.ip)
+			out, err := env.Trace(ctx, "--lb-dst=10.1.2.5:8080", b1.sw, match)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Contains(out, `output to "ns1_a_tstor-node2"`) && strings.Contains(out, connect.PrimaryLinkRouterName("ns1"))
+			if got != peers {
+				t.Errorf("b1 -> 10.96.0.50:80 through the link to a's pod on node2: %v, want %v:\n%s", got, peers, out)
+			}
+		})
+	}
+}
