@@ -163,7 +163,11 @@
 // subnets is refused. The policies sit at 9002, above a connect's 9001:
 // if a ClusterNetworkConnect also connects two primary networks of one
 // namespace, its identical policy is shadowed and the link carries their
-// traffic (proven with ovn-trace).
+// traffic (proven with ovn-trace). The Layer2 side of a pair requests port
+// tunnel key 32767 (MaxPortTunnelKey) on the transit router, which spans
+// the zones and whose trtor- ports take node IDs as keys, so that a node
+// joining later never requests the key northd would have given it (a
+// connect's Layer2 port leaves it to northd).
 //
 // Services: seed 002 puts a Service's load balancers on the switches of
 // all the namespace's primary networks; PrimaryServiceGroups gives, per

@@ -170,11 +170,19 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 		links = append(links, l)
 		lport, nport := primaryLinkPorts(in.Name, n.Name)
 		netRouter, _ := networkRouter(n, "")
+		var opts topology.Options
+		if n.Topology == udn.TopologyLayer2 {
+			// The transit router spans the zones and its trtor- ports
+			// request node IDs as keys: take one no node ID reaches, so
+			// that a node joining later never requests the key northd
+			// would otherwise have given this port.
+			opts = e.Options("requested-tnl-key", e.Itoa(MaxPortTunnelKey))
+		}
 		e.Emit(
 			topology.RouterPort{Owner: own, Name: lport, Router: router, MAC: e.MAC(l.connSide[0].Addr()),
 				Networks: e.Prefixes(l.connSide...), Peer: nport},
 			topology.RouterPort{Owner: own, Name: nport, Router: netRouter, MAC: e.MAC(l.netSide[0].Addr()),
-				Networks: e.Prefixes(l.netSide...), Peer: lport})
+				Networks: e.Prefixes(l.netSide...), Peer: lport, Options: opts})
 		for _, s := range n.Subnets {
 			if hop, ok := sameFamily(l.netSide, s.CIDR.Addr().Is4()); ok {
 				e.Emit(topology.StaticRoute{Owner: own, Router: router, Policy: topology.RouteDstIP, Prefix: s.CIDR, Nexthop: hop.Addr()})

@@ -99,7 +99,7 @@ func TestPrimaryLinksFacts(t *testing.T) {
 		t.Errorf("a's network side: %s", topology.Render(np))
 	}
 	if bp := get(topology.KindRouterPort, "ns1_b-to-primary_links_ns1").(topology.RouterPort); bp.Router != "ns1_b_transit_router" ||
-		!slices.Equal(bp.Networks, []netip.Prefix{pfx("169.254.128.4/31"), pfx("fd96::4/127")}) {
+		!slices.Equal(bp.Networks, []netip.Prefix{pfx("169.254.128.4/31"), pfx("fd96::4/127")}) || !bp.Options.Equal(topology.NewOptions("requested-tnl-key", "32767")) {
 		t.Errorf("b's network side: %s", topology.Render(bp))
 	}
 	if cp := get(topology.KindRouterPort, "ns1_c-to-primary_links_ns1").(topology.RouterPort); !slices.Equal(cp.Networks, []netip.Prefix{pfx("169.254.128.6/31")}) {
