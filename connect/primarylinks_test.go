@@ -2,6 +2,8 @@ package connect
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"slices"
 	"strings"
@@ -246,5 +248,87 @@ func TestPrimaryServiceGroups(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("%d networks, want %d", len(got), len(want))
+	}
+}
+
+// TestPrimaryLinksRandom plans random namespaces (Layer3 or Layer2
+// networks, IPv4, IPv6 or both, random IDs, zones of one to three nodes)
+// and checks the rows against a simple count of what each network needs:
+// two ports and a route per subnet, a reroute per local pod port and
+// other network's subnet of a family it has, pairs at 2*ID, no two
+// link-router addresses equal.
+func TestPrimaryLinksRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(5252, 2))
+	for i := range 300 {
+		var nets []*udn.Network
+		ids := r.Perm(ipam.MaxNetworkID)[:2+r.IntN(4)]
+		for j, id := range ids {
+			n := l3(fmt.Sprintf("ns_n%d", j), id+1, byte(j+1))
+			if r.IntN(2) == 0 {
+				n = l2(n.Name, n.ID, byte(j+1))
+			}
+			v6 := udn.Subnet{CIDR: netip.PrefixFrom(netip.AddrFrom16([16]byte{0xfd, 0, 0, byte(j + 1)}), 60)}
+			if n.Topology == udn.TopologyLayer3 {
+				v6.HostPrefix = 64
+			}
+			switch r.IntN(3) {
+			case 1:
+				n.Subnets = append(n.Subnets, v6)
+			case 2:
+				n.Subnets = []udn.Subnet{v6}
+			}
+			nets = append(nets, n)
+		}
+		nodes := seedNodes()
+		local := 1 + r.IntN(3)
+		for k := range local {
+			nodes[k].Zone = "z"
+		}
+		s, err := PlanPrimaryLinks(PrimaryLinksInput{Name: "ns", Networks: nets, Nodes: nodes, Zone: "z"})
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		want := 1 // the router
+		for _, n := range nets {
+			want += 2 + len(n.Subnets)
+			inports := 1
+			if n.Topology == udn.TopologyLayer3 {
+				inports = local
+			}
+			fams := familiesOf(n)
+			for _, o := range nets {
+				for _, sub := range o.Subnets {
+					if o != n && slices.Contains(fams, family(sub.CIDR.Addr())) {
+						want += inports
+					}
+				}
+			}
+		}
+		if s.Len() != want {
+			t.Errorf("case %d: %d rows, want %d:\n%s", i, s.Len(), want, s)
+		}
+		seen := map[netip.Addr]string{}
+		for o := range s.Objects() {
+			p, ok := o.(topology.RouterPort)
+			if !ok {
+				continue
+			}
+			for _, a := range p.Networks {
+				if other, dup := seen[a.Addr()]; dup {
+					t.Errorf("case %d: %s on %s and %s", i, a, other, p.Name)
+				}
+				seen[a.Addr()] = p.Name
+			}
+			if p.Router != "primary_links_ns" {
+				continue
+			}
+			n := nets[slices.IndexFunc(nets, func(n *udn.Network) bool { return strings.HasSuffix(p.Name, "-to-"+n.Name) })]
+			for _, a := range p.Networks {
+				block := DefaultPrimaryLinkSubnets()[family(a.Addr())]
+				if off := addrDiff(block.Addr(), a.Addr()); off != uint64(2*n.ID+1) {
+					t.Errorf("case %d: %s of network ID %d at offset %d, want %d", i, a, n.ID, off, 2*n.ID+1)
+				}
+			}
+		}
 	}
 }
