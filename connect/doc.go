@@ -115,7 +115,7 @@
 //	routes        on the link router: each network's subnets via its pair
 //	policies      on each network router, priority 9002 (PrimaryLinkPolicyPriority):
 //	              inport == "rtos-<p><node>" (local nodes) or "trtos-<p>ovn_layer2_switch"
-//	              && ip4.dst == <other network's subnet>, reroute to the link router
+//	              && ip4.dst (ip6.dst) == <other network's subnet>, reroute to the link router
 //
 // The seed's routing property, which the tests prove with ovn-trace on
 // three nodes each in its own zone: traffic from network A on node1 to
@@ -141,7 +141,7 @@
 //     router, and one pair serves every node. The seed's point-to-point
 //     link between two networks becomes a pair from each network to a
 //     link router, so that n networks take n pairs, not n(n-1)/2 per node,
-//     and the connect's rows and tests are reused.
+//     and the connect's pairs, policies and helpers are reused.
 //   - The supernet routes on the network routers become reroute policies
 //     from the pods' port, as a connect's: OVN ranks routes by prefix
 //     length first, so a Layer3 cluster router's source route of a node's
@@ -153,7 +153,7 @@
 // (/127) at offset 2n of 169.254.128.0/19 and fd96::/112
 // (DefaultPrimaryLinkSubnets; network 1: 169.254.128.2 on its router,
 // .3 on the link router), a pure function of the network ID: no
-// allocator, nothing to persist (a namespace has no object to annotate),
+// allocator, nothing to persist (no ClusterNetworkConnect carries it),
 // nothing renumbered when networks come and go, and no clash between
 // links, since network IDs are unique and a network is in one link only.
 // The blocks stay clear of the masquerade subnet (169.254.0.0/17,
@@ -172,13 +172,16 @@
 // Services: seed 002 puts a Service's load balancers on the switches of
 // all the namespace's primary networks; PrimaryServiceGroups gives, per
 // network, the other networks' switch load-balancer groups for
-// services.Input.PeerGroups, as ServiceGroups does for a connect.
+// services.Input.PeerGroups, as ServiceGroups does for a connect
+// (ovn-trace: a pod of a Layer2 primary network reaches a Service backed
+// by a pod of a Layer3 one on another node, load-balanced on its own
+// switch, then over the link and the backend network's transit switch).
 //
 // # Concurrency and errors
 //
 // Everything here is pure and safe for concurrent use except Allocator,
 // which, like the ipam allocators it wraps, holds state: use one per
-// connect from one goroutine. Plan's and PlanPrimaryLinks' errors wrap ErrInvalid,
-// ErrTunnelKeyLimit or an ipam sentinel and name the connect, network and
-// node; ParseAnnotations' wrap ErrAnnotation.
+// connect from one goroutine. Plan's and PlanPrimaryLinks' errors wrap
+// ErrInvalid, ErrTunnelKeyLimit or an ipam sentinel and name the connect
+// or link, network and node; ParseAnnotations' wrap ErrAnnotation.
 package connect
