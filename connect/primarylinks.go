@@ -129,6 +129,16 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 		case i > 0 && nets[i-1].Name == n.Name:
 			return topology.State{}, fmt.Errorf("%s: network %q: %w: listed twice", what, n.Name, ErrInvalid)
 		}
+		for _, o := range nets[:i] {
+			for _, p := range n.Subnets {
+				for _, q := range o.Subnets {
+					if p.CIDR.Overlaps(q.CIDR) {
+						return topology.State{}, fmt.Errorf("%s: network %q: %w: subnet %s overlaps %s of network %q (seed 002: a namespace's primary networks may not overlap)",
+							what, n.Name, ErrInvalid, p.CIDR, q.CIDR, o.Name)
+					}
+				}
+			}
+		}
 		for _, b := range byFamily {
 			for _, p := range slices.Concat(n.SubnetPrefixes(), n.JoinSubnets, n.TransitSubnets) {
 				if b.IsValid() && b.Overlaps(p) {
