@@ -114,11 +114,14 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 		}
 		byFamily[f] = b
 	}
+	if slices.Contains(in.Networks, nil) {
+		return topology.State{}, fmt.Errorf("%s: %w: a nil network", what, ErrInvalid)
+	}
 	nets := slices.Clone(in.Networks)
 	slices.SortFunc(nets, func(a, b *udn.Network) int { return cmp.Compare(a.Name, b.Name) })
 	for i, n := range nets {
 		switch {
-		case n == nil || n.ID == 0:
+		case n.ID == 0:
 			return topology.State{}, fmt.Errorf("%s: %w: a network without an ID", what, ErrInvalid)
 		case n.Role != udn.RolePrimary:
 			return topology.State{}, fmt.Errorf("%s: network %q: %w: role %s, want primary", what, n.Name, ErrInvalid, n.Role)
