@@ -334,3 +334,40 @@ func TestPrimaryLinksRandom(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPlanPrimaryLinks: any networks (IDs, topologies, subnets, roles) and
+// blocks give an error or a plan that planning again repeats; nothing
+// panics.
+func FuzzPlanPrimaryLinks(f *testing.F) {
+	f.Add([]byte{1, 0, 10, 1, 16, 2, 1, 10, 2, 16}, []byte{169, 254, 128, 0, 19}, uint8(2))
+	f.Add([]byte{1, 0, 10, 1, 16, 1, 1, 10, 1, 16}, []byte{}, uint8(1))
+	f.Fuzz(func(t *testing.T, spec, block []byte, local uint8) {
+		var nets []*udn.Network
+		for i := 0; i+5 <= len(spec) && len(nets) < 8; i += 5 {
+			s := spec[i : i+5]
+			n := l3(fmt.Sprintf("ns_n%d", s[0]%6), int(s[0]), 0)
+			if s[1]%3 == 1 {
+				n = l2(n.Name, n.ID, 0)
+			} else if s[1]%3 == 2 {
+				n.Role = udn.RoleSecondary
+			}
+			n.Subnets[0].CIDR = netip.PrefixFrom(netip.AddrFrom4([4]byte{s[2], s[3]}), int(s[4]%33)).Masked()
+			nets = append(nets, n)
+		}
+		in := PrimaryLinksInput{Name: "ns", Networks: nets, Nodes: seedNodes(), Zone: "ovn-worker"}
+		if len(block) >= 5 {
+			in.Subnets = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte(block[:4])), int(block[4]%33))}
+		}
+		for k := range int(local % 4) {
+			in.Nodes[k].Zone = "ovn-worker"
+		}
+		s, err := PlanPrimaryLinks(in)
+		if err != nil {
+			return
+		}
+		again, err := PlanPrimaryLinks(in)
+		if err != nil || !again.Equal(s) {
+			t.Fatalf("planning again: %v", err)
+		}
+	})
+}
