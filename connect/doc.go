@@ -1,6 +1,8 @@
 // Package connect implements ClusterNetworkConnect (seed OKEP-5224): the
 // API, its validation and status, and the pure planner of the OVN rows that
-// connect the user-defined networks it selects.
+// connect the user-defined networks it selects; and, with the same
+// machinery, the links between the primary networks of one namespace
+// (seed OKEP-5252, PlanPrimaryLinks).
 //
 // The path of a connect, each step a pure function:
 //
@@ -95,11 +97,91 @@
 // reference's 500/475/450, its destination-only drop and its hashed
 // address-set names.
 //
+// # Multiple primary networks of a namespace (seed OKEP-5252)
+//
+// When a namespace has several primary networks, every pod of it reaches
+// every other: PlanPrimaryLinks plans, per zone, an implicit connect of
+// the namespace's primary networks, rows owned by ControllerPrimaryLinks
+// with the link's name as owner network (the namespace for UDNs; for
+// primary CUDNs, which select the same namespaces, one link per set, named
+// after its CUDN of lowest network ID, see PrimaryLinksInput.Name),
+// removed with topology.RemovalFor(ControllerPrimaryLinks, name) or by
+// planning fewer than two networks:
+//
+//	router        primary_links_<name>, in every zone with a node, no tunnel key
+//	pairs         per network: "<network>-to-primary_links_<name>" on its router
+//	              (Layer3 cluster router, Layer2 transit router),
+//	              "primary_links_<name>-to-<network>" on the link router, peered
+//	routes        on the link router: each network's subnets via its pair
+//	policies      on each network router, priority 9002 (PrimaryLinkPolicyPriority):
+//	              inport == "rtos-<p><node>" (local nodes) or "trtos-<p>ovn_layer2_switch"
+//	              && ip4.dst (ip6.dst) == <other network's subnet>, reroute to the link router
+//
+// The seed's routing property, which the tests prove with ovn-trace on
+// three nodes each in its own zone: traffic from network A on node1 to
+// network B on node2 changes networks on node1 (A's router, the link
+// router, B's router, all in node1's zone) and rides B's own overlay to
+// node2 — B's transit switch for a Layer3 B, B's Layer2 switch for a
+// Layer2 B — never A's, and never a tunnel of the link router: unlike a
+// connect router, which spans the zones and reaches other nodes' host
+// subnets through its ports bound to their chassis (a
+// ClusterNetworkConnect of the same networks fails that test), the link
+// router has no port bound to another chassis. Hence one pair per network
+// and zone suffices, where a connect needs one per node: in a zone of
+// several nodes the routers are distributed and run on the source node,
+// so the crossing happens there too. Because the link router never
+// forwards towards another node, its forwarding needs no
+// per-source-node policy either.
+//
+// Departures from the seed:
+//   - The seed links the Layer3 cluster router to the Layer2 network's
+//     gateway router, per node, with supernet routes on both. That is the
+//     Layer2 topology before the transit router; with seed 004's topology
+//     (DESIGN, REFERENCE b) the Layer2 side is its distributed transit
+//     router, and one pair serves every node. The seed's point-to-point
+//     link between two networks becomes a pair from each network to a
+//     link router, so that n networks take n pairs, not n(n-1)/2 per node,
+//     and the connect's pairs, policies and helpers are reused.
+//   - The supernet routes on the network routers become reroute policies
+//     from the pods' port, as a connect's: OVN ranks routes by prefix
+//     length first, so a Layer3 cluster router's source route of a node's
+//     host subnet (/24) towards the gateway router would outrank a
+//     destination route to another network's /16. The link router, which
+//     has no such routes, routes each network's subnets to its pair.
+//
+// Addressing: the seed is silent. The network with ID n takes the /31
+// (/127) at offset 2n of 169.254.128.0/19 and fd96::/112
+// (DefaultPrimaryLinkSubnets; network 1: 169.254.128.2 on its router,
+// .3 on the link router), a pure function of the network ID: no
+// allocator, nothing to persist (no ClusterNetworkConnect carries it),
+// nothing renumbered when networks come and go, and no clash between
+// links, since network IDs are unique and a network is in one link only.
+// The blocks stay clear of the masquerade subnet (169.254.0.0/17,
+// fd69::/112), 169.254.169.254 and the join and transit ranges;
+// PrimaryLinksInput.Subnets replaces them (e.g. for a larger masquerade
+// subnet), and a block overlapping a network's subnets, join or transit
+// subnets is refused. The policies sit at 9002, above a connect's 9001:
+// if a ClusterNetworkConnect also connects two primary networks of one
+// namespace, its identical policy is shadowed and the link carries their
+// traffic (proven with ovn-trace). The Layer2 side of a pair requests port
+// tunnel key 32767 (MaxPortTunnelKey) on the transit router, which spans
+// the zones and whose trtor- ports take node IDs as keys, so that a node
+// joining later never requests the key northd would have given it (a
+// connect's Layer2 port leaves it to northd).
+//
+// Services: seed 002 puts a Service's load balancers on the switches of
+// all the namespace's primary networks; PrimaryServiceGroups gives, per
+// network, the other networks' switch load-balancer groups for
+// services.Input.PeerGroups, as ServiceGroups does for a connect
+// (ovn-trace: a pod of a Layer2 primary network reaches a Service backed
+// by a pod of a Layer3 one on another node, load-balanced on its own
+// switch, then over the link and the backend network's transit switch).
+//
 // # Concurrency and errors
 //
 // Everything here is pure and safe for concurrent use except Allocator,
 // which, like the ipam allocators it wraps, holds state: use one per
-// connect from one goroutine. Plan's errors wrap ErrInvalid,
-// ErrTunnelKeyLimit or an ipam sentinel and name the connect, network and
-// node; ParseAnnotations' wrap ErrAnnotation.
+// connect from one goroutine. Plan's and PlanPrimaryLinks' errors wrap
+// ErrInvalid, ErrTunnelKeyLimit or an ipam sentinel and name the connect
+// or link, network and node; ParseAnnotations' wrap ErrAnnotation.
 package connect

@@ -77,3 +77,40 @@ spec:
 	// blue_net_ovn_cluster_router blue_net-node1-to-blue-green 192.168.0.4/31
 	// green_net_ovn_cluster_router green_net-node1-to-blue-green 192.168.1.4/31
 }
+
+// Link the two primary networks of namespace ns1, a Layer3 and a Layer2
+// one, in node1's zone: each gets a pair to the zone's link router, which
+// routes to it, and its router reroutes the other's subnet there.
+func ExamplePlanPrimaryLinks() {
+	network := func(name string, id int, t udn.Topology, cidr string) *udn.Network {
+		return &udn.Network{Name: name, ID: id, Topology: t, Role: udn.RolePrimary,
+			Subnets: []udn.Subnet{{CIDR: netip.MustParsePrefix(cidr), HostPrefix: 24}}}
+	}
+	a := network("ns1_a", 1, udn.TopologyLayer3, "10.1.0.0/16")
+	b := network("ns1_b", 2, udn.TopologyLayer2, "10.2.0.0/16")
+	b.Subnets[0].HostPrefix = 0
+	desired, err := connect.PlanPrimaryLinks(connect.PrimaryLinksInput{Name: "ns1", Networks: []*udn.Network{a, b},
+		Nodes: []topology.Node{{Name: "node1", ID: 2}}, Zone: "node1"})
+	if err != nil {
+		panic(err)
+	}
+	for o := range desired.Objects() {
+		switch o := o.(type) {
+		case topology.RouterPort:
+			fmt.Println(o.Router, o.Name, o.Networks[0])
+		case topology.StaticRoute:
+			fmt.Println(o.Router, o.Prefix, "via", o.Nexthop)
+		case topology.Policy:
+			fmt.Println(o.Router, o.Priority, o.Match, "reroute", o.Nexthops[0])
+		}
+	}
+	// Output:
+	// ns1_a_ovn_cluster_router ns1_a-to-primary_links_ns1 169.254.128.2/31
+	// ns1_b_transit_router ns1_b-to-primary_links_ns1 169.254.128.4/31
+	// primary_links_ns1 primary_links_ns1-to-ns1_a 169.254.128.3/31
+	// primary_links_ns1 primary_links_ns1-to-ns1_b 169.254.128.5/31
+	// primary_links_ns1 10.1.0.0/16 via 169.254.128.2
+	// primary_links_ns1 10.2.0.0/16 via 169.254.128.4
+	// ns1_a_ovn_cluster_router 9002 inport == "rtos-ns1_a_node1" && ip4.dst == 10.2.0.0/16 reroute 169.254.128.3
+	// ns1_b_transit_router 9002 inport == "trtos-ns1_b_ovn_layer2_switch" && ip4.dst == 10.1.0.0/16 reroute 169.254.128.5
+}

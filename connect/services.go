@@ -25,6 +25,12 @@ func ServiceGroups(c *ClusterNetworkConnect, networks []*udn.Network) map[string
 	if !c.Spec.Has(ClusterIPServiceNetwork) {
 		return nil
 	}
+	return peerGroups(networks)
+}
+
+// peerGroups returns, per network, the sorted switch load-balancer groups
+// of the other networks.
+func peerGroups(networks []*udn.Network) map[string][]string {
 	out := make(map[string][]string, len(networks))
 	for _, n := range networks {
 		var peers []string
