@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/udnkit/udnkit/internal/condition"
 )
 
 // Condition types published on UDN and CUDN status.
@@ -81,20 +83,8 @@ func newConditionSet(existing []metav1.Condition, now metav1.Time, generation in
 // set puts a condition of type t, keeping LastTransitionTime when the
 // status did not change.
 func (s *conditionSet) set(t string, status metav1.ConditionStatus, reason, message string) {
-	c := metav1.Condition{
-		Type: t, Status: status, Reason: reason, Message: capMessage(message),
-		ObservedGeneration: s.generation, LastTransitionTime: s.now,
-	}
-	for i := range s.conds {
-		if s.conds[i].Type == t {
-			if s.conds[i].Status == status {
-				c.LastTransitionTime = s.conds[i].LastTransitionTime
-			}
-			s.conds[i] = c
-			return
-		}
-	}
-	s.conds = append(s.conds, c)
+	s.conds = condition.Put(s.conds, metav1.Condition{Type: t, Status: status, Reason: reason, Message: capMessage(message),
+		ObservedGeneration: s.generation, LastTransitionTime: s.now})
 }
 
 func (s *conditionSet) ovn(state OVNNetworkState) {

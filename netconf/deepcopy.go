@@ -3,8 +3,9 @@ package netconf
 import (
 	"slices"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/udnkit/udnkit/internal/condition"
 )
 
 // The API types are runtime.Objects, so they work with Kubernetes clients
@@ -40,23 +41,12 @@ func (s *UserDefinedNetworkSpec) DeepCopy() *UserDefinedNetworkSpec {
 	return out
 }
 
-func copyConditions(in []metav1.Condition) []metav1.Condition {
-	if in == nil {
-		return nil
-	}
-	out := make([]metav1.Condition, len(in))
-	for i := range in {
-		in[i].DeepCopyInto(&out[i])
-	}
-	return out
-}
-
 // DeepCopyInto copies u into out.
 func (u *UserDefinedNetwork) DeepCopyInto(out *UserDefinedNetwork) {
 	*out = *u
 	u.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	u.Spec.DeepCopyInto(&out.Spec)
-	out.Status.Conditions = copyConditions(u.Status.Conditions)
+	out.Status.Conditions = condition.Copy(u.Status.Conditions)
 }
 
 // DeepCopy returns a deep copy of u.
@@ -94,7 +84,7 @@ func (c *ClusterUserDefinedNetwork) DeepCopyInto(out *ClusterUserDefinedNetwork)
 	c.Spec.NamespaceSelector.DeepCopyInto(&out.Spec.NamespaceSelector)
 	out.Spec.Template = c.Spec.Template.DeepCopy()
 	out.Status.ActiveNamespaces = slices.Clone(c.Status.ActiveNamespaces)
-	out.Status.Conditions = copyConditions(c.Status.Conditions)
+	out.Status.Conditions = condition.Copy(c.Status.Conditions)
 }
 
 // DeepCopy returns a deep copy of c.

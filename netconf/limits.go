@@ -3,27 +3,19 @@ package netconf
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/udnkit/udnkit/internal/condition"
 )
 
 // MaxMessageLength is the longest condition message written: the
 // Kubernetes API's limit for metav1.Condition.Message.
-const MaxMessageLength = 32768
+const MaxMessageLength = condition.MaxMessageLength
 
 // capMessage cuts msg to MaxMessageLength bytes, saying how many were left
 // out.
-func capMessage(msg string) string {
-	if len(msg) <= MaxMessageLength {
-		return msg
-	}
-	cut := MaxMessageLength - 64
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return msg[:cut] + " ... (" + strconv.Itoa(len(msg)-cut) + " more bytes left out)"
-}
+func capMessage(msg string) string { return condition.Cap(msg) }
 
 // errorsMessage joins errs the way field.ErrorList's aggregate does, up to
 // MaxMessageLength, saying how many errors were left out.

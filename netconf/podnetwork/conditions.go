@@ -2,14 +2,12 @@ package podnetwork
 
 import (
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/internal/condition"
 )
 
 // Condition types of PodNetwork and PodNetworkAttachment status.
@@ -101,26 +99,14 @@ type conditionSet struct {
 }
 
 func newConditionSet(existing []metav1.Condition, now metav1.Time, generation int64) *conditionSet {
-	return &conditionSet{conds: copyConditions(existing), now: now, generation: generation}
+	return &conditionSet{conds: condition.Copy(existing), now: now, generation: generation}
 }
 
 // set puts a condition, keeping LastTransitionTime when its status did
 // not change.
 func (s *conditionSet) set(t string, status metav1.ConditionStatus, reason, message string) {
-	c := metav1.Condition{
-		Type: t, Status: status, Reason: reason, Message: capMessage(message),
-		ObservedGeneration: s.generation, LastTransitionTime: s.now,
-	}
-	for i := range s.conds {
-		if s.conds[i].Type == t {
-			if s.conds[i].Status == status {
-				c.LastTransitionTime = s.conds[i].LastTransitionTime
-			}
-			s.conds[i] = c
-			return
-		}
-	}
-	s.conds = append(s.conds, c)
+	s.conds = condition.Put(s.conds, metav1.Condition{Type: t, Status: status, Reason: reason, Message: condition.Cap(message),
+		ObservedGeneration: s.generation, LastTransitionTime: s.now})
 }
 
 // params writes ParamsReady from v when given and says whether the
@@ -173,17 +159,4 @@ func (s *conditionSet) result() []metav1.Condition {
 		return nil
 	}
 	return s.conds
-}
-
-// capMessage cuts msg to netconf.MaxMessageLength bytes, saying how many
-// were left out.
-func capMessage(msg string) string {
-	if len(msg) <= netconf.MaxMessageLength {
-		return msg
-	}
-	cut := netconf.MaxMessageLength - 64
-	for cut > 0 && !utf8.RuneStart(msg[cut]) {
-		cut--
-	}
-	return msg[:cut] + " ... (" + strconv.Itoa(len(msg)-cut) + " more bytes left out)"
 }

@@ -3,8 +3,9 @@ package podnetwork
 import (
 	"slices"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/udnkit/udnkit/internal/condition"
 )
 
 // The API objects are runtime.Objects, so they work with Kubernetes
@@ -13,17 +14,6 @@ var (
 	_ runtime.Object = (*PodNetwork)(nil)
 	_ runtime.Object = (*PodNetworkAttachment)(nil)
 )
-
-func copyConditions(in []metav1.Condition) []metav1.Condition {
-	if in == nil {
-		return nil
-	}
-	out := make([]metav1.Condition, len(in))
-	for i := range in {
-		in[i].DeepCopyInto(&out[i])
-	}
-	return out
-}
 
 // DeepCopyInto copies s into out.
 func (s *PodNetworkSpec) DeepCopyInto(out *PodNetworkSpec) {
@@ -40,7 +30,7 @@ func (pn *PodNetwork) DeepCopyInto(out *PodNetwork) {
 	*out = *pn
 	pn.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	pn.Spec.DeepCopyInto(&out.Spec)
-	out.Status.Conditions = copyConditions(pn.Status.Conditions)
+	out.Status.Conditions = condition.Copy(pn.Status.Conditions)
 }
 
 // DeepCopy returns a deep copy of pn.
@@ -66,7 +56,7 @@ func (pna *PodNetworkAttachment) DeepCopyInto(out *PodNetworkAttachment) {
 	*out = *pna
 	pna.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.Spec.ParametersRefs = slices.Clone(pna.Spec.ParametersRefs)
-	out.Status.Conditions = copyConditions(pna.Status.Conditions)
+	out.Status.Conditions = condition.Copy(pna.Status.Conditions)
 }
 
 // DeepCopy returns a deep copy of pna.
