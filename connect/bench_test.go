@@ -123,3 +123,46 @@ func TestPlanNodesMatchesFullPlan(t *testing.T) {
 		t.Error("PlanNodes without nodes")
 	}
 }
+
+// BenchmarkPlanPrimaryLinks plans one namespace's link of 8 primary
+// networks (4 Layer3, 4 Layer2) on 1,000 nodes: in one zone holding every
+// node (a reroute per Layer3 network, node and other network), and in one
+// node's zone (interconnect).
+func BenchmarkPlanPrimaryLinks(b *testing.B) {
+	var nets []*udn.Network
+	for i := range 8 {
+		if i%2 == 0 {
+			nets = append(nets, l3(fmt.Sprintf("ns1_n%d", i), i+1, byte(i+1)))
+		} else {
+			nets = append(nets, l2(fmt.Sprintf("ns1_n%d", i), i+1, byte(i+1)))
+		}
+	}
+	var nodes []topology.Node
+	for i := range 1000 {
+		nodes = append(nodes, topology.Node{Name: fmt.Sprintf("node%d", i), ID: ipam.MinNodeID + i, Chassis: fmt.Sprintf("chassis-%d", i)})
+	}
+	for _, tc := range []struct {
+		name string
+		zone func(i int) string
+	}{
+		{"one_zone_1000_nodes", func(int) string { return "z" }},
+		{"interconnect", func(i int) string { return fmt.Sprintf("node%d", i) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for i := range nodes {
+				nodes[i].Zone = tc.zone(i)
+			}
+			in := PrimaryLinksInput{Name: "ns1", Networks: nets, Nodes: nodes, Zone: nodes[0].Zone}
+			b.ReportAllocs()
+			var rows int
+			for b.Loop() {
+				s, err := PlanPrimaryLinks(in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rows = s.Len()
+			}
+			b.ReportMetric(float64(rows), "rows/op")
+		})
+	}
+}
