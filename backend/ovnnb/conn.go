@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -98,6 +99,7 @@ type Client struct {
 	dbModel model.DatabaseModel
 	layouts map[reflect.Type]*layout
 	mon     *monitor // nil unless Config.Monitor
+	closed  atomic.Bool
 }
 
 // Dial connects to the Northbound database and checks its schema.
@@ -190,7 +192,19 @@ func (c *Client) timeout() time.Duration {
 func joinEndpoints(eps []string) string { return strings.Join(eps, ",") }
 
 // Close closes the connection.
-func (c *Client) Close() { c.ovs.Close() }
+func (c *Client) Close() {
+	c.closed.Store(true)
+	c.ovs.Close()
+}
+
+// open refuses a closed client: libovsdb would wait for a reconnect that
+// never comes.
+func (c *Client) open() error {
+	if c.closed.Load() {
+		return fmt.Errorf("%w: the client is closed", ErrConnect)
+	}
+	return nil
+}
 
 // Endpoint returns the endpoint currently connected to.
 func (c *Client) Endpoint() string { return c.ovs.CurrentEndpoint() }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ovn-kubernetes/libovsdb/client"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/topology"
 )
 
 func TestDialOlderSchemaEmbedded(t *testing.T) {
@@ -74,5 +76,43 @@ func TestEmbeddedServesNB(t *testing.T) {
 	res, err = c.Transact(ctx, sel)
 	if err != nil || len(res) != 1 || len(res[0].Rows) != 1 || res[0].Rows[0]["name"] != "probe" {
 		t.Fatalf("select: %v %+v", err, res)
+	}
+}
+
+// TestClosedClientRefuses: a closed client returns ErrConnect at once, with
+// and without a monitor, instead of waiting for a reconnect that never
+// comes (it waited until the context ended: forever with Background).
+func TestClosedClientRefuses(t *testing.T) {
+	ctx := context.Background()
+	e, err := ovnnb.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	for _, monitor := range []bool{false, true} {
+		cfg := e.Config()
+		cfg.Monitor = monitor
+		c, err := ovnnb.Dial(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		done := make(chan error, 2)
+		go func() {
+			_, err := c.Observe(ctx)
+			done <- err
+			_, _, err = c.Sync(ctx, topology.State{})
+			done <- err
+		}()
+		for range 2 {
+			select {
+			case err := <-done:
+				if !errors.Is(err, ovnnb.ErrConnect) {
+					t.Errorf("Monitor=%v: after Close: %v, want ErrConnect", monitor, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("Monitor=%v: a closed client still waits after 10 s", monitor)
+			}
+		}
 	}
 }

@@ -454,6 +454,9 @@ func (m *monitor) connected(ctx context.Context) error {
 // (and Config.Timeout, within ctx); when they are still not shown, it
 // reads with a select transaction and rebases them on what it read.
 func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
+	if err := m.c.open(); err != nil {
+		return nil, err
+	}
 	if err := m.connected(ctx); err != nil {
 		return nil, err
 	}

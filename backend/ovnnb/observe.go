@@ -61,6 +61,9 @@ var snapshotTables = nbrow.Tables()
 
 // read selects every row of the adapter's tables in one transaction.
 func (c *Client) read(ctx context.Context) (*snapshot, error) {
+	if err := c.open(); err != nil {
+		return nil, err
+	}
 	ops := make([]ovsdb.Operation, len(snapshotTables))
 	for i, t := range snapshotTables {
 		ops[i] = ovsdb.Operation{Op: ovsdb.OperationSelect, Table: t, Where: []ovsdb.Condition{}}

@@ -152,6 +152,9 @@ var keyWhere = nbrow.KeyConditions
 // partial snapshot cannot decide. Change sets needing more than
 // maxScopedSelects selects read every row.
 func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapshot, error) {
+	if err := c.open(); err != nil {
+		return nil, err
+	}
 	lookups, lbgs, ok := scopeOf(changes)
 	if !ok || len(lookups) == 0 {
 		return c.read(ctx)

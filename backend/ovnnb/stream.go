@@ -37,6 +37,9 @@ func (c *Client) streamOps() int {
 // dedicated connection when it is large. Either way a committed
 // transaction is recorded for the monitor.
 func (c *Client) transact(ctx context.Context, ops []ovsdb.Operation) ([]ovsdb.OperationResult, error) {
+	if err := c.open(); err != nil {
+		return nil, err
+	}
 	ep := c.ovs.CurrentEndpoint()
 	if n := c.streamOps(); n == 0 || len(ops) < n || ep == "" {
 		// Small, or not connected: libovsdb waits for the reconnect.
