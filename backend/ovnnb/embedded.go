@@ -1,9 +1,11 @@
 package ovnnb
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -82,4 +84,26 @@ func (e *Embedded) Config() Config { return Config{Endpoints: []string{e.Endpoin
 func (e *Embedded) Close() error {
 	e.srv.Close()
 	return os.RemoveAll(e.dir)
+}
+
+// Open dials endpoints, comma separated as a command line gives them
+// ("unix:/run/ovn/ovnnb_db.sock,tcp:10.0.0.2:6641"), or, when endpoints is
+// empty, starts an embedded Northbound database and dials it. Its close
+// func closes the client and stops the embedded database.
+func Open(ctx context.Context, endpoints string) (*Client, func(), error) {
+	cfg := Config{Endpoints: strings.Split(endpoints, ",")}
+	stop := func() {}
+	if endpoints == "" {
+		e, err := StartEmbedded()
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg, stop = e.Config(), func() { _ = e.Close() }
+	}
+	c, err := Dial(ctx, cfg)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return c, func() { c.Close(); stop() }, nil
 }

@@ -79,6 +79,25 @@ func TestEmbeddedServesNB(t *testing.T) {
 	}
 }
 
+// TestOpen: no endpoints start an embedded database, which close stops;
+// an endpoint nobody serves is an error, with nothing left running.
+func TestOpen(t *testing.T) {
+	ctx := context.Background()
+	c, closeNB, err := ovnnb.Open(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.Observe(ctx); err != nil || s.Len() != 0 {
+		t.Errorf("Observe of the embedded database: %d rows, %v", s.Len(), err)
+	}
+	closeNB()
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if _, _, err := ovnnb.Open(cctx, "unix:"+t.TempDir()+"/none.sock"); err == nil {
+		t.Error("Open of an endpoint nobody serves succeeded")
+	}
+}
+
 // TestClosedClientRefuses: a closed client returns ErrConnect at once, with
 // and without a monitor, instead of waiting for a reconnect that never
 // comes (it waited until the context ended: forever with Background).

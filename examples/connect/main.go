@@ -142,20 +142,11 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 	if err != nil {
 		return err
 	}
-	cfg := ovnnb.Config{Endpoints: strings.Split(endpoints, ",")}
-	if endpoints == "" {
-		e, err := ovnnb.StartEmbedded()
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		cfg = e.Config()
-	}
-	c, err := ovnnb.Dial(ctx, cfg)
+	c, closeNB, err := ovnnb.Open(ctx, endpoints)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer closeNB()
 	_, _ = io.WriteString(w, head.String())
 	for _, s := range []topology.State{networks, connection} {
 		changes, _, err := c.Sync(ctx, s)

@@ -118,20 +118,11 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 	if err != nil {
 		return err
 	}
-	cfg := ovnnb.Config{Endpoints: strings.Split(endpoints, ",")}
-	if endpoints == "" {
-		e, err := ovnnb.StartEmbedded()
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		cfg = e.Config()
-	}
-	c, err := ovnnb.Dial(ctx, cfg)
+	c, closeNB, err := ovnnb.Open(ctx, endpoints)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer closeNB()
 	states := []topology.State{networks}
 	for _, tn := range tenants {
 		nodePods, err := pods.PlanNode("node-a", []string{tn.pod.Ports[0].Owner.Network}, []pods.Planned{tn.pod})

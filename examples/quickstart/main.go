@@ -96,21 +96,15 @@ func open(ctx context.Context, w io.Writer, endpoints string, script bool) (back
 	if script {
 		return nbctl.NewWriter(w, nbctl.Config{}, topology.State{}), "an ovn-nbctl script (dry run)", func() {}, nil
 	}
-	cfg := ovnnb.Config{Endpoints: strings.Split(endpoints, ",")}
-	where, stop := endpoints, func() {}
-	if endpoints == "" {
-		e, err := ovnnb.StartEmbedded()
-		if err != nil {
-			return nil, "", nil, err
-		}
-		cfg, where, stop = e.Config(), "embedded in-memory Northbound database", func() { _ = e.Close() }
-	}
-	c, err := ovnnb.Dial(ctx, cfg)
+	c, closeFn, err := ovnnb.Open(ctx, endpoints)
 	if err != nil {
-		stop()
 		return nil, "", nil, err
 	}
-	return c, where + " (schema " + c.SchemaVersion() + ")", func() { c.Close(); stop() }, nil
+	where := endpoints
+	if where == "" {
+		where = "embedded in-memory Northbound database"
+	}
+	return c, where + " (schema " + c.SchemaVersion() + ")", closeFn, nil
 }
 
 // run plans, applies through whichever backend open chose, reports, and
