@@ -75,13 +75,10 @@ func primaryLinkPorts(name, network string) (linkPort, networkPort string) {
 
 // PrimaryLinkPair returns the network-router and link-router addresses of
 // the network with networkID in block: the /31 (/127) at offset 2*networkID,
-// network side the first address.
+// network side the first address: a connect block's pair
+// (ipam.ConnectNodeIPs) with the network ID for the node ID.
 func PrimaryLinkPair(block netip.Prefix, networkID int) (networkSide, linkSide netip.Prefix, err error) {
-	pair, err := ipam.ConnectNodeSubnet(block, networkID)
-	if err != nil {
-		return netip.Prefix{}, netip.Prefix{}, err
-	}
-	return ipam.ConnectPeerIPs(pair)
+	return ipam.ConnectNodeIPs(block, networkID)
 }
 
 // PlanPrimaryLinks plans, in in.Zone, the rows that link the primary
