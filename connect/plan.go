@@ -242,7 +242,7 @@ func plan(in Input, only map[string]bool, maxKey int) (topology.State, error) {
 			return topology.State{}, err
 		}
 	}
-	emitPolicies(&e, own, nets, local)
+	emitPolicies(&e, own, PolicyPriority, nets, local)
 	emitServices(&e, nm, own, nets, nodes, in, only)
 	return e.State()
 }
@@ -342,9 +342,9 @@ func emitLink(e *topology.Emitter, nm names, own topology.Owner, router string, 
 }
 
 // emitPolicies adds, on each local network-side link's router, a reroute
-// to the connect router for every subnet of every other connected network
-// of a family the link has.
-func emitPolicies(e *topology.Emitter, own topology.Owner, nets []*udn.Network, links []link) {
+// at priority to the connect (link) router for every subnet of every other
+// connected network of a family the link has.
+func emitPolicies(e *topology.Emitter, own topology.Owner, priority int, nets []*udn.Network, links []link) {
 	for _, l := range links {
 		if !l.local {
 			continue
@@ -364,13 +364,9 @@ func emitPolicies(e *topology.Emitter, own topology.Owner, nets []*udn.Network, 
 				if !ok {
 					continue
 				}
-				ipv := "ip6"
-				if s.CIDR.Addr().Is4() {
-					ipv = "ip4"
-				}
-				e.Policy(topology.Policy{Owner: o, Router: router, Priority: PolicyPriority,
+				e.Policy(topology.Policy{Owner: o, Router: router, Priority: priority,
 					Action: topology.PolicyReroute, Nexthops: e.Addrs(hop.Addr())},
-					"inport == ", e.Quote(inport), " && ", ipv, ".dst == ", e.Prefix(s.CIDR))
+					"inport == ", e.Quote(inport), " && ", ipv(s.CIDR), ".dst == ", e.Prefix(s.CIDR))
 			}
 		}
 	}
@@ -390,11 +386,7 @@ func sameFamily(ps []netip.Prefix, v4 bool) (netip.Prefix, bool) {
 // subnets through its link for Layer2.
 func emitRoutes(e *topology.Emitter, own topology.Owner, router string, l link, in Input) error {
 	if l.node == nil {
-		for _, s := range l.net.Subnets {
-			if hop, ok := sameFamily(l.netSide, s.CIDR.Addr().Is4()); ok {
-				e.Emit(topology.StaticRoute{Owner: own, Router: router, Policy: topology.RouteDstIP, Prefix: s.CIDR, Nexthop: hop.Addr()})
-			}
-		}
+		emitSubnetRoutes(e, own, router, l)
 		return nil
 	}
 	hs, ok := in.HostSubnets[l.net.Name][l.node.Name]
@@ -408,4 +400,14 @@ func emitRoutes(e *topology.Emitter, own topology.Owner, router string, l link, 
 		}
 	}
 	return nil
+}
+
+// emitSubnetRoutes adds router's routes to each of l's network's subnets
+// through l's network side of the subnet's family.
+func emitSubnetRoutes(e *topology.Emitter, own topology.Owner, router string, l link) {
+	for _, s := range l.net.Subnets {
+		if hop, ok := sameFamily(l.netSide, s.CIDR.Addr().Is4()); ok {
+			e.Emit(topology.StaticRoute{Owner: own, Router: router, Policy: topology.RouteDstIP, Prefix: s.CIDR, Nexthop: hop.Addr()})
+		}
+	}
 }

@@ -66,13 +66,6 @@ type PrimaryLinksInput struct {
 // ports apart from a ClusterNetworkConnect's, whose names cannot hold one.
 func PrimaryLinkRouterName(name string) string { return "primary_links_" + name }
 
-// primaryLinkPorts returns the link-router and network-router port names
-// of network's pair in link name.
-func primaryLinkPorts(name, network string) (linkPort, networkPort string) {
-	r := PrimaryLinkRouterName(name)
-	return r + "-to-" + network, network + "-to-" + r
-}
-
 // PrimaryLinkPair returns the network-router and link-router addresses of
 // the network with networkID in block: the /31 (/127) at offset 2*networkID,
 // network side the first address: a connect block's pair
@@ -147,13 +140,13 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 			}
 		}
 	}
-	var local []string
+	var local []*topology.Node
 	for i := range in.Nodes {
 		if zoneOf(&in.Nodes[i]) == in.Zone {
-			local = append(local, in.Nodes[i].Name)
+			local = append(local, &in.Nodes[i])
 		}
 	}
-	slices.Sort(local)
+	slices.SortFunc(local, func(a, b *topology.Node) int { return cmp.Compare(a.Name, b.Name) })
 
 	var e topology.Emitter
 	e.Own(ControllerPrimaryLinks, in.Name)
@@ -162,8 +155,13 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 	}
 	own := topology.Owner{Controller: ControllerPrimaryLinks, Network: in.Name}
 	router := PrimaryLinkRouterName(in.Name)
+	// A connect's port names under the seeds' profile, the link router's
+	// name for the connect's: "<router>-to-<network>", "<network>-to-<router>".
+	nm := names{cnc: router}
 	e.Emit(topology.Router{Owner: own, Name: router})
-	links := make([]link, 0, len(nets))
+	// The links the policies start from: per local node for Layer3, one
+	// for Layer2, each a network's one pair.
+	links := make([]link, 0, len(nets)*len(local))
 	for _, n := range nets {
 		l := link{net: n, local: true}
 		for _, f := range familiesOf(n) {
@@ -177,8 +175,15 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 			}
 			l.netSide, l.connSide = append(l.netSide, ns), append(l.connSide, ls)
 		}
-		links = append(links, l)
-		lport, nport := primaryLinkPorts(in.Name, n.Name)
+		if n.Topology == udn.TopologyLayer3 {
+			for _, nd := range local {
+				l.node = nd
+				links = append(links, l)
+			}
+		} else {
+			links = append(links, l)
+		}
+		lport, nport := nm.connectPort(n.Name, ""), nm.networkPort(n.Name, "")
 		netRouter, _ := networkRouter(n, "")
 		var opts topology.Options
 		if n.Topology == udn.TopologyLayer2 {
@@ -193,37 +198,9 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 				Networks: e.Prefixes(l.connSide...), Peer: nport},
 			topology.RouterPort{Owner: own, Name: nport, Router: netRouter, MAC: e.MAC(l.netSide[0].Addr()),
 				Networks: e.Prefixes(l.netSide...), Peer: lport, Options: opts})
-		for _, s := range n.Subnets {
-			if hop, ok := sameFamily(l.netSide, s.CIDR.Addr().Is4()); ok {
-				e.Emit(topology.StaticRoute{Owner: own, Router: router, Policy: topology.RouteDstIP, Prefix: s.CIDR, Nexthop: hop.Addr()})
-			}
-		}
+		emitSubnetRoutes(&e, own, router, l)
 	}
-	for _, l := range links {
-		inports := []string{""} // Layer2: the network's one trtos- port
-		if l.net.Topology == udn.TopologyLayer3 {
-			inports = local
-		}
-		for _, node := range inports {
-			o := own
-			o.Node = node
-			netRouter, inport := networkRouter(l.net, node)
-			for _, dst := range links {
-				if dst.net.Name == l.net.Name {
-					continue
-				}
-				for _, s := range dst.net.Subnets {
-					hop, ok := sameFamily(l.connSide, s.CIDR.Addr().Is4())
-					if !ok {
-						continue
-					}
-					e.Policy(topology.Policy{Owner: o, Router: netRouter, Priority: PrimaryLinkPolicyPriority,
-						Action: topology.PolicyReroute, Nexthops: e.Addrs(hop.Addr())},
-						"inport == ", e.Quote(inport), " && ", ipv(s.CIDR), ".dst == ", e.Prefix(s.CIDR))
-				}
-			}
-		}
-	}
+	emitPolicies(&e, own, PrimaryLinkPolicyPriority, nets, links)
 	return e.State()
 }
 
