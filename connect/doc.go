@@ -160,7 +160,8 @@
 // fd69::/112), 169.254.169.254 and the join and transit ranges;
 // PrimaryLinksInput.Subnets replaces them (e.g. for a larger masquerade
 // subnet), and a block overlapping a network's subnets, join or transit
-// subnets is refused. The policies sit at 9002, above a connect's 9001:
+// subnets, or the masquerade subnets (PrimaryLinksInput.MasqueradeSubnets,
+// the default ones when unset), is refused. The policies sit at 9002, above a connect's 9001:
 // if a ClusterNetworkConnect also connects two primary networks of one
 // namespace, its identical policy is shadowed and the link carries their
 // traffic (proven with ovn-trace). The Layer2 side of a pair requests port

@@ -59,6 +59,11 @@ type PrimaryLinksInput struct {
 	// Subnets are the pair blocks, at most one per family;
 	// DefaultPrimaryLinkSubnets when empty.
 	Subnets []netip.Prefix
+	// MasqueradeSubnets are the cluster's masquerade subnets, which the
+	// blocks may not overlap; ipam.DefaultMasqueradeSubnets when empty. A
+	// cluster whose masquerade subnet overlaps the default blocks passes
+	// other Subnets.
+	MasqueradeSubnets []netip.Prefix
 }
 
 // PrimaryLinkRouterName returns the name of the link router of the link
@@ -103,6 +108,17 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 			return topology.State{}, fmt.Errorf("%s: subnets: %w: %v is not a network address or its family has two blocks", what, ErrInvalid, b)
 		}
 		byFamily[f] = b
+	}
+	masq := in.MasqueradeSubnets
+	if len(masq) == 0 {
+		masq = ipam.DefaultMasqueradeSubnets()
+	}
+	for _, b := range byFamily {
+		for _, m := range masq {
+			if b.IsValid() && b.Overlaps(m) {
+				return topology.State{}, fmt.Errorf("%s: subnets: %w: %s overlaps the masquerade subnet %s", what, ErrInvalid, b, m)
+			}
+		}
 	}
 	if slices.Contains(in.Networks, nil) {
 		return topology.State{}, fmt.Errorf("%s: %w: a nil network", what, ErrInvalid)

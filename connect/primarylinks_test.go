@@ -220,6 +220,12 @@ func TestPrimaryLinksErrors(t *testing.T) {
 		{"two blocks of one family", func(in *PrimaryLinksInput) {
 			in.Subnets = []netip.Prefix{pfx("169.254.128.0/19"), pfx("169.254.160.0/19"), pfx("fd96::/112")}
 		}, ErrInvalid},
+		{"block overlapping the masquerade subnet", func(in *PrimaryLinksInput) {
+			in.Subnets = []netip.Prefix{pfx("169.254.64.0/19"), pfx("fd96::/112")}
+		}, ErrInvalid},
+		{"block overlapping a configured masquerade subnet", func(in *PrimaryLinksInput) {
+			in.MasqueradeSubnets = []netip.Prefix{pfx("169.254.0.0/16"), pfx("fd69::/112")}
+		}, ErrInvalid},
 		{"block not a network address", func(in *PrimaryLinksInput) { in.Subnets = []netip.Prefix{pfx("169.254.128.1/19")} }, ErrInvalid},
 		{"network ID outside the block", func(in *PrimaryLinksInput) {
 			in.Subnets = []netip.Prefix{pfx("169.254.128.0/29"), pfx("fd96::/112")}
@@ -370,4 +376,21 @@ func FuzzPlanPrimaryLinks(f *testing.F) {
 			t.Fatalf("planning again: %v", err)
 		}
 	})
+}
+
+// TestPrimaryLinksMasquerade: a masquerade subnet clear of the default
+// blocks (the reference's former 169.254.169.0/29) plans; one over them
+// plans with other blocks.
+func TestPrimaryLinksMasquerade(t *testing.T) {
+	in := PrimaryLinksInput{Name: "ns1", Networks: ns1Primaries(), Nodes: seedNodes(), Zone: "ovn-worker",
+		MasqueradeSubnets: []netip.Prefix{pfx("169.254.169.0/29"), pfx("fd69::/125")}}
+	want := planLinks(t, PrimaryLinksInput{Name: "ns1", Networks: ns1Primaries(), Nodes: seedNodes(), Zone: "ovn-worker"})
+	if got := planLinks(t, in); !got.Equal(want) {
+		t.Errorf("a masquerade subnet clear of the blocks changes the plan:\n%s", topology.Diff(want, got))
+	}
+	in.MasqueradeSubnets = []netip.Prefix{pfx("169.254.0.0/16"), pfx("fd69::/112")}
+	in.Subnets = []netip.Prefix{pfx("192.168.255.0/24"), pfx("fd96::/112")}
+	if got := planLinks(t, in); got.Len() != want.Len() {
+		t.Errorf("other blocks: %d rows, want %d", got.Len(), want.Len())
+	}
 }
