@@ -139,6 +139,9 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 			return topology.State{}, fmt.Errorf("%s: network %q: %w: listed twice", what, n.Name, ErrInvalid)
 		}
 		for _, o := range nets[:i] {
+			if o.ID == n.ID {
+				return topology.State{}, fmt.Errorf("%s: network %q: %w: network ID %d is network %q's too (the pairs are the IDs')", what, n.Name, ErrInvalid, n.ID, o.Name)
+			}
 			for _, p := range n.Subnets {
 				for _, q := range o.Subnets {
 					if p.CIDR.Overlaps(q.CIDR) {

@@ -213,6 +213,7 @@ func TestPrimaryLinksErrors(t *testing.T) {
 		{"network without subnets", func(in *PrimaryLinksInput) { in.Networks[1].Subnets = nil }, ErrInvalid},
 		{"overlapping networks", func(in *PrimaryLinksInput) { in.Networks[2].Subnets[0].CIDR = pfx("10.1.128.0/17") }, ErrInvalid},
 		{"nil network", func(in *PrimaryLinksInput) { in.Networks[1] = nil }, ErrInvalid},
+		{"two networks with one ID", func(in *PrimaryLinksInput) { in.Networks[2].ID = in.Networks[0].ID }, ErrInvalid},
 		{"network twice", func(in *PrimaryLinksInput) { in.Networks = append(in.Networks, in.Networks[0]) }, ErrInvalid},
 		{"block overlapping a subnet", func(in *PrimaryLinksInput) { in.Subnets = []netip.Prefix{pfx("10.1.128.0/18")} }, ErrInvalid},
 		{"block overlapping the join subnet", func(in *PrimaryLinksInput) { in.Subnets = []netip.Prefix{pfx("100.65.0.0/18")} }, ErrInvalid},
