@@ -215,12 +215,13 @@ func TransitRouterPeerPair(transit netip.Prefix, nodeID int) (router, gatewayRou
 	if err := checkNodeID(nodeID, 1, what); err != nil {
 		return netip.Prefix{}, netip.Prefix{}, err
 	}
-	off := uint64(2 * nodeID)
-	if !offsetFits(p, off+1) || isBroadcast4(p, off+1) {
+	// A connect block's pair (ConnectNodeIPs), short of the broadcast
+	// address.
+	router, gatewayRouter, err = ConnectNodeIPs(p, nodeID)
+	if err != nil || isBroadcast4(p, uint64(2*nodeID+1)) {
 		return netip.Prefix{}, netip.Prefix{}, fmt.Errorf("%s: transit subnet %s has no pair for node ID %d: %w", what, p, nodeID, ErrOutOfRange)
 	}
-	bits := p.Addr().BitLen() - 1
-	return netip.PrefixFrom(addrAt(p, off), bits), netip.PrefixFrom(addrAt(p, off+1), bits), nil
+	return router, gatewayRouter, nil
 }
 
 // Masquerade holds the fixed per-node masquerade addresses of one family:
