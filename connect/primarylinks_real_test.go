@@ -91,6 +91,12 @@ func TestRealPrimaryLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		sync(t, ctx, env, cl, merged)
+		// The networks' own sync, run again over the links' rows on their
+		// routers, finds nothing to change: it neither deletes nor
+		// rewrites what the link controller wrote.
+		if ch, _, err := cl.Sync(ctx, networks); err != nil || len(ch) != 0 {
+			t.Fatalf("zone %s: the networks' sync after the links changes %v (%v)", zone, ch, err)
+		}
 		zones[zone] = &zoneNB{env: env, c: cl, ctx: ctx, networks: networks}
 	}
 
