@@ -45,8 +45,10 @@ type PrimaryLinksInput struct {
 	// (one per namespace would put a network in several links), named
 	// after the network name ("cluster_udn_<cudn>") of the set's CUDN with
 	// the lowest network ID, whose underscore no namespace name has. When
-	// that CUDN goes, the link is renamed: plan the new name and remove
-	// the old one (topology.RemovalFor).
+	// that CUDN goes, the link is renamed: remove the old one
+	// (topology.RemovalFor) before applying the new name's plan, whose
+	// pairs, addresses and reroutes are the old link's (they follow the
+	// network IDs) and would otherwise sit twice on the network routers.
 	Name string
 	// Networks are the namespace's primary networks, IDs set. Fewer than
 	// two plan no rows (the state still speaks for the link's rows, so
