@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology/services"
@@ -161,6 +162,8 @@ type PodGetter func(namespace, name string) (*corev1.Pod, error)
 // Service. current is the mirror written before (nil: a new one, named
 // through GenerateName "<network>-<source name>").
 //
+// The mirror shares no memory with src or current.
+//
 // Endpoints that are not pods are left out (the reference leaves an empty
 // endpoint in their place).
 func MirrorEndpointSlice(src, current *discoveryv1.EndpointSlice, network, nad string, pods PodGetter) (*discoveryv1.EndpointSlice, error) {
@@ -169,13 +172,13 @@ func MirrorEndpointSlice(src, current *discoveryv1.EndpointSlice, network, nad s
 		out = current.DeepCopy()
 	} else {
 		out.Namespace = src.Namespace
-		out.OwnerReferences = src.OwnerReferences
+		out.OwnerReferences = (&metav1.ObjectMeta{OwnerReferences: src.OwnerReferences}).DeepCopy().OwnerReferences
 	}
 	if out.Labels == nil {
 		out.Labels = map[string]string{}
 	}
 	out.AddressType = src.AddressType
-	out.Ports = src.Ports
+	out.Ports = (&discoveryv1.EndpointSlice{Ports: src.Ports}).DeepCopy().Ports
 	out.Labels[discoveryv1.LabelManagedBy] = EndpointSliceMirrorController
 	out.Labels[LabelSourceEndpointSlice] = src.Name
 	out.Labels[LabelSourceEndpointSliceVer] = src.ResourceVersion

@@ -36,7 +36,8 @@ func TestMirrorEndpointSlice(t *testing.T) {
 	}
 	src := &discoveryv1.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{Name: "default-endpointslice", Namespace: "testns", ResourceVersion: "7",
-			Labels: map[string]string{discoveryv1.LabelServiceName: "svc2", discoveryv1.LabelManagedBy: "endpointslice-controller.k8s.io"}},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: "svc2", UID: "uid-svc2"}},
+			Labels:          map[string]string{discoveryv1.LabelServiceName: "svc2", discoveryv1.LabelManagedBy: "endpointslice-controller.k8s.io"}},
 		AddressType: discoveryv1.AddressTypeIPv4,
 		Ports:       []discoveryv1.EndpointPort{{Name: ptr("http"), Protocol: ptr(corev1.ProtocolTCP), Port: ptr(int32(8080))}},
 		Endpoints: []discoveryv1.Endpoint{
@@ -78,7 +79,10 @@ func TestMirrorEndpointSlice(t *testing.T) {
 	// leaves the source as it was.
 	m.Endpoints[0].Addresses[0], *m.Endpoints[0].NodeName = "10.0.0.99", "elsewhere"
 	m.Labels["x"] = "y"
-	if src.Endpoints[0].Addresses[0] != "10.244.2.3" || *src.Endpoints[0].NodeName != "node-a" || src.Labels["x"] != "" {
+	*m.Ports[0].Port, *m.Ports[0].Name = 9090, "other"
+	m.OwnerReferences[0].Name = "other"
+	if src.Endpoints[0].Addresses[0] != "10.244.2.3" || *src.Endpoints[0].NodeName != "node-a" || src.Labels["x"] != "" ||
+		*src.Ports[0].Port != 8080 || *src.Ports[0].Name != "http" || src.OwnerReferences[0].Name != "svc2" {
 		t.Error("the mirror shares memory with the source slice")
 	}
 	// A pod without an address on the network is an error naming it.
