@@ -100,3 +100,27 @@ func BenchmarkEndpointChange(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNodePortServices plans 1,000 NodePort Services of 10 endpoints
+// in a zone of 100 nodes: per-node load balancers for every node.
+func BenchmarkNodePortServices(b *testing.B) {
+	in := benchInput(1000, 10)
+	in.Nodes = nil
+	for i := range 100 {
+		in.Nodes = append(in.Nodes, topology.Node{Name: fmt.Sprintf("node-%d", i), Zone: "z",
+			Addresses: []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}), 16)}})
+	}
+	for i := range in.Services {
+		in.Services[i].Ports[0].NodePort = uint16(30000 + i)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := services.Plan(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s.Len() != 1000*(1+100) { // the cluster one, one per node
+			b.Fatal(s.Len())
+		}
+	}
+}

@@ -144,8 +144,8 @@ type Input struct {
 
 // planner holds what every Service of one Input shares.
 type planner struct {
-	in       *Input
-	local    []*topology.Node // sorted by name
+	prefix   string      // the network's name prefix
+	local    []localNode // sorted by name
 	localSet map[string]bool
 	groups   []string // of the cluster-wide load balancers
 	hairpin  string   // hairpin_snat_ip
@@ -155,12 +155,21 @@ type planner struct {
 	own      topology.Owner
 }
 
+// localNode is what the per-node load balancers of every Service read of
+// a node of the zone, worked out once per planner.
+type localNode struct {
+	name, sw, gr string // the node, its pod switch and gateway router
+	// gwIPs are the node's (gateway router's) addresses, hostIPs those its
+	// NodePorts answer on.
+	gwIPs, hostIPs []netip.Addr
+}
+
 func newPlanner(in *Input) (*planner, error) {
 	n := in.Network
 	if n == nil || !n.IsPrimary() || n.Topology == udn.TopologyLocalnet {
 		return nil, fmt.Errorf("network: %w: Services are load-balanced on a primary Layer3 or Layer2 network", ErrInvalid)
 	}
-	p := &planner{in: in, localSet: map[string]bool{}, subnets: n.SubnetPrefixes(),
+	p := &planner{prefix: n.Prefix(), localSet: map[string]bool{}, subnets: n.SubnetPrefixes(),
 		own: topology.Owner{Controller: ControllerServices, Network: n.Name, Topology: n.Topology, Role: n.Role}}
 	for i := range in.Nodes {
 		nd := &in.Nodes[i]
@@ -172,11 +181,20 @@ func newPlanner(in *Input) (*planner, error) {
 			if p.localSet[nd.Name] {
 				return nil, fmt.Errorf("nodes: %w: node %q twice", ErrInvalid, nd.Name)
 			}
-			p.local = append(p.local, nd)
+			l := localNode{name: nd.Name, sw: topology.PodSwitchName(n, nd.Name), gr: topology.GatewayRouterName(n.Name, nd.Name),
+				gwIPs: make([]netip.Addr, len(nd.Addresses))}
+			for i, a := range nd.Addresses {
+				l.gwIPs[i] = a.Addr()
+			}
+			l.hostIPs = l.gwIPs
+			if h, ok := in.HostAddresses[nd.Name]; ok {
+				l.hostIPs = h
+			}
+			p.local = append(p.local, l)
 			p.localSet[nd.Name] = true
 		}
 	}
-	slices.SortFunc(p.local, func(a, b *topology.Node) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(p.local, func(a, b localNode) int { return cmp.Compare(a.name, b.name) })
 	c, _, _ := topology.LoadBalancerGroupNames(n.Name)
 	p.groups = append([]string{c}, in.PeerGroups...)
 	slices.Sort(p.groups)
@@ -540,7 +558,7 @@ func join(ips []netip.Addr, port uint16) []netip.AddrPort {
 func (p *planner) clusterLBs(svc *Service, cfgs []config) []lb {
 	var out []lb
 	for _, proto := range protocols {
-		l := lb{name: lbName(svc, proto, "cluster"), proto: proto, groups: p.groups}
+		l := lb{name: p.lbName(svc, proto, "cluster", ""), proto: proto, groups: p.groups}
 		for i := range cfgs {
 			c := &cfgs[i]
 			if c.proto != proto {
@@ -565,14 +583,16 @@ func (p *planner) nodeLBs(svc *Service, cfgs []config) []lb {
 	if len(cfgs) == 0 {
 		return nil
 	}
-	n := p.in.Network
-	var out []lb
-	for _, nd := range p.local {
-		sw, gr := topology.PodSwitchName(n, nd.Name), topology.GatewayRouterName(n.Name, nd.Name)
-		var gwIPs []netip.Addr
-		for _, a := range nd.Addresses {
-			gwIPs = append(gwIPs, a.Addr())
+	// The backends of every endpoint, the same on every node.
+	all := make([][2][]netip.AddrPort, len(cfgs))
+	for i := range cfgs {
+		for f, ips := range cfgs[i].cluster.ips {
+			all[i][f] = join(ips, cfgs[i].cluster.port)
 		}
+	}
+	var out []lb
+	for k := range p.local {
+		nd := &p.local[k]
 		for _, proto := range protocols {
 			var routerRules, noSNAT, switchRules []rule
 			found := false
@@ -582,7 +602,7 @@ func (p *planner) nodeLBs(svc *Service, cfgs []config) []lb {
 					continue
 				}
 				found = true
-				localEPs := c.perNode[nd.Name]
+				localEPs := c.perNode[nd.name]
 				switchLocal := c.cluster.ips
 				if c.etpLocal || c.itpLocal {
 					switchLocal = localEPs.ips
@@ -591,23 +611,22 @@ func (p *planner) nodeLBs(svc *Service, cfgs []config) []lb {
 				if c.etpLocal {
 					routerIPs = localEPs.ips
 				}
-				var routerTargets, switchTargets [2][]netip.AddrPort
-				for f := range routerIPs {
-					ips := slices.Clone(routerIPs[f])
+				switchTargets, routerTargets := all[i], all[i]
+				for f, ips := range routerIPs {
+					if !c.etpLocal && !slices.ContainsFunc(ips, func(a netip.Addr) bool { return slices.Contains(nd.gwIPs, a) }) {
+						continue // every endpoint's backends, as the switch's
+					}
+					ips = slices.Clone(ips)
 					for j, a := range ips {
-						if slices.Contains(gwIPs, a) {
+						if slices.Contains(nd.gwIPs, a) {
 							ips[j] = p.hostMasq[f] // hairpin to the node itself
 						}
 					}
 					routerTargets[f] = join(ips, c.cluster.port)
-					switchTargets[f] = join(c.cluster.ips[f], c.cluster.port)
 				}
 				vips := c.vips
 				if c.nodeVIP {
-					vips = gwIPs
-					if h, ok := p.in.HostAddresses[nd.Name]; ok {
-						vips = h
-					}
+					vips = nd.hostIPs
 				}
 				for _, v := range vips {
 					f := fam(v)
@@ -632,19 +651,19 @@ func (p *planner) nodeLBs(svc *Service, cfgs []config) []lb {
 				continue
 			}
 			if len(switchRules) > 0 && rulesEqual(switchRules, routerRules) {
-				out = append(out, lb{name: lbName(svc, proto, "node_router+switch_"+nd.Name), proto: proto, rules: routerRules,
-					sws: []string{sw}, rtrs: []string{gr}})
+				out = append(out, lb{name: p.lbName(svc, proto, "node_router+switch_", nd.name), proto: proto, rules: routerRules,
+					sws: []string{nd.sw}, rtrs: []string{nd.gr}})
 				continue
 			}
 			if len(routerRules) > 0 {
-				out = append(out, lb{name: lbName(svc, proto, "node_router_"+nd.Name), proto: proto, rules: routerRules, rtrs: []string{gr}})
+				out = append(out, lb{name: p.lbName(svc, proto, "node_router_", nd.name), proto: proto, rules: routerRules, rtrs: []string{nd.gr}})
 			}
 			if len(noSNAT) > 0 {
-				out = append(out, lb{name: lbName(svc, proto, "node_local_router_"+nd.Name), proto: proto, rules: noSNAT,
-					rtrs: []string{gr}, skipSNAT: true})
+				out = append(out, lb{name: p.lbName(svc, proto, "node_local_router_", nd.name), proto: proto, rules: noSNAT,
+					rtrs: []string{nd.gr}, skipSNAT: true})
 			}
 			if len(switchRules) > 0 {
-				out = append(out, lb{name: lbName(svc, proto, "node_switch_"+nd.Name), proto: proto, rules: switchRules, sws: []string{sw}})
+				out = append(out, lb{name: p.lbName(svc, proto, "node_switch_", nd.name), proto: proto, rules: switchRules, sws: []string{nd.sw}})
 			}
 		}
 	}
@@ -678,14 +697,14 @@ outer:
 	return out
 }
 
-// lbName is the reference's "Service_<namespace>/<name>_<PROTO>_<scope>";
-// object puts the network's name prefix before it.
-func lbName(svc *Service, proto Protocol, scope string) string {
-	return "Service_" + svc.Namespace + "/" + svc.Name + "_" + string(proto) + "_" + scope
+// lbName is the reference's "Service_<namespace>/<name>_<PROTO>_<scope><node>"
+// in the network's name scope.
+func (p *planner) lbName(svc *Service, proto Protocol, scope, node string) string {
+	return p.prefix + "Service_" + svc.Namespace + "/" + svc.Name + "_" + string(proto) + "_" + scope + node
 }
 
 // object turns a built load balancer into the row: options, external ids
-// and the rules as vips, in the network's name scope.
+// and the rules as vips.
 func (p *planner) object(svc *Service, l *lb) topology.LoadBalancer {
 	opts := []topology.Option{
 		{Key: "event", Value: "false"},
@@ -716,7 +735,7 @@ func (p *planner) object(svc *Service, l *lb) topology.LoadBalancer {
 	slices.SortFunc(opts, func(a, b topology.Option) int { return cmp.Compare(a.Key, b.Key) })
 	return topology.LoadBalancer{
 		Owner:           p.own,
-		Name:            p.in.Network.Prefix() + l.name,
+		Name:            l.name,
 		Protocol:        l.proto.row(),
 		VIPs:            vips,
 		Options:         opts,
