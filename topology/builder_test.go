@@ -248,3 +248,40 @@ func TestBuilderClone(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectChanges: the changes between two versions of one thing's rows
+// create, update and delete those rows only, across networks and nodes.
+func TestObjectChanges(t *testing.T) {
+	own := func(network, node string) Owner {
+		return Owner{Controller: "pods", Network: network, Topology: netconf.TopologyLayer3, Role: netconf.RolePrimary, Node: node}
+	}
+	before := []SwitchPort{
+		{Owner: own("ns_a", "n1"), Name: "kept", Switch: "s"},
+		{Owner: own("ns_a", "n1"), Name: "changed", Switch: "s"},
+		{Owner: own("ns_b", "n2"), Name: "gone", Switch: "s"},
+	}
+	after := []SwitchPort{
+		{Owner: own("ns_a", "n1"), Name: "kept", Switch: "s"},
+		{Owner: own("ns_a", "n1"), Name: "changed", Switch: "s", Addresses: []string{"dynamic"}},
+		{Owner: own("ns_c", "n3"), Name: "new", Switch: "s"},
+	}
+	ch, err := ObjectChanges(before, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Op{}
+	for _, c := range ch {
+		got[c.Key] = c.Op
+	}
+	if want := map[string]Op{"changed": OpUpdate, "gone": OpDelete, "new": OpCreate}; !reflect.DeepEqual(got, want) {
+		t.Errorf("changes %v, want %v:\n%s", got, want, ch)
+	}
+	for _, c := range [][2][]SwitchPort{{nil, nil}, {before, before}} {
+		if ch, err := ObjectChanges(c[0], c[1]); err != nil || len(ch) != 0 {
+			t.Errorf("no change: %v\n%s", err, ch)
+		}
+	}
+	if _, err := ObjectChanges(nil, []SwitchPort{{Name: "no owner"}}); err == nil {
+		t.Error("an object without an owner network is no error")
+	}
+}

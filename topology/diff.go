@@ -132,6 +132,37 @@ func Diff(observed, desired State) Changes {
 	return diffScope(observed, desired, desired.scope, desired.nodes, desired.partial)
 }
 
+// ObjectChanges returns the changes that take the rows of one thing (a
+// pod's ports, a Service's load balancers) from before to after, and
+// nothing else: an object only in before is deleted, one only in after
+// created, one in both updated where it differs. Either may be empty (the
+// thing comes or goes). A controller applies them directly (Apply, not
+// Sync), at a cost that depends on that thing alone.
+func ObjectChanges[T Object](before, after []T) (Changes, error) {
+	state := func(objs []T) (State, error) {
+		var b Builder
+		for _, q := range [...][]T{before, after} { // both speak for every network either has
+			for _, o := range q {
+				own := o.OwnedBy()
+				b.OwnFor(own.Controller, own.Network)
+			}
+		}
+		for _, o := range objs {
+			b.Add(o)
+		}
+		return b.State()
+	}
+	old, err := state(before)
+	if err != nil {
+		return nil, err
+	}
+	now, err := state(after)
+	if err != nil {
+		return nil, err
+	}
+	return Diff(old, now), nil
+}
+
 // DiffScope is Diff restricted to scope.
 //
 // Partitions shared between observed and desired (a State derived from

@@ -181,7 +181,9 @@
 // reverse Kind order. It touches only the (controller, network) pairs
 // desired speaks for (State.SpeaksFor) and, for an incremental plan from
 // PlanNodes, only the nodes it speaks for (State.Nodes); DiffScope takes an
-// explicit Scope (one controller, networks, nodes).
+// explicit Scope (one controller, networks, nodes); ObjectChanges is the
+// Diff of one thing's rows alone (a pod's ports, a Service's load
+// balancers), applied directly.
 // States derived from one another share unchanged partitions, which Diff
 // skips, so its cost follows the size of the change. Apply is the in-memory
 // equivalent of an adapter applying Changes, so that Apply(a, Diff(a, b))

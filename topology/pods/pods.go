@@ -258,25 +258,5 @@ func PlanNode(node string, networks []string, pods []Planned) (topology.State, e
 // that depends on that pod alone, however many pods the node or the
 // cluster has. PlanNode's State is the full resync.
 func Changes(before, after Planned) (topology.Changes, error) {
-	state := func(p Planned) (topology.State, error) {
-		var b topology.Builder
-		for _, q := range [...]Planned{before, after} { // both speak for every network either has
-			for _, port := range q.Ports {
-				b.OwnFor(ControllerPods, port.Owner.Network)
-			}
-		}
-		for _, port := range p.Ports {
-			b.Add(port)
-		}
-		return b.State()
-	}
-	old, err := state(before)
-	if err != nil {
-		return nil, err
-	}
-	now, err := state(after)
-	if err != nil {
-		return nil, err
-	}
-	return topology.Diff(old, now), nil
+	return topology.ObjectChanges(before.Ports, after.Ports)
 }

@@ -283,27 +283,7 @@ func PlanService(in *Input, svc *Service) ([]topology.LoadBalancer, error) {
 // directly (Apply, not Sync), at a cost independent of the number of
 // Services. Plan's State is the full resync.
 func Changes(before, after []topology.LoadBalancer) (topology.Changes, error) {
-	state := func(lbs []topology.LoadBalancer) (topology.State, error) {
-		var b topology.Builder
-		for _, q := range [...][]topology.LoadBalancer{before, after} { // both speak for every network either has
-			for _, l := range q {
-				b.OwnFor(l.Owner.Controller, l.Owner.Network)
-			}
-		}
-		for _, l := range lbs {
-			b.Add(l)
-		}
-		return b.State()
-	}
-	old, err := state(before)
-	if err != nil {
-		return nil, err
-	}
-	now, err := state(after)
-	if err != nil {
-		return nil, err
-	}
-	return topology.Diff(old, now), nil
+	return topology.ObjectChanges(before, after)
 }
 
 // Plan returns the load balancers of every Service of in as one State
