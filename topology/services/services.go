@@ -337,7 +337,7 @@ func check(svc *Service) error {
 	if svc.Namespace == "" || svc.Name == "" {
 		return fmt.Errorf("service %q: %w: namespace and name are required", name, ErrInvalid)
 	}
-	seen := map[string]bool{}
+	seen := map[portKey]bool{}
 	for i, pt := range svc.Ports {
 		if !slices.Contains(protocols, pt.Protocol) {
 			return fmt.Errorf("service %s: ports[%d].protocol: %w: %q", name, i, ErrInvalid, pt.Protocol)
@@ -345,7 +345,7 @@ func check(svc *Service) error {
 		if pt.Port == 0 {
 			return fmt.Errorf("service %s: ports[%d].port: %w: 0", name, i, ErrInvalid)
 		}
-		k := portKey(pt.Protocol, pt.Name)
+		k := portKey{pt.Protocol, pt.Name}
 		if seen[k] {
 			return fmt.Errorf("service %s: ports[%d]: %w: %s twice", name, i, ErrInvalid, k)
 		}
@@ -364,7 +364,14 @@ func check(svc *Service) error {
 	return nil
 }
 
-func portKey(proto Protocol, name string) string { return string(proto) + "/" + name }
+// portKey names a Service port, and the slice ports its endpoints come
+// from: by protocol and name.
+type portKey struct {
+	proto Protocol
+	name  string
+}
+
+func (k portKey) String() string { return string(k.proto) + "/" + k.name }
 
 // configs is the reference's buildServiceLBConfigs (without load balancer
 // templates): per service port, a NodePort config (per node), an external
@@ -373,19 +380,24 @@ func portKey(proto Protocol, name string) string { return string(proto) + "/" + 
 // under internalTrafficPolicy Local, else cluster-wide.
 func (p *planner) configs(svc *Service) (perNode, cluster []config) {
 	clusterEPs, nodeEPs := p.endpoints(svc)
+	// The vips, the same for every port: the external and load-balancer
+	// IPs are per node under externalTrafficPolicy Local, else beside the
+	// cluster IPs.
+	ext := slices.Concat(svc.ExternalIPs, svc.LoadBalancerIPs)
+	etpExt := svc.ExternalTrafficLocal && len(ext) > 0
+	vips := svc.ClusterIPs
+	if !etpExt && len(ext) > 0 {
+		vips = slices.Concat(svc.ClusterIPs, ext)
+	}
 	for _, sp := range svc.Ports {
-		k := portKey(sp.Protocol, sp.Name)
+		k := portKey{sp.Protocol, sp.Name}
 		ce, ne := clusterEPs[k], nodeEPs[k]
 		if sp.NodePort != 0 {
 			perNode = append(perNode, config{proto: sp.Protocol, nodeVIP: true, inport: sp.NodePort, cluster: ce, perNode: ne,
 				etpLocal: svc.ExternalTrafficLocal})
 		}
-		vips := slices.Clone(svc.ClusterIPs)
-		ext := append(slices.Clone(svc.ExternalIPs), svc.LoadBalancerIPs...)
-		if svc.ExternalTrafficLocal && len(ext) > 0 {
+		if etpExt {
 			perNode = append(perNode, config{proto: sp.Protocol, vips: ext, inport: sp.Port, cluster: ce, perNode: ne, etpLocal: true})
-		} else {
-			vips = append(vips, ext...)
 		}
 		c := config{proto: sp.Protocol, vips: vips, inport: sp.Port, cluster: ce, perNode: ne, itpLocal: svc.InternalTrafficLocal,
 			clusterIPSet: svc.ClusterIPs}
@@ -414,21 +426,21 @@ func (p *planner) hostEndpoints(e *endpoints) bool {
 // endpoints classifies the Service's endpoints per service port, and per
 // port and local node when a traffic policy is Local (the reference's
 // getEndpointsForService).
-func (p *planner) endpoints(svc *Service) (map[string]endpoints, map[string]map[string]endpoints) {
-	ports := make(map[string]uint16, len(svc.Ports))
+func (p *planner) endpoints(svc *Service) (map[portKey]endpoints, map[portKey]map[string]endpoints) {
+	ports := make(map[portKey]uint16, len(svc.Ports))
 	for _, sp := range svc.Ports {
-		ports[portKey(sp.Protocol, sp.Name)] = 0
+		ports[portKey{sp.Protocol, sp.Name}] = 0
 	}
 	local := svc.ExternalTrafficLocal || svc.InternalTrafficLocal
-	byPort := map[string][]*Endpoint{}
-	byPortNode := map[string]map[string][]*Endpoint{}
+	byPort := map[portKey][]*Endpoint{}
+	byPortNode := map[portKey]map[string][]*Endpoint{}
 	for si := range svc.Slices {
 		sl := &svc.Slices[si]
-		var keys []string
+		var keys []portKey
 		for _, ep := range sl.Ports {
-			k := portKey(ep.Protocol, ep.Name)
+			k := portKey{ep.Protocol, ep.Name}
 			if _, ok := ports[k]; !ok {
-				k = portKey(ep.Protocol, "") // a Service port without a name
+				k = portKey{ep.Protocol, ""} // a Service port without a name
 				if _, ok := ports[k]; !ok {
 					continue
 				}
@@ -450,13 +462,13 @@ func (p *planner) endpoints(svc *Service) (map[string]endpoints, map[string]map[
 			}
 		}
 	}
-	out := make(map[string]endpoints, len(byPort))
+	out := make(map[portKey]endpoints, len(byPort))
 	for k, eps := range byPort {
 		if e := eligible(eps, svc.PublishNotReadyAddresses, ports[k]); e.len() > 0 {
 			out[k] = e
 		}
 	}
-	outNode := make(map[string]map[string]endpoints, len(byPortNode))
+	outNode := make(map[portKey]map[string]endpoints, len(byPortNode))
 	for k, nodes := range byPortNode {
 		for node, eps := range nodes {
 			if e := eligible(eps, svc.PublishNotReadyAddresses, ports[k]); e.len() > 0 {
