@@ -205,6 +205,9 @@ func newPlanner(in *Input) (*planner, error) {
 	}
 	var hairpin [2]string
 	for _, s := range masq {
+		if p.hostMasq[fam(s.Addr())].IsValid() {
+			continue // the first of a family is the cluster's, as for the topology planner
+		}
 		m, err := ipam.MasqueradeIPs(s)
 		if err != nil {
 			return nil, fmt.Errorf("cluster: masqueradeSubnets: %w", err)

@@ -375,7 +375,8 @@ func TestChanges(t *testing.T) {
 }
 
 // TestSingleFamilyMasquerade: an IPv4 cluster's hairpin_snat_ip is its one
-// address; a network with a family the masquerade subnets lack is refused.
+// address; of two subnets of a family the first counts; a network with a
+// family the masquerade subnets lack is refused.
 func TestSingleFamilyMasquerade(t *testing.T) {
 	v4 := &udn.Network{Name: "testns_l2", ID: 6, Topology: udn.TopologyLayer2, Role: udn.RolePrimary,
 		Subnets: []udn.Subnet{{CIDR: netip.MustParsePrefix("10.128.0.0/16")}}}
@@ -389,6 +390,17 @@ func TestSingleFamilyMasquerade(t *testing.T) {
 	}
 	if v, _ := lbs[0].Options.Get("hairpin_snat_ip"); v != "169.254.169.5" {
 		t.Errorf("hairpin_snat_ip %q, want 169.254.169.5", v)
+	}
+	// Of two subnets of a family, the first is the cluster's, as the
+	// topology planner picks it for the gateway routers.
+	in.Cluster.MasqueradeSubnets = []netip.Prefix{netip.MustParsePrefix("169.254.169.0/29"), netip.MustParsePrefix("fd69::/125"),
+		netip.MustParsePrefix("169.254.0.0/17")}
+	lbs, err = services.PlanService(in, &svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := lbs[0].Options.Get("hairpin_snat_ip"); v != "169.254.169.5 fd69::5" {
+		t.Errorf("hairpin_snat_ip %q, want the first subnets' 169.254.169.5 fd69::5", v)
 	}
 	in = input(l3())
 	in.Cluster.MasqueradeSubnets = []netip.Prefix{netip.MustParsePrefix("169.254.169.0/29")}
