@@ -1,9 +1,7 @@
 package netconf
 
 import (
-	"slices"
 	"strconv"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -69,44 +67,29 @@ func (s OVNNetworkState) String() string {
 	return "OVNNetworkState(" + strconv.Itoa(int(s)) + ")"
 }
 
-// conditionSet accumulates conditions on top of a copy of the existing ones.
-type conditionSet struct {
-	conds      []metav1.Condition
-	now        metav1.Time
-	generation int64
-}
+// conditionSet accumulates conditions on top of a copy of the existing
+// ones (condition.Set) and writes the seeds' NetworkCreated and
+// NetworkReady conditions.
+type conditionSet struct{ condition.Set }
 
 func newConditionSet(existing []metav1.Condition, now metav1.Time, generation int64) *conditionSet {
-	return &conditionSet{conds: slices.Clone(existing), now: now, generation: generation}
-}
-
-// set puts a condition of type t, keeping LastTransitionTime when the
-// status did not change.
-func (s *conditionSet) set(t string, status metav1.ConditionStatus, reason, message string) {
-	s.conds = condition.Put(s.conds, metav1.Condition{Type: t, Status: status, Reason: reason, Message: capMessage(message),
-		ObservedGeneration: s.generation, LastTransitionTime: s.now})
+	return &conditionSet{*condition.NewSet(existing, now, generation)}
 }
 
 func (s *conditionSet) ovn(state OVNNetworkState) {
 	switch state {
 	case OVNNetworkPending:
-		s.set(ConditionNetworkCreated, metav1.ConditionFalse, ReasonOVNNetworkPending, MessageOVNNetworkPending)
+		s.Put(ConditionNetworkCreated, metav1.ConditionFalse, ReasonOVNNetworkPending, MessageOVNNetworkPending)
 	case OVNNetworkCreated:
-		s.set(ConditionNetworkCreated, metav1.ConditionTrue, ReasonOVNNetworkCreated, MessageOVNNetworkCreated)
+		s.Put(ConditionNetworkCreated, metav1.ConditionTrue, ReasonOVNNetworkCreated, MessageOVNNetworkCreated)
 	}
 }
 
 // failed marks both conditions False: the network cannot be realised.
 func (s *conditionSet) failed(reason, message string) {
-	s.set(ConditionNetworkCreated, metav1.ConditionFalse, reason, message)
-	s.set(ConditionNetworkReady, metav1.ConditionFalse, reason, message)
+	s.Put(ConditionNetworkCreated, metav1.ConditionFalse, reason, message)
+	s.Put(ConditionNetworkReady, metav1.ConditionFalse, reason, message)
 }
 
 // result returns the conditions sorted by type.
-func (s *conditionSet) result() []metav1.Condition {
-	slices.SortFunc(s.conds, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
-	if len(s.conds) == 0 {
-		return nil
-	}
-	return s.conds
-}
+func (s *conditionSet) result() []metav1.Condition { return s.Sorted() }

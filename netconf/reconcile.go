@@ -288,11 +288,11 @@ func reconcileUDN(in UDNInput) (*UDNDecision, error) {
 	d.Actions = []NADAction{out.action}
 	switch {
 	case out.issue == "":
-		conds.set(ConditionNetworkReady, metav1.ConditionTrue, ReasonNADReady, MessageNADReady)
+		conds.Put(ConditionNetworkReady, metav1.ConditionTrue, ReasonNADReady, MessageNADReady)
 	case out.missing:
-		conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonNADNotExist, out.issue)
+		conds.Put(ConditionNetworkReady, metav1.ConditionFalse, ReasonNADNotExist, out.issue)
 	default:
-		conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonPrimaryNetworkConflict, out.issue)
+		conds.Put(ConditionNetworkReady, metav1.ConditionFalse, ReasonPrimaryNetworkConflict, out.issue)
 	}
 	conds.ovn(in.OVNNetwork)
 	d.Status = UserDefinedNetworkStatus{Conditions: conds.result()}
@@ -455,13 +455,13 @@ func reconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 	sortActions(d.Actions)
 	switch {
 	case len(missing) > 0:
-		conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonNADNotExist,
+		conds.Put(ConditionNetworkReady, metav1.ConditionFalse, ReasonNADNotExist,
 			messageNotProvisioned+": ["+strings.Join(append(missing, conflicts...), ", ")+"]")
 	case len(conflicts) > 0:
-		conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonPrimaryNetworkConflict,
+		conds.Put(ConditionNetworkReady, metav1.ConditionFalse, ReasonPrimaryNetworkConflict,
 			"Conflicts in namespaces: ["+strings.Join(conflicts, ", ")+"]")
 	default:
-		conds.set(ConditionNetworkReady, metav1.ConditionTrue, ReasonNADReady, MessageNADReady)
+		conds.Put(ConditionNetworkReady, metav1.ConditionTrue, ReasonNADReady, MessageNADReady)
 	}
 	conds.ovn(in.OVNNetwork)
 	d.Status = status()
@@ -691,7 +691,7 @@ func teardown(owned []*nadv1.NetworkAttachmentDefinition, podsUsing []types.Name
 		pods = append(pods, podsIn(podsUsing, nad.Namespace)...)
 	}
 	if len(pods) > 0 {
-		conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonNetworkInUse,
+		conds.Put(ConditionNetworkReady, metav1.ConditionFalse, ReasonNetworkInUse,
 			"NetworkAttachmentDefinition cannot be deleted: the network is in use by pods "+podList(pods))
 		return keepAll(owned), FinalizerKeep
 	}
@@ -701,7 +701,7 @@ func teardown(owned []*nadv1.NetworkAttachmentDefinition, podsUsing []types.Name
 			NAD: withoutFinalizer(nad), Reason: "network deleted"})
 	}
 	sortActions(acts)
-	conds.set(ConditionNetworkReady, metav1.ConditionFalse, ReasonNADDeleted, MessageNADDeleted)
+	conds.Put(ConditionNetworkReady, metav1.ConditionFalse, ReasonNADDeleted, MessageNADDeleted)
 	return acts, FinalizerRemove
 }
 

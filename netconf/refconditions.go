@@ -7,6 +7,8 @@ import (
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/udnkit/udnkit/internal/condition"
 )
 
 // Condition reasons of udn.ProfileReference: the reference
@@ -84,9 +86,9 @@ func CUDNNetworkCreatedCondition(nads []*nadv1.NetworkAttachmentDefinition, sync
 // meta.SetStatusCondition does: LastTransitionTime changes only when the
 // status does. conds is not modified.
 func SetCondition(conds []metav1.Condition, c metav1.Condition) []metav1.Condition {
-	s := &conditionSet{conds: slices.Clone(conds), now: c.LastTransitionTime, generation: c.ObservedGeneration}
-	s.set(c.Type, c.Status, c.Reason, c.Message)
-	return s.conds
+	s := condition.NewSet(conds, c.LastTransitionTime, c.ObservedGeneration)
+	s.Put(c.Type, c.Status, c.Reason, c.Message)
+	return s.Conds
 }
 
 // Sync errors whose text the reference's conditions carry, for a caller

@@ -41,3 +41,27 @@ func TestPut(t *testing.T) {
 		t.Error("Copy shares memory or makes a list of nil")
 	}
 }
+
+func TestSet(t *testing.T) {
+	if got := NewSet(nil, metav1.Time{}, 1).Sorted(); got != nil {
+		t.Errorf("empty Sorted = %v, want nil", got)
+	}
+	then, now := metav1.NewTime(time.Unix(100, 0)), metav1.NewTime(time.Unix(200, 0))
+	existing := []metav1.Condition{{Type: "B", Status: metav1.ConditionTrue, LastTransitionTime: then}}
+	s := NewSet(existing, now, 7)
+	s.Put("B", metav1.ConditionTrue, "R", strings.Repeat("x", MaxMessageLength+1))
+	s.Put("A", metav1.ConditionFalse, "R", "m")
+	got := s.Sorted()
+	if len(got) != 2 || got[0].Type != "A" || got[1].Type != "B" {
+		t.Fatalf("Sorted = %+v", got)
+	}
+	if !got[1].LastTransitionTime.Equal(&then) || !got[0].LastTransitionTime.Equal(&now) || got[0].ObservedGeneration != 7 {
+		t.Errorf("transition times or generation wrong: %+v", got)
+	}
+	if len(got[1].Message) > MaxMessageLength {
+		t.Errorf("message not capped: %d bytes", len(got[1].Message))
+	}
+	if existing[0].Reason != "" || existing[0].Message != "" {
+		t.Errorf("existing conditions changed: %+v", existing[0])
+	}
+}

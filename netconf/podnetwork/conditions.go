@@ -62,11 +62,11 @@ func PodNetworkConditions(pn *PodNetwork, in ConditionsInput) []metav1.Condition
 	paramsOK, paramsMsg := s.params(len(pn.Spec.ParametersRefs) > 0, in.Params)
 	switch {
 	case !pn.Spec.IsEnabled():
-		s.set(ConditionReady, metav1.ConditionFalse, ReasonAdministrativelyDisabled, "PodNetwork "+pn.Name+" is disabled (spec.enabled is false); no new pods can attach")
+		s.Put(ConditionReady, metav1.ConditionFalse, ReasonAdministrativelyDisabled, "PodNetwork "+pn.Name+" is disabled (spec.enabled is false); no new pods can attach")
 	case !paramsOK:
-		s.set(ConditionReady, metav1.ConditionFalse, ReasonParamsNotReady, paramsMsg)
+		s.Put(ConditionReady, metav1.ConditionFalse, ReasonParamsNotReady, paramsMsg)
 	default:
-		s.set(ConditionReady, metav1.ConditionTrue, ReasonReady, "PodNetwork "+pn.Name+" is ready; pods can attach")
+		s.Put(ConditionReady, metav1.ConditionTrue, ReasonReady, "PodNetwork "+pn.Name+" is ready; pods can attach")
 	}
 	return s.result()
 }
@@ -81,32 +81,23 @@ func PodNetworkAttachmentConditions(pna *PodNetworkAttachment, podNetwork *PodNe
 	paramsOK, paramsMsg := s.params(len(pna.Spec.ParametersRefs) > 0, in.Params)
 	switch {
 	case !paramsOK:
-		s.set(ConditionReady, metav1.ConditionFalse, ReasonParamsNotReady, paramsMsg)
+		s.Put(ConditionReady, metav1.ConditionFalse, ReasonParamsNotReady, paramsMsg)
 	case podNetwork == nil:
-		s.set(ConditionReady, metav1.ConditionFalse, ReasonPodNetworkNotReady, "PodNetwork "+pna.Spec.PodNetworkName+" not found")
+		s.Put(ConditionReady, metav1.ConditionFalse, ReasonPodNetworkNotReady, "PodNetwork "+pna.Spec.PodNetworkName+" not found")
 	case !IsReady(podNetwork.Status.Conditions):
-		s.set(ConditionReady, metav1.ConditionFalse, ReasonPodNetworkNotReady, notReadyDetail(KindPodNetwork, podNetwork.Name, podNetwork.Status.Conditions))
+		s.Put(ConditionReady, metav1.ConditionFalse, ReasonPodNetworkNotReady, notReadyDetail(KindPodNetwork, podNetwork.Name, podNetwork.Status.Conditions))
 	default:
-		s.set(ConditionReady, metav1.ConditionTrue, ReasonReady, "PodNetworkAttachment "+pna.Namespace+"/"+pna.Name+" and PodNetwork "+podNetwork.Name+" are ready; pods can attach")
+		s.Put(ConditionReady, metav1.ConditionTrue, ReasonReady, "PodNetworkAttachment "+pna.Namespace+"/"+pna.Name+" and PodNetwork "+podNetwork.Name+" are ready; pods can attach")
 	}
 	return s.result()
 }
 
-type conditionSet struct {
-	conds      []metav1.Condition
-	now        metav1.Time
-	generation int64
-}
+// conditionSet accumulates conditions on top of a copy of the existing
+// ones (condition.Set) and writes ParamsReady.
+type conditionSet struct{ condition.Set }
 
 func newConditionSet(existing []metav1.Condition, now metav1.Time, generation int64) *conditionSet {
-	return &conditionSet{conds: condition.Copy(existing), now: now, generation: generation}
-}
-
-// set puts a condition, keeping LastTransitionTime when its status did
-// not change.
-func (s *conditionSet) set(t string, status metav1.ConditionStatus, reason, message string) {
-	s.conds = condition.Put(s.conds, metav1.Condition{Type: t, Status: status, Reason: reason, Message: condition.Cap(message),
-		ObservedGeneration: s.generation, LastTransitionTime: s.now})
+	return &conditionSet{*condition.NewSet(existing, now, generation)}
 }
 
 // params writes ParamsReady from v when given and says whether the
@@ -121,12 +112,12 @@ func (s *conditionSet) params(hasRefs bool, v *ParamsVerdict) (bool, string) {
 		if v.Reason != "" {
 			reason = v.Reason
 		}
-		s.set(ConditionParamsReady, st, reason, v.Message)
+		s.Put(ConditionParamsReady, st, reason, v.Message)
 	}
 	if !hasRefs {
 		return true, ""
 	}
-	c := meta.FindStatusCondition(s.conds, ConditionParamsReady)
+	c := meta.FindStatusCondition(s.Conds, ConditionParamsReady)
 	switch {
 	case c == nil:
 		return false, "parametersRefs are set and ParamsReady is not reported yet"
@@ -143,20 +134,17 @@ func (s *conditionSet) params(hasRefs bool, v *ParamsVerdict) (bool, string) {
 // result sorts the conditions by type, Ready and ParamsReady first when
 // more than MaxConditions must be cut.
 func (s *conditionSet) result() []metav1.Condition {
-	slices.SortFunc(s.conds, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
-	if len(s.conds) > MaxConditions {
-		ours := func(c metav1.Condition) bool { return c.Type == ConditionReady || c.Type == ConditionParamsReady }
-		kept := slices.DeleteFunc(slices.Clone(s.conds), func(c metav1.Condition) bool { return !ours(c) })
-		for _, c := range s.conds {
-			if len(kept) < MaxConditions && !ours(c) {
-				kept = append(kept, c)
-			}
+	conds := s.Sorted()
+	if len(conds) <= MaxConditions {
+		return conds
+	}
+	ours := func(c metav1.Condition) bool { return c.Type == ConditionReady || c.Type == ConditionParamsReady }
+	kept := slices.DeleteFunc(slices.Clone(conds), func(c metav1.Condition) bool { return !ours(c) })
+	for _, c := range conds {
+		if len(kept) < MaxConditions && !ours(c) {
+			kept = append(kept, c)
 		}
-		slices.SortFunc(kept, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
-		s.conds = kept
 	}
-	if len(s.conds) == 0 {
-		return nil
-	}
-	return s.conds
+	slices.SortFunc(kept, func(a, b metav1.Condition) int { return strings.Compare(a.Type, b.Type) })
+	return kept
 }
