@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/udnkit/udnkit/internal/condition"
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // MaxMessageLength is the longest condition message written: the
@@ -42,22 +43,9 @@ func errorsMessage(errs field.ErrorList) string {
 	return b.String()
 }
 
-// safeName reports the first byte of s that has no place in a network,
-// device or NAD name: a control character (a newline ends a shell comment
-// or an OVN name and starts something else), a space, or DEL. It returns
-// -1 when there is none.
-func unsafeByte(s string) int {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x21 || c == 0x7f {
-			return i
-		}
-	}
-	return -1
-}
-
 // validateSafe refuses control characters, spaces and DEL in a name.
 func validateSafe(p *field.Path, value string) field.ErrorList {
-	if i := unsafeByte(value); i >= 0 {
+	if i := names.UnsafeByte(value); i >= 0 {
 		return field.ErrorList{field.Invalid(p, value, "must not contain control characters, spaces or DEL (byte "+
 			strconv.Itoa(i)+" is "+strconv.QuoteRune(rune(value[i]))+")")}
 	}

@@ -10,8 +10,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // MTU bounds. 1280 is the IPv6 minimum link MTU.
@@ -425,27 +426,10 @@ func validateVRFName(name string, p *field.Path) field.ErrorList {
 	if len(name) > MaxVRFNameLen {
 		return field.ErrorList{field.TooLong(p, name, MaxVRFNameLen)}
 	}
-	if msg := netdevNameError(name); msg != "" {
+	if msg := names.NetdevError(name, "a network device name"); msg != "" {
 		return field.ErrorList{field.Invalid(p, name, msg)}
 	}
 	return nil
-}
-
-// netdevNameError mirrors the kernel's dev_valid_name: not "." or "..",
-// no '/', ':' or whitespace. Returns "" for a valid name.
-func netdevNameError(name string) string {
-	switch {
-	case name == "":
-		return "must not be empty"
-	case name == "." || name == "..":
-		return "must not be \".\" or \"..\""
-	}
-	for _, r := range name {
-		if r == '/' || r == ':' || r <= ' ' || r == 0x7f || r > 0x7e {
-			return "must be printable ASCII without '/', ':' or blanks (a network device name)"
-		}
-	}
-	return ""
 }
 
 // ValidateUDN checks a UserDefinedNetwork: metadata and every spec rule.
@@ -458,7 +442,7 @@ func udnNetwork(u *UserDefinedNetwork) (*Network, field.ErrorList) {
 	if u == nil {
 		return nil, field.ErrorList{field.Required(field.NewPath("metadata"), "UserDefinedNetwork is nil")}
 	}
-	errs := validateMeta(&u.ObjectMeta, true)
+	errs := names.ValidateMeta(&u.ObjectMeta, KindUDN, true, "a UserDefinedNetwork lives in the namespace it serves")
 	spec := field.NewPath("spec")
 	errs = append(errs, validateLegacyLifecycle(&u.Spec, spec)...)
 	n, serrs := buildNetwork(specInputOf(&u.Spec), specPathsFor(&u.Spec, spec))
@@ -497,7 +481,7 @@ func cudnNetwork(c *ClusterUserDefinedNetwork) (*Network, field.ErrorList) {
 	if c == nil {
 		return nil, field.ErrorList{field.Required(field.NewPath("metadata"), "ClusterUserDefinedNetwork is nil")}
 	}
-	errs := validateMeta(&c.ObjectMeta, false)
+	errs := names.ValidateMeta(&c.ObjectMeta, KindCUDN, false, "")
 	spec := field.NewPath("spec")
 	sel := &c.Spec.NamespaceSelector
 	if len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
@@ -521,29 +505,6 @@ func cudnNetwork(c *ClusterUserDefinedNetwork) (*Network, field.ErrorList) {
 	errs = append(errs, serrs...)
 	n.Name = CUDNNetworkName(c.Name)
 	return n, errs
-}
-
-func validateMeta(m *metav1.ObjectMeta, namespaced bool) field.ErrorList {
-	var errs field.ErrorList
-	meta := field.NewPath("metadata")
-	if m.Name == "" {
-		errs = append(errs, field.Required(meta.Child("name"), "the network needs a name"))
-	} else {
-		for _, msg := range validation.IsDNS1123Subdomain(m.Name) {
-			errs = append(errs, field.Invalid(meta.Child("name"), m.Name, msg))
-		}
-	}
-	switch {
-	case namespaced && m.Namespace == "":
-		errs = append(errs, field.Required(meta.Child("namespace"), "a UserDefinedNetwork lives in the namespace it serves"))
-	case namespaced:
-		for _, msg := range validation.IsDNS1123Label(m.Namespace) {
-			errs = append(errs, field.Invalid(meta.Child("namespace"), m.Namespace, msg))
-		}
-	case m.Namespace != "":
-		errs = append(errs, field.Forbidden(meta.Child("namespace"), "a ClusterUserDefinedNetwork is cluster-scoped"))
-	}
-	return errs
 }
 
 // ValidateUDNUpdate checks an update of old to u: u must be valid and its

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // Bounds from the KEP's API.
@@ -27,7 +29,7 @@ func ValidatePodNetwork(pn *PodNetwork) field.ErrorList {
 	if pn == nil {
 		return field.ErrorList{field.Required(field.NewPath("metadata"), "PodNetwork is nil")}
 	}
-	errs := validateMeta(&pn.ObjectMeta, KindPodNetwork, false)
+	errs := names.ValidateMeta(&pn.ObjectMeta, KindPodNetwork, false, "")
 	spec := field.NewPath("spec")
 	if p := pn.Spec.Provider; p != "" {
 		if len(p) > MaxProviderLen {
@@ -48,9 +50,9 @@ func ValidatePodNetworkAttachment(pna *PodNetworkAttachment) field.ErrorList {
 	if pna == nil {
 		return field.ErrorList{field.Required(field.NewPath("metadata"), "PodNetworkAttachment is nil")}
 	}
-	errs := validateMeta(&pna.ObjectMeta, KindPodNetworkAttachment, true)
+	errs := names.ValidateMeta(&pna.ObjectMeta, KindPodNetworkAttachment, true, "a "+KindPodNetworkAttachment+" lives in the namespace of its pods")
 	spec := field.NewPath("spec")
-	errs = append(errs, validateObjectName(pna.Spec.PodNetworkName, spec.Child("podNetworkName"), "the PodNetwork to attach to is required")...)
+	errs = append(errs, names.ValidateObjectName(pna.Spec.PodNetworkName, spec.Child("podNetworkName"), "the PodNetwork to attach to is required")...)
 	errs = append(errs, validateRefs(pna.Spec.ParametersRefs, spec.Child("parametersRefs"))...)
 	errs = append(errs, validateConditions(pna.Status.Conditions, field.NewPath("status", "conditions"))...)
 	return errs
@@ -113,7 +115,7 @@ func ValidatePod(p *PodNetworks) field.ErrorList {
 		case n.PodNetworkName != "" && n.PodNetworkAttachmentName != "":
 			errs = append(errs, field.Forbidden(at.Child("podNetworkAttachmentName"), "may not be set with podNetworkName: set exactly one of them"))
 		case n.PodNetworkName != "":
-			errs = append(errs, validateObjectName(n.PodNetworkName, at.Child("podNetworkName"), "")...)
+			errs = append(errs, names.ValidateObjectName(n.PodNetworkName, at.Child("podNetworkName"), "")...)
 			if j, ok := byNetwork[n.PodNetworkName]; ok {
 				e := field.Duplicate(at.Child("podNetworkName"), n.PodNetworkName)
 				e.Detail = "PodNetwork already attached by " + networks.Index(j).String() + ": a pod references a PodNetwork once"
@@ -122,7 +124,7 @@ func ValidatePod(p *PodNetworks) field.ErrorList {
 				byNetwork[n.PodNetworkName] = i
 			}
 		default:
-			errs = append(errs, validateObjectName(n.PodNetworkAttachmentName, at.Child("podNetworkAttachmentName"), "")...)
+			errs = append(errs, names.ValidateObjectName(n.PodNetworkAttachmentName, at.Child("podNetworkAttachmentName"), "")...)
 			if j, ok := byAttachment[n.PodNetworkAttachmentName]; ok {
 				e := field.Duplicate(at.Child("podNetworkAttachmentName"), n.PodNetworkAttachmentName)
 				e.Detail = "PodNetworkAttachment already attached by " + networks.Index(j).String()
@@ -188,7 +190,7 @@ func validatePodIPs(ips []PodIP, path *field.Path) field.ErrorList {
 		if ip.PodNetworkName == "" {
 			continue // a pod's plain status.podIPs: no network named
 		}
-		errs = append(errs, validateObjectName(ip.PodNetworkName, at.Child("podNetwork"), "")...)
+		errs = append(errs, names.ValidateObjectName(ip.PodNetworkName, at.Child("podNetwork"), "")...)
 		k := famKey{ip.PodNetworkName, !a.Unmap().Is4()}
 		if j, ok := seen[k]; ok {
 			e := field.Duplicate(at.Child("ip"), ip.IP)
@@ -210,28 +212,16 @@ func validatePodIPs(ips []PodIP, path *field.Path) field.ErrorList {
 // '/', ':' or blanks. The KEP also names Windows rules; they are not
 // checked (OVN-Kubernetes pods run Linux). Returns "" for a valid name.
 func interfaceNameError(name string) string {
-	switch {
-	case name == "":
-		return "must not be empty"
-	case len(name) > MaxInterfaceNameLen:
+	if len(name) > MaxInterfaceNameLen {
 		return "must be at most " + strconv.Itoa(MaxInterfaceNameLen) + " bytes (a Linux interface name)"
-	case name == "." || name == "..":
-		return "must not be \".\" or \"..\""
 	}
-	for _, r := range name {
-		if r == '/' || r == ':' || r <= ' ' || r >= 0x7f {
-			return "must be printable ASCII without '/', ':' or blanks (a Linux interface name)"
-		}
-	}
-	return ""
+	return names.NetdevError(name, "a Linux interface name")
 }
 
 // tokenError refuses blanks and control characters in a URL-like value.
 func tokenError(s string) string {
-	for _, r := range s {
-		if r <= ' ' || r == 0x7f {
-			return "must not contain blanks or control characters (a URL-like name such as foo.io/bar)"
-		}
+	if names.UnsafeByte(s) >= 0 {
+		return "must not contain blanks or control characters (a URL-like name such as foo.io/bar)"
 	}
 	return ""
 }
@@ -278,33 +268,6 @@ func validateConditions(conds []metav1.Condition, path *field.Path) field.ErrorL
 			errs = append(errs, field.Duplicate(path.Index(i).Child("type"), c.Type))
 		}
 		seen[c.Type] = true
-	}
-	return errs
-}
-
-func validateObjectName(name string, path *field.Path, required string) field.ErrorList {
-	if name == "" {
-		return field.ErrorList{field.Required(path, required)}
-	}
-	var errs field.ErrorList
-	for _, msg := range validation.IsDNS1123Subdomain(name) {
-		errs = append(errs, field.Invalid(path, name, msg))
-	}
-	return errs
-}
-
-func validateMeta(m *metav1.ObjectMeta, kind string, namespaced bool) field.ErrorList {
-	meta := field.NewPath("metadata")
-	errs := validateObjectName(m.Name, meta.Child("name"), "the "+kind+" needs a name")
-	switch {
-	case namespaced && m.Namespace == "":
-		errs = append(errs, field.Required(meta.Child("namespace"), "a "+kind+" lives in the namespace of its pods"))
-	case namespaced:
-		for _, msg := range validation.IsDNS1123Label(m.Namespace) {
-			errs = append(errs, field.Invalid(meta.Child("namespace"), m.Namespace, msg))
-		}
-	case m.Namespace != "":
-		errs = append(errs, field.Forbidden(meta.Child("namespace"), "a "+kind+" is cluster-scoped"))
 	}
 	return errs
 }

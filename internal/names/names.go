@@ -1,0 +1,74 @@
+// Package names holds the name rules netconf and netconf/podnetwork
+// share: object metadata, network device names and names without
+// control characters.
+package names
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// ValidateObjectName checks a reference to an object by name: required
+// (detail says why) and a DNS-1123 subdomain.
+func ValidateObjectName(name string, path *field.Path, required string) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(path, required)}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Subdomain(name) {
+		errs = append(errs, field.Invalid(path, name, msg))
+	}
+	return errs
+}
+
+// ValidateMeta checks the metadata of an object of kind: a name that is a
+// DNS-1123 subdomain; for a namespaced object a namespace that is a
+// DNS-1123 label (namespaceRequired says why it is needed), for a
+// cluster-scoped one no namespace.
+func ValidateMeta(m *metav1.ObjectMeta, kind string, namespaced bool, namespaceRequired string) field.ErrorList {
+	meta := field.NewPath("metadata")
+	errs := ValidateObjectName(m.Name, meta.Child("name"), "the "+kind+" needs a name")
+	switch {
+	case namespaced && m.Namespace == "":
+		errs = append(errs, field.Required(meta.Child("namespace"), namespaceRequired))
+	case namespaced:
+		for _, msg := range validation.IsDNS1123Label(m.Namespace) {
+			errs = append(errs, field.Invalid(meta.Child("namespace"), m.Namespace, msg))
+		}
+	case m.Namespace != "":
+		errs = append(errs, field.Forbidden(meta.Child("namespace"), "a "+kind+" is cluster-scoped"))
+	}
+	return errs
+}
+
+// NetdevError applies the kernel's dev_valid_name to a network device
+// name (a VRF, a pod interface): not empty, not "." or "..", printable
+// ASCII without '/', ':' or blanks; what names the device in the message.
+// The length (IFNAMSIZ) is the caller's to check. It returns "" for a
+// valid name.
+func NetdevError(name, what string) string {
+	switch {
+	case name == "":
+		return "must not be empty"
+	case name == "." || name == "..":
+		return "must not be \".\" or \"..\""
+	}
+	for _, r := range name {
+		if r == '/' || r == ':' || r <= ' ' || r >= 0x7f {
+			return "must be printable ASCII without '/', ':' or blanks (" + what + ")"
+		}
+	}
+	return ""
+}
+
+// UnsafeByte returns the index of the first control character, space or
+// DEL in s, or -1 when there is none.
+func UnsafeByte(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x21 || c == 0x7f {
+			return i
+		}
+	}
+	return -1
+}
