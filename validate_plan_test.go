@@ -235,3 +235,16 @@ func TestLayer3SeveralSubnets(t *testing.T) {
 		}
 	}
 }
+
+// TestPrimaryLayer2SmallSubnetsPlan: a primary Layer2 subnet too small
+// for the gateway and the management port (a /31, /32, /127 or /128)
+// validated and did not plan; it is refused now, and a /30 or /126 plans.
+func TestPrimaryLayer2SmallSubnetsPlan(t *testing.T) {
+	for _, s := range []string{"10.0.0.0/32", "10.0.0.0/31", "10.0.0.0/30", "fd00::/128", "fd00::/127", "fd00::/126"} {
+		t.Run(s, func(t *testing.T) {
+			checkValidatesPlans(t, udnOf("Layer2", "Primary", 0, s, "", ""))
+			checkNetConfPlans(t, `{"cniVersion":"1.0.0","name":"ns1_blue","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary",`+
+				`"netAttachDefName":"ns1/blue","subnets":"`+s+`"}`)
+		})
+	}
+}

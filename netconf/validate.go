@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/ipam"
 )
 
 // MTU bounds. 1280 is the IPv6 minimum link MTU.
@@ -212,6 +213,17 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 			if m := masqueradeSubnet(sub.Addr().Is6()); sub.Overlaps(m) {
 				errs = append(errs, field.Invalid(p.subnets.Index(podIdx[k]), in.subnets[podIdx[k]],
 					fmt.Sprintf("overlaps the masquerade subnet %s, which the node uses for its services", m)))
+			}
+		}
+	}
+	if primary && in.topology == TopologyLayer2 {
+		// The planner gives the network's gateway and management port the
+		// subnet's first two host addresses.
+		for k, sub := range pods {
+			if _, err := ipam.GatewayIP(sub); err != nil {
+				errs = append(errs, field.Invalid(p.subnets.Index(podIdx[k]), in.subnets[podIdx[k]], "too small for a primary Layer2 network: no address for its gateway"))
+			} else if _, err := ipam.ManagementIP(sub); err != nil {
+				errs = append(errs, field.Invalid(p.subnets.Index(podIdx[k]), in.subnets[podIdx[k]], "too small for a primary Layer2 network: no address for its management port"))
 			}
 		}
 	}

@@ -376,3 +376,28 @@ func TestValidationMessagesNameTheFix(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestPrimaryLayer2SubnetHoldsGatewayAndManagement: a primary Layer2
+// subnet must hold the gateway's and the management port's addresses (its
+// first two host addresses), in a spec and in a NetConf; a /31 or /32
+// validated and the planner then refused it.
+func TestPrimaryLayer2SubnetHoldsGatewayAndManagement(t *testing.T) {
+	for subnet, ok := range map[string]bool{
+		"10.0.0.0/32": false, "10.0.0.0/31": false, "fd00::/128": false, "fd00::/127": false,
+		"10.0.0.0/30": true, "fd00::/126": true,
+	} {
+		spec := UserDefinedNetworkSpec{Topology: TopologyLayer2, Role: RolePrimary, Subnets: []string{subnet}}
+		errs := ValidateUDN(&UserDefinedNetwork{ObjectMeta: metav1.ObjectMeta{Name: "n", Namespace: "ns"}, Spec: spec})
+		if (len(errs) == 0) != ok || !ok && !strings.Contains(errs.ToAggregate().Error(), "too small for a primary Layer2 network") {
+			t.Errorf("spec subnet %s: %v, want valid %v", subnet, errs, ok)
+		}
+		conf := `{"cniVersion":"1.0.0","name":"ns_n","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary","netAttachDefName":"ns/n","subnets":"` + subnet + `"}`
+		if _, err := ParseNetConf([]byte(conf)); (err == nil) != ok {
+			t.Errorf("NetConf subnet %s: %v, want valid %v", subnet, err, ok)
+		}
+		spec.Role = RoleSecondary
+		if errs := ValidateUDN(&UserDefinedNetwork{ObjectMeta: metav1.ObjectMeta{Name: "n", Namespace: "ns"}, Spec: spec}); len(errs) > 0 {
+			t.Errorf("secondary subnet %s: %v, want valid (no gateway)", subnet, errs)
+		}
+	}
+}
