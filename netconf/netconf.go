@@ -6,8 +6,9 @@ import (
 	"strings"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // NetConf wire constants.
@@ -279,11 +280,8 @@ func validateNADKey(key string, p *field.Path) field.ErrorList {
 		return field.ErrorList{field.Invalid(p, key, "must be <namespace>/<name>")}
 	}
 	var errs field.ErrorList
-	for _, msg := range validation.IsDNS1123Label(ns) {
-		errs = append(errs, field.Invalid(p, key, "namespace: "+msg))
-	}
-	for _, msg := range validation.IsDNS1123Subdomain(name) {
-		errs = append(errs, field.Invalid(p, key, "name: "+msg))
+	for _, msg := range names.NamespacedNameErrors(ns, name) {
+		errs = append(errs, field.Invalid(p, key, msg))
 	}
 	return errs
 }

@@ -72,3 +72,17 @@ func UnsafeByte(s string) int {
 	}
 	return -1
 }
+
+// NamespacedNameErrors says what is wrong with namespace/name as the key
+// of a namespaced object: the namespace must be a DNS-1123 label, the name
+// a DNS-1123 subdomain. Each message starts "namespace: " or "name: ".
+func NamespacedNameErrors(namespace, name string) []string {
+	var msgs []string
+	for _, msg := range validation.IsDNS1123Label(namespace) {
+		msgs = append(msgs, "namespace: "+msg)
+	}
+	for _, msg := range validation.IsDNS1123Subdomain(name) {
+		msgs = append(msgs, "name: "+msg)
+	}
+	return msgs
+}

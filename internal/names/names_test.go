@@ -41,3 +41,13 @@ func TestUnsafeByte(t *testing.T) {
 		}
 	}
 }
+
+func TestNamespacedNameErrors(t *testing.T) {
+	if msgs := NamespacedNameErrors("ns", "a.b"); msgs != nil {
+		t.Errorf("valid key: %v", msgs)
+	}
+	msgs := NamespacedNameErrors("N.s", "B_")
+	if len(msgs) != 2 || msgs[0][:11] != "namespace: " || msgs[1][:6] != "name: " {
+		t.Errorf("NamespacedNameErrors = %q", msgs)
+	}
+}

@@ -3,9 +3,9 @@ package podnetwork
 import (
 	"slices"
 
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/netconf"
 )
 
@@ -103,9 +103,7 @@ func Resolve(p *PodNetworks, objects Lookup) ([]Attachment, field.ErrorList) {
 			if ns == "" {
 				ns = p.Namespace
 			}
-			bad := validation.IsDNS1123Subdomain(r.Name)
-			bad = append(bad, validation.IsDNS1123Label(ns)...)
-			for _, msg := range bad {
+			for _, msg := range names.NamespacedNameErrors(ns, r.Name) {
 				errs = append(errs, field.Invalid(path, ns+"/"+r.Name, refsOf+" names a NAD that cannot exist: "+msg))
 			}
 			a.NADs = append(a.NADs, ns+"/"+r.Name)
