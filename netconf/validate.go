@@ -298,7 +298,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	}
 	transits, terrs := parseFamilyList(in.transit, p.transit, "transit subnets")
 	errs = append(errs, terrs...)
-	if primary && len(terrs) == 0 && len(pods) > 0 && len(n.JoinSubnets) == len(families) {
+	if primary && len(terrs) == 0 && len(jerrs) == 0 && len(pods) > 0 { // n.JoinSubnets is set
 		for i, t := range transits {
 			if t.IsValid() {
 				errs = append(errs, checkInternal(t, in.transit[i], p.transit.Index(i), families, pods, n.JoinSubnets)...)
