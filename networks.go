@@ -91,21 +91,23 @@ func (s *Networks) AddCUDN(c *netconf.ClusterUserDefinedNetwork) (*udn.Network, 
 	name := netconf.CUDNNetworkName(c.Name)
 	s.mu.Lock()
 	id, err := s.ids.Allocate(name)
-	_, known := s.networks[name]
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
 	n, err := netconf.NetworkFromCUDN(c, id)
+	if err == nil {
+		n, err = s.Add(n)
+	}
 	if err != nil {
-		if !known {
-			s.mu.Lock()
+		s.mu.Lock()
+		if _, added := s.networks[name]; !added { // by now, or by another call meanwhile
 			s.ids.Release(name)
-			s.mu.Unlock()
 		}
+		s.mu.Unlock()
 		return nil, err
 	}
-	return s.Add(n)
+	return n, nil
 }
 
 // Add allocates a normalised network (from a parsed NAD, say): its ID when

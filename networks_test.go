@@ -224,3 +224,24 @@ func TestNetworksConcurrentAdds(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// TestRefusedCUDNReleasesID: a CUDN that validates but that the cluster
+// refuses (netconf.CheckCluster: its subnet overlaps the default network's)
+// does not keep the network ID AddCUDN took for it.
+func TestRefusedCUDNReleasesID(t *testing.T) {
+	nets, err := New(Config{Nodes: []topology.Node{testNode("node-a", 2)},
+		DefaultNetwork: netconf.Cluster{PodSubnets: []netip.Prefix{netip.MustParsePrefix("192.168.0.0/16")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cudn, err := netconf.DecodeCUDN([]byte(greenCUDN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nets.AddCUDN(cudn); !errors.Is(err, netconf.ErrInvalidSpec) {
+		t.Fatalf("a CUDN on the default network's subnets: %v, want ErrInvalidSpec", err)
+	}
+	if id, ok := nets.ids.Lookup(netconf.CUDNNetworkName("green")); ok {
+		t.Errorf("the refused CUDN keeps network ID %d", id)
+	}
+}
