@@ -174,6 +174,9 @@ func (s *Networks) allocate(nw *network) error {
 		}
 		nw.tunnelKeys = keys
 	}
+	if err := masqueradeRoom(n, s.cfg.Cluster.MasqueradeSubnets); err != nil {
+		return err
+	}
 	for _, nd := range s.cfg.Nodes {
 		if err := nodeRoom(n, nd, s.cfg.Profile); err != nil {
 			return err
@@ -194,6 +197,36 @@ func (s *Networks) allocate(nw *network) error {
 			if err := s.allocateNode(nw, nd.Name); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// masqueradeRoom refuses a primary network that the cluster's masquerade
+// subnets (default ipam.DefaultMasqueradeSubnets) cannot address as the
+// planner derives it: a masquerade subnet of each of the network's
+// families (else the error wraps netconf.ErrInvalidSpec), holding the
+// masquerade addresses of the network's ID (ipam.NetworkMasqueradeIPs;
+// else the error wraps ipam.ErrExhausted).
+func masqueradeRoom(n *udn.Network, masq []netip.Prefix) error {
+	if !n.IsPrimary() {
+		return nil
+	}
+	if len(masq) == 0 {
+		masq = ipam.DefaultMasqueradeSubnets()
+	}
+	for _, is4 := range []bool{true, false} {
+		if !slices.ContainsFunc(n.Subnets, func(s udn.Subnet) bool { return s.CIDR.Addr().Is4() == is4 }) {
+			continue
+		}
+		i := slices.IndexFunc(masq, func(m netip.Prefix) bool { return m.Addr().Is4() == is4 })
+		if i < 0 {
+			return fmt.Errorf("%s: %w: the cluster's masquerade subnets %v have none of the network's family (IPv4 %v)",
+				n, netconf.ErrInvalidSpec, masq, is4)
+		}
+		if _, _, err := ipam.NetworkMasqueradeIPs(masq[i], n.ID); err != nil {
+			return fmt.Errorf("%s: masquerade subnet %s: %w: no masquerade addresses for network ID %d (%v)",
+				n, masq[i], ipam.ErrExhausted, n.ID, err)
 		}
 	}
 	return nil

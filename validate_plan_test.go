@@ -248,3 +248,30 @@ func TestPrimaryLayer2SmallSubnetsPlan(t *testing.T) {
 		})
 	}
 }
+
+// TestMasqueradeSubnetsPlan: a primary network whose ID the cluster's
+// masquerade subnets cannot address (a /29 holds none), or of a family they
+// lack, validated and did not plan; it is refused now, and a secondary
+// network, which uses no masquerade address, still plans.
+func TestMasqueradeSubnetsPlan(t *testing.T) {
+	for _, ms := range [][]netip.Prefix{
+		{netip.MustParsePrefix("169.254.169.0/29"), netip.MustParsePrefix("fd69::/125")},
+		{netip.MustParsePrefix("169.254.0.0/17")},
+	} {
+		cfg := udnkit.Config{Nodes: threeNodes(), Cluster: topology.Cluster{MasqueradeSubnets: ms}}
+		for _, role := range []string{"Primary", "Secondary"} {
+			u := udnOf("Layer2", role, 0, "10.0.0.0/24,fd00::/64", "", "")
+			checkAddPlans(t, cfg, fmt.Sprint(ms, role), func(nets *udnkit.Networks) (*udn.Network, error) { return nets.AddUDN(u) })
+		}
+		nets, err := udnkit.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := nets.AddUDN(udnOf("Layer3", "Primary", 0, "10.0.0.0/16,fd00::/48", "", "")); err == nil {
+			t.Errorf("masquerade subnets %v: a primary network was added", ms)
+		}
+		if _, err := nets.AddUDN(udnOf("Layer3", "Secondary", 0, "10.0.0.0/16,fd00::/48", "", "")); err != nil {
+			t.Errorf("masquerade subnets %v: a secondary network refused: %v", ms, err)
+		}
+	}
+}
