@@ -27,7 +27,9 @@ type Config struct {
 	// DefaultNetwork is what the default network already uses (its cluster
 	// subnets, the service CIDRs, the cluster's families): a network that
 	// overlaps them is refused (netconf.CheckCluster). Its masquerade and
-	// join subnets default to Cluster's.
+	// join subnets are Cluster's MasqueradeSubnets and
+	// DefaultNetworkJoinSubnets: set either field of each pair (when both
+	// are set they must be equal; New refuses them otherwise).
 	DefaultNetwork netconf.Cluster
 }
 
@@ -61,6 +63,23 @@ var ErrUnknownNetwork = errors.New("unknown network")
 
 // New returns Networks for the nodes and settings of cfg, with no network.
 func New(cfg Config) (*Networks, error) {
+	for _, f := range []struct {
+		what   string
+		dn, cl *[]netip.Prefix
+	}{
+		{"masquerade subnets", &cfg.DefaultNetwork.MasqueradeSubnets, &cfg.Cluster.MasqueradeSubnets},
+		{"default network join subnets", &cfg.DefaultNetwork.JoinSubnets, &cfg.Cluster.DefaultNetworkJoinSubnets},
+	} {
+		switch {
+		case len(*f.dn) == 0:
+			*f.dn = *f.cl
+		case len(*f.cl) == 0:
+			*f.cl = *f.dn
+		case !slices.Equal(*f.dn, *f.cl):
+			return nil, fmt.Errorf("%s: %w: Config.DefaultNetwork has %v, Config.Cluster %v: the planner would use other subnets than the networks are checked against",
+				f.what, topology.ErrInvalid, *f.dn, *f.cl)
+		}
+	}
 	cfg.Nodes = slices.Clone(cfg.Nodes)
 	slices.SortFunc(cfg.Nodes, func(a, b topology.Node) int { return cmp.Compare(a.Name, b.Name) })
 	for i := 1; i < len(cfg.Nodes); i++ {
@@ -130,14 +149,7 @@ func (s *Networks) Add(n *udn.Network) (*udn.Network, error) {
 		}
 		return nil, fmt.Errorf("%s: %w: a different network of this name is already added (%s)", n, ipam.ErrConflict, held.n)
 	}
-	cc := s.cfg.DefaultNetwork
-	if len(cc.MasqueradeSubnets) == 0 {
-		cc.MasqueradeSubnets = s.cfg.Cluster.MasqueradeSubnets
-	}
-	if len(cc.JoinSubnets) == 0 {
-		cc.JoinSubnets = s.cfg.Cluster.DefaultNetworkJoinSubnets
-	}
-	if err := netconf.CheckCluster(n, cc); err != nil {
+	if err := netconf.CheckCluster(n, s.cfg.DefaultNetwork); err != nil {
 		return nil, err
 	}
 	n = n.Clone()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sync"
 	"testing"
 
@@ -243,5 +244,36 @@ func TestRefusedCUDNReleasesID(t *testing.T) {
 	}
 	if id, ok := nets.ids.Lookup(netconf.CUDNNetworkName("green")); ok {
 		t.Errorf("the refused CUDN keeps network ID %d", id)
+	}
+}
+
+// TestDefaultNetworkSubnetsAreThePlanners: the masquerade and default
+// network join subnets set in Config.DefaultNetwork (what networks are
+// checked against) are the ones the planner takes, and New refuses a
+// Config.Cluster that says otherwise (the networks were checked against
+// one set of subnets and planned with another).
+func TestDefaultNetworkSubnetsAreThePlanners(t *testing.T) {
+	masq := []netip.Prefix{netip.MustParsePrefix("10.200.0.0/16"), netip.MustParsePrefix("fd70::/112")}
+	join := []netip.Prefix{netip.MustParsePrefix("100.62.0.0/16"), netip.MustParsePrefix("fd98::/64")}
+	nets, err := New(Config{Nodes: []topology.Node{testNode("node-a", 2)},
+		DefaultNetwork: netconf.Cluster{MasqueradeSubnets: masq, JoinSubnets: join}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := nets.AddUDN(decodeUDN(t, blueUDN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := nets.Input(n.Name, "node-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(in.Cluster.MasqueradeSubnets, masq) || !slices.Equal(in.Cluster.DefaultNetworkJoinSubnets, join) {
+		t.Errorf("the planner takes masquerade %v and join %v, the networks were checked against %v and %v",
+			in.Cluster.MasqueradeSubnets, in.Cluster.DefaultNetworkJoinSubnets, masq, join)
+	}
+	if _, err := New(Config{DefaultNetwork: netconf.Cluster{MasqueradeSubnets: masq},
+		Cluster: topology.Cluster{MasqueradeSubnets: ipam.DefaultMasqueradeSubnets()}}); !errors.Is(err, topology.ErrInvalid) {
+		t.Errorf("two different masquerade subnets: %v, want topology.ErrInvalid", err)
 	}
 }
