@@ -5,5 +5,6 @@
 // labelled as the reference's mirror controller labels them.
 //
 // It is the only part of the services planning that links the Kubernetes
-// API types; package services itself needs the standard library only.
+// API types; package services itself imports none (only udnkit's ipam,
+// udn and topology besides the standard library).
 package kube
