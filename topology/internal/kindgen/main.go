@@ -91,7 +91,7 @@ func generate(dir string, extra ...string) (topo, rows []byte, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("topology: %w", err)
 	}
-	rows, err = writeRows(kinds, structs)
+	rows, err = writeRows(kinds)
 	if err != nil {
 		return nil, nil, fmt.Errorf("nbrow: %w", err)
 	}
@@ -112,7 +112,6 @@ type kind struct {
 	extraIDs    bool // an ExternalIDs field
 	handKey     bool // appendKey written by hand
 	model       reflect.Type
-	schema      ovsdb.TableSchema
 	keyFields   []*field
 	parents     []*field
 	attachments []*field
@@ -131,7 +130,6 @@ type field struct {
 	colType   reflect.Type // the nbdb model's Go type of column
 	modelName string       // and its Go field name
 	enum      []string
-	refKind   *kind
 }
 
 func (f *field) isOwner() bool { return f.typ == "Owner" }
@@ -338,7 +336,7 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 		if !ok {
 			return fmt.Errorf("%s: table %q is not in the Northbound schema", k.pos, k.table)
 		}
-		k.schema, k.model = ts, models[k.table].Elem()
+		k.model = models[k.table].Elem()
 		_, k.ids = ts.Columns["external_ids"]
 		if !k.ids && k.table != "Load_Balancer_Group" {
 			// The adapter owns a group by the rows that reference it;
@@ -406,9 +404,8 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 				}
 				f.colType, f.modelName = sf.Type, sf.Name
 				if f.ref != "" {
-					f.refKind = byType[f.ref]
-					if rt, _ := cs.TypeObj.Key.RefTable(); rt != f.refKind.table {
-						return fmt.Errorf("%s: column %s refers to %q, not %s", where, f.column, rt, f.refKind.table)
+					if rt, _ := cs.TypeObj.Key.RefTable(); rt != byType[f.ref].table {
+						return fmt.Errorf("%s: column %s refers to %q, not %s", where, f.column, rt, byType[f.ref].table)
 					}
 				}
 				if cs.TypeObj != nil && cs.TypeObj.Key != nil {
@@ -423,7 +420,7 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 					return fmt.Errorf("%s: column %s references %s: say ref=<Type>", where, f.column, refTable(cs))
 				}
 				if f.plain() {
-					if _, _, err := toRowExpr(f, "x"); err != nil {
+					if _, err := toRowExpr(f, "x"); err != nil {
 						return fmt.Errorf("%s: %w", where, err)
 					}
 				}
@@ -890,10 +887,10 @@ func WithAttached(o Object, names [][]string) Object {
 }
 
 // toRowExpr returns the statements setting column f of row r from field f
-// of object x, and whether they need a block of their own.
-func toRowExpr(f *field, x string) (string, bool, error) {
+// of object x.
+func toRowExpr(f *field, x string) (string, error) {
 	v := x + "." + f.name
-	col := "r." + goField(f)
+	col := "r." + f.modelName
 	ct := f.colType
 	ptr := ct.Kind() == reflect.Pointer
 	base := ct
@@ -903,47 +900,44 @@ func toRowExpr(f *field, x string) (string, bool, error) {
 	switch {
 	case f.typ == "Options" && ct.Kind() == reflect.Map && ct.Elem().Kind() == reflect.String:
 		if f.column == "external_ids" {
-			return col + " = withExtra(ids, " + v + ")", false, nil
+			return col + " = withExtra(ids, " + v + ")", nil
 		}
-		return col + " = optMap(" + v + ")", false, nil
+		return col + " = optMap(" + v + ")", nil
 	case f.typ == "[]LBVIP" && ct.Kind() == reflect.Map:
-		return col + " = vipsRow(" + v + ")", false, nil
+		return col + " = vipsRow(" + v + ")", nil
 	case f.typ == "int" && base.Kind() == reflect.Int:
 		if ptr {
-			return fmt.Sprintf("if %s != 0 {\nv := %s\n%s = &v\n}", v, v, col), true, nil
+			return fmt.Sprintf("if %s != 0 {\nv := %s\n%s = &v\n}", v, v, col), nil
 		}
-		return col + " = " + v, false, nil
+		return col + " = " + v, nil
 	case f.typ == "netip.Prefix" && base.Kind() == reflect.String:
 		if f.ip {
-			return col + " = IPString(" + v + ")", false, nil
+			return col + " = IPString(" + v + ")", nil
 		}
-		return col + " = prefixString(" + v + ")", false, nil
+		return col + " = prefixString(" + v + ")", nil
 	case f.typ == "netip.Addr" && base.Kind() == reflect.String && !ptr:
-		return col + " = AddrString(" + v + ")", false, nil
+		return col + " = AddrString(" + v + ")", nil
 	case ct.Kind() == reflect.Slice && ct.Elem().Kind() == reflect.String:
 		switch elem(f.typ) {
 		case "string":
-			return col + " = slices.Clone(" + v + ")", false, nil
+			return col + " = slices.Clone(" + v + ")", nil
 		case "netip.Prefix":
 			if f.ip {
-				return fmt.Sprintf("for _, e := range %s {\n%s = append(%s, IPString(e))\n}", v, col, col), true, nil
+				return fmt.Sprintf("for _, e := range %s {\n%s = append(%s, IPString(e))\n}", v, col, col), nil
 			}
-			return fmt.Sprintf("for _, e := range %s {\n%s = append(%s, e.String())\n}", v, col, col), true, nil
+			return fmt.Sprintf("for _, e := range %s {\n%s = append(%s, e.String())\n}", v, col, col), nil
 		case "netip.Addr":
-			return fmt.Sprintf("for _, e := range %s {\n%s = append(%s, e.String())\n}", v, col, col), true, nil
+			return fmt.Sprintf("for _, e := range %s {\n%s = append(%s, e.String())\n}", v, col, col), nil
 		}
 	case !strings.HasPrefix(f.typ, "[]") && !strings.HasPrefix(f.typ, "netip.") && f.typ != "int" && f.typ != "Options" && base.Kind() == reflect.String:
 		// A string kind (string, PortType, NATType...).
 		if ptr {
-			return fmt.Sprintf("if %s != \"\" {\nv := string(%s)\n%s = &v\n}", v, v, col), true, nil
+			return fmt.Sprintf("if %s != \"\" {\nv := string(%s)\n%s = &v\n}", v, v, col), nil
 		}
-		return col + " = string(" + v + ")", false, nil
+		return col + " = string(" + v + ")", nil
 	}
-	return "", false, fmt.Errorf("no mapping of a %s field to column %s (%s)", f.typ, f.column, ct)
+	return "", fmt.Errorf("no mapping of a %s field to column %s (%s)", f.typ, f.column, ct)
 }
-
-// goField returns the nbdb model's Go field name of f's column.
-func goField(f *field) string { return f.modelName }
 
 // qualified returns a topology type expression as nbrow spells it.
 func qualified(typ string) string {
@@ -956,8 +950,7 @@ func qualified(typ string) string {
 	return "topology." + typ
 }
 
-func writeRows(kinds []*kind, structs map[string]*ast.StructType) ([]byte, error) {
-	_ = structs
+func writeRows(kinds []*kind) ([]byte, error) {
 	var g gen
 	model := func(k *kind) string { return "nbdb." + k.model.Name() }
 
@@ -973,7 +966,7 @@ func writeRows(kinds []*kind, structs map[string]*ast.StructType) ([]byte, error
 			if !f.plain() {
 				continue
 			}
-			s, _, err := toRowExpr(f, "x")
+			s, err := toRowExpr(f, "x")
 			if err != nil {
 				return nil, err
 			}
