@@ -337,8 +337,7 @@ func (e *expect) shown(c *Client, rows map[string]map[string]model.Model) bool {
 			}
 			continue
 		}
-		ms, ok := members(m)[mr.column]
-		if !ok || slices.Contains(ms, mr.member) != mr.present {
+		if !nbrow.IsMemberColumn(mr.table, mr.column) || slices.Contains(nbrow.UUIDs(m, mr.column), mr.member) != mr.present {
 			return false
 		}
 	}
@@ -578,7 +577,7 @@ func (e *expect) rebase(c *Client, rows map[string]map[string]model.Model) {
 		if gone(mr.rowRef) {
 			continue
 		}
-		mr.present = slices.Contains(members(rows[mr.table][mr.uuid])[mr.column], mr.member)
+		mr.present = nbrow.IsMemberColumn(mr.table, mr.column) && slices.Contains(nbrow.UUIDs(rows[mr.table][mr.uuid], mr.column), mr.member)
 		out.members = append(out.members, mr)
 	}
 	*e = out

@@ -132,17 +132,16 @@ func (s *snapshot) index() error {
 	for u, m := range s.rows[nbdb.GatewayChassisTable] {
 		s.gcs[u] = m.(*nbdb.GatewayChassis)
 	}
-	parent := map[string]string{}      // member UUID → parent UUID
-	parentTable := map[string]string{} // parent UUID → its table
+	parent := map[string]rowRef{} // member UUID → its parent
 	for _, t := range parentTables {
+		cols := nbrow.MemberColumns(t)
 		for u, m := range s.rows[t] {
 			if _, ok := ownerOf(rowIDs(m)); !ok {
 				continue
 			}
-			parentTable[u] = t
-			for _, ms := range members(m) {
-				for _, c := range ms {
-					parent[c] = u
+			for _, col := range cols {
+				for _, c := range nbrow.UUIDs(m, col) {
+					parent[c] = rowRef{t, u}
 				}
 			}
 		}
@@ -165,19 +164,21 @@ func (s *snapshot) index() error {
 	}
 	attached := s.attachments()
 	for _, k := range topology.Kinds() {
+		hasAttachments := len(k.Descriptor().Attachments) > 0
 		for u, m := range s.rows[k.Table()] {
 			owner, ok := s.rowOwner(u, m)
 			if !ok {
 				continue
 			}
-			p := parent[u]
+			pr := parent[u]
+			p := pr.uuid
 			if s.extra[p] {
 				// A member of a duplicate parent goes with it when Sync
 				// deletes that parent.
 				s.mine[u] = canonController(owner.Controller)
 				continue
 			}
-			obj, err := fromRow(m, owner, names, parentTable[p], s.name[p], s.gcs)
+			obj, err := fromRow(m, owner, names, pr.table, s.name[p], s.gcs)
 			if err != nil {
 				// One network's malformed row fails that network's
 				// Observe and Sync, not every network's.
@@ -186,7 +187,7 @@ func (s *snapshot) index() error {
 				}
 				continue
 			}
-			if len(k.Descriptor().Attachments) > 0 {
+			if hasAttachments {
 				obj = topology.WithAttached(obj, attached[u])
 			}
 			if _, member, isMember := parentOf(obj); isMember && member == "" {
@@ -273,17 +274,19 @@ type lbgRef struct {
 // keeps reports whether a duplicate row b is kept rather than a: the one
 // with more members, then the smaller UUID.
 func (s *snapshot) keeps(a, b observed) bool {
-	na, nb := memberCount(s.rows[a.obj.Kind().Table()][a.uuid]), memberCount(s.rows[b.obj.Kind().Table()][b.uuid])
+	t := a.obj.Kind().Table()
+	na, nb := memberCount(t, s.rows[t][a.uuid]), memberCount(t, s.rows[t][b.uuid])
 	if na != nb {
 		return nb > na
 	}
 	return b.uuid < a.uuid
 }
 
-func memberCount(m model.Model) int {
+// memberCount counts the members of row m of table.
+func memberCount(table string, m model.Model) int {
 	n := 0
-	for _, us := range members(m) {
-		n += len(us)
+	for _, c := range nbrow.MemberColumns(table) {
+		n += len(nbrow.UUIDs(m, c))
 	}
 	return n
 }

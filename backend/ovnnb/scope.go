@@ -250,9 +250,10 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 	}
 	inParent := map[string]bool{}
 	for _, t := range parentTables {
+		cols := nbrow.MemberColumns(t)
 		for _, m := range s.rows[t] {
-			for _, us := range members(m) {
-				for _, u := range us {
+			for _, c := range cols {
+				for _, u := range nbrow.UUIDs(m, c) {
 					inParent[u] = true
 				}
 			}

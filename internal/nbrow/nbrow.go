@@ -550,6 +550,11 @@ var memberColumns = func() map[string][]string {
 // TableOf returns the table of a model of Models ("" for another).
 func TableOf(m model.Model) string { return tableOf[reflect.TypeOf(m)] }
 
+// MemberColumns lists the columns of table that hold members (nil for a
+// table without members). The slice is shared: do not modify it. Read a
+// row's members in a loop with UUIDs, without Members' map.
+func MemberColumns(table string) []string { return memberColumns[table] }
+
 // Members lists, for a parent row, its member UUIDs per member column (nil
 // for a row of a table without members).
 func Members(m model.Model) map[string][]string {
