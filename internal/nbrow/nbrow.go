@@ -188,13 +188,6 @@ func ParseAP(s string) (netip.AddrPort, error) {
 	return netip.AddrPortFrom(a, 0), nil
 }
 
-func strPtr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func deref[T ~string](p *T) string {
 	if p == nil {
 		return ""
