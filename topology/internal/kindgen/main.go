@@ -905,18 +905,20 @@ func toRowExpr(f *field, x string) (string, error) {
 		return col + " = optMap(" + v + ")", nil
 	case f.typ == "[]LBVIP" && ct.Kind() == reflect.Map:
 		return col + " = vipsRow(" + v + ")", nil
-	case f.typ == "int" && base.Kind() == reflect.Int:
-		if ptr {
-			return fmt.Sprintf("if %s != 0 {\nv := %s\n%s = &v\n}", v, v, col), nil
+	case f.typ == "int" && base.Kind() == reflect.Int,
+		(f.typ == "netip.Prefix" || f.typ == "netip.Addr") && base.Kind() == reflect.String && !ptr,
+		!strings.HasPrefix(f.typ, "[]") && !strings.HasPrefix(f.typ, "netip.") && f.typ != "int" && f.typ != "Options" && base.Kind() == reflect.String:
+		// A single value: an int, an address, a string kind (string,
+		// PortType, NATType...); an optional one is left unset when zero.
+		e := scalarValue(f, v)
+		if !ptr {
+			return col + " = " + e, nil
 		}
-		return col + " = " + v, nil
-	case f.typ == "netip.Prefix" && base.Kind() == reflect.String:
-		if f.ip {
-			return col + " = IPString(" + v + ")", nil
+		zero := `""`
+		if f.typ == "int" {
+			zero = "0"
 		}
-		return col + " = prefixString(" + v + ")", nil
-	case f.typ == "netip.Addr" && base.Kind() == reflect.String && !ptr:
-		return col + " = AddrString(" + v + ")", nil
+		return fmt.Sprintf("if %s != %s {\nv := %s\n%s = &v\n}", v, zero, e, col), nil
 	case ct.Kind() == reflect.Slice && ct.Elem().Kind() == reflect.String:
 		switch elem(f.typ) {
 		case "string":
@@ -929,14 +931,26 @@ func toRowExpr(f *field, x string) (string, error) {
 		case "netip.Addr":
 			return fmt.Sprintf("for _, e := range %s {\n%s = append(%s, e.String())\n}", v, col, col), nil
 		}
-	case !strings.HasPrefix(f.typ, "[]") && !strings.HasPrefix(f.typ, "netip.") && f.typ != "int" && f.typ != "Options" && base.Kind() == reflect.String:
-		// A string kind (string, PortType, NATType...).
-		if ptr {
-			return fmt.Sprintf("if %s != \"\" {\nv := string(%s)\n%s = &v\n}", v, v, col), nil
-		}
-		return col + " = string(" + v + ")", nil
 	}
 	return "", fmt.Errorf("no mapping of a %s field to column %s (%s)", f.typ, f.column, ct)
+}
+
+// scalarValue returns the expression spelling v, the value of a single
+// (not set) field f, as its column holds it: what toRow writes and
+// KeyConditions matches.
+func scalarValue(f *field, v string) string {
+	switch f.typ {
+	case "int":
+		return v
+	case "netip.Prefix":
+		if f.ip {
+			return "IPString(" + v + ")"
+		}
+		return "prefixString(" + v + ")"
+	case "netip.Addr":
+		return "AddrString(" + v + ")"
+	}
+	return "string(" + v + ")"
 }
 
 // qualified returns a topology type expression as nbrow spells it.
@@ -1113,20 +1127,7 @@ func KeyConditions(o topology.Object) ([]ovsdb.Condition, bool) {
 			if f.ref != "" {
 				continue
 			}
-			v := "x." + f.name
-			switch f.typ {
-			case "int":
-			case "netip.Prefix":
-				if f.ip {
-					v = "IPString(" + v + ")"
-				} else {
-					v = "prefixString(" + v + ")"
-				}
-			case "netip.Addr":
-				v = "AddrString(" + v + ")"
-			default:
-				v = "string(" + v + ")"
-			}
+			v := scalarValue(f, "x."+f.name)
 			if f.colType.Kind() == reflect.Pointer {
 				v = "optional(" + v + ")"
 			}
