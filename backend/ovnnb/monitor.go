@@ -303,8 +303,8 @@ func (e *expect) proven(rows map[string]map[string]model.Model) bool {
 
 // shown reports whether rows hold what e wrote: its inserted rows (one
 // suffices, see proven), or else none of its deleted rows, the columns it
-// updated with the values it wrote and the members it added but not those
-// it removed.
+// updated with the values it wrote and the references it added to sets
+// (members, attachments) but not those it removed.
 func (e *expect) shown(c *Client, rows map[string]map[string]model.Model) bool {
 	if len(e.inserted) > 0 {
 		return e.proven(rows)
@@ -337,7 +337,10 @@ func (e *expect) shown(c *Client, rows map[string]map[string]model.Model) bool {
 			}
 			continue
 		}
-		if !nbrow.IsMemberColumn(mr.table, mr.column) || slices.Contains(nbrow.UUIDs(m, mr.column), mr.member) != mr.present {
+		// Any reference set the transaction mutated: a parent's members
+		// or a row's attachments (a load balancer in a switch's
+		// load_balancer).
+		if slices.Contains(nbrow.UUIDs(m, mr.column), mr.member) != mr.present {
 			return false
 		}
 	}
@@ -577,7 +580,7 @@ func (e *expect) rebase(c *Client, rows map[string]map[string]model.Model) {
 		if gone(mr.rowRef) {
 			continue
 		}
-		mr.present = nbrow.IsMemberColumn(mr.table, mr.column) && slices.Contains(nbrow.UUIDs(rows[mr.table][mr.uuid], mr.column), mr.member)
+		mr.present = slices.Contains(nbrow.UUIDs(rows[mr.table][mr.uuid], mr.column), mr.member)
 		out.members = append(out.members, mr)
 	}
 	*e = out

@@ -740,3 +740,87 @@ func BenchmarkMonitorObserve(b *testing.B) {
 		})
 	}
 }
+
+// TestMonitorShowsOwnAttachments: a monitoring client's own transaction
+// that only moves a load balancer between existing rows (mutations of
+// their load_balancer columns, no insert to prove it by) is shown by the
+// cache like any other: the next Observe reads from it without waiting,
+// sends no select and leaves nothing pending. Attachment columns are not
+// member columns; the read-your-writes check took every mutation of a
+// monitored column for a member's and never found such a write in the
+// cache.
+func TestMonitorShowsOwnAttachments(t *testing.T) {
+	ctx := context.Background()
+	mon, sent := monDial(t, startEmbeddedT(t), true)
+	const network = "ns1_blue"
+	topo, err := ovntest.Plan(ovntest.Layer3Network(), ovntest.Nodes(1, "zone1"), "zone1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := mon.Sync(ctx, topo); err != nil {
+		t.Fatal(err)
+	}
+	const ctl topology.Controller = "test-services"
+	p := netconf.NetworkPrefix(network)
+	own := topology.Owner{Controller: ctl, Network: network, Topology: netconf.TopologyLayer3, Role: netconf.RolePrimary}
+	lbState := func(lb topology.LoadBalancer) topology.State {
+		var b topology.Builder
+		b.OwnFor(ctl, network)
+		b.Add(lb)
+		s, err := b.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	lb := topology.LoadBalancer{Owner: own, Name: p + "Service_ns1/web_TCP_node_router+switch_node1", Protocol: topology.ProtocolTCP,
+		VIPs:     []topology.LBVIP{{VIP: netip.MustParseAddrPort("172.18.0.2:30080"), Backends: []netip.AddrPort{netip.MustParseAddrPort("10.128.1.10:8080")}}},
+		Switches: []string{p + "node1"}}
+	if _, _, err := mon.Sync(ctx, lbState(lb)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mon.Observe(ctx, network); err != nil {
+		t.Fatal(err)
+	}
+	// The same load balancer, attached to the group and the gateway
+	// router instead of the switch: an update of its attachments only.
+	lb.Groups, lb.Switches, lb.Routers = []string{p + "clusterLBGroup"}, nil, []string{"GR_" + p + "node1"}
+	svc := lbState(lb)
+	ch, _, err := mon.Sync(ctx, svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch) != 1 || ch[0].Op != topology.OpUpdate || !slices.Equal(ch[0].Columns, []string{topology.ColumnAttachments}) {
+		t.Fatalf("moving the load balancer: %s, want one update of its attachments", ch)
+	}
+	start, before := time.Now(), sent.n.Load()
+	got, err := mon.Observe(ctx, network)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine []topology.Object
+	for o := range got.Objects() {
+		if o.OwnedBy().Controller == ctl {
+			mine = append(mine, o)
+		}
+	}
+	var gb topology.Builder
+	gb.OwnFor(ctl, network)
+	gb.Add(mine...)
+	gotSvc, err := gb.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := topology.Diff(gotSvc, svc); len(d) != 0 {
+		t.Fatalf("Observe right after the attaching Sync misses it:\n%s", d)
+	}
+	if n := sent.n.Load() - before; n != 0 {
+		t.Errorf("Observe sent %d transactions, want 0 (read from the cache)", n)
+	}
+	if d := time.Since(start); d >= ownWritesWait {
+		t.Errorf("Observe took %v: it waited for a write the cache already showed", d)
+	}
+	if n := mon.mon.pendingWrites(); n != 0 {
+		t.Errorf("%d transactions still pending after Observe", n)
+	}
+}
