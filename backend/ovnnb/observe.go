@@ -237,8 +237,11 @@ func (s *snapshot) attachmentsOf(cols []topology.ParentColumn, out map[string][]
 	for j, c := range cols {
 		for u, m := range s.rows[c.Kind.Table()] {
 			lbs := nbrow.UUIDs(m, c.Column)
+			if len(lbs) == 0 {
+				continue // most rows: no owner to look up
+			}
 			name := s.name[u]
-			if _, owned := s.rowOwner(u, m); len(lbs) == 0 || name == "" || !owned {
+			if _, owned := s.rowOwner(u, m); name == "" || !owned {
 				continue
 			}
 			for _, lb := range lbs {
