@@ -113,21 +113,34 @@ func OwnerOf(ids map[string]string) (topology.Owner, bool) {
 	}
 	if v, ok := ids[ExtTopology]; ok {
 		o.Topology = netconf.Topology(v)
-		for _, t := range []netconf.Topology{netconf.TopologyLayer2, netconf.TopologyLayer3, netconf.TopologyLocalnet} {
-			if t.NetConfValue() == v {
-				o.Topology = t
-			}
+		if t, ok := topologyOfValue[v]; ok {
+			o.Topology = t
 		}
 	}
 	if v, ok := ids[ExtRole]; ok {
 		o.Role = netconf.Role(v)
-		for _, r := range []netconf.Role{netconf.RolePrimary, netconf.RoleSecondary} {
-			if r.NetConfValue() == v {
-				o.Role = r
-			}
+		if r, ok := roleOfValue[v]; ok {
+			o.Role = r
 		}
 	}
 	return o, true
+}
+
+// topologyOfValue and roleOfValue map the NetConf spellings OwnerIDs
+// writes back to the values, computed once: OwnerOf reads every row's
+// owner on each Observe, and NetConfValue allocates.
+var (
+	topologyOfValue = map[string]netconf.Topology{}
+	roleOfValue     = map[string]netconf.Role{}
+)
+
+func init() {
+	for _, t := range []netconf.Topology{netconf.TopologyLayer2, netconf.TopologyLayer3, netconf.TopologyLocalnet} {
+		topologyOfValue[t.NetConfValue()] = t
+	}
+	for _, r := range []netconf.Role{netconf.RolePrimary, netconf.RoleSecondary} {
+		roleOfValue[r.NetConfValue()] = r
+	}
 }
 
 // IPString spells a prefix as OVN tools do: a single address without its
