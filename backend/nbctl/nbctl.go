@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ovn-kubernetes/libovsdb/ovsdb"
+
 	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/topology"
 )
@@ -427,6 +429,13 @@ func (r *renderer) findWords(obj topology.Object) ([]string, error) {
 	for _, nr := range nbrow.NameRefs(obj) {
 		refs[nr.Column] = nr
 	}
+	// The values the adapter matches the key columns by (the spelling
+	// the row mapping writes, an optional column as a set).
+	conds, _ := nbrow.KeyConditions(obj)
+	match := make(map[string]any, len(conds))
+	for _, c := range conds {
+		match[c.Column] = c.Value
+	}
 	w := []string{"--bare", "--columns=_uuid", "find", row.Table}
 	for _, k := range nbrow.KeyColumns(obj.Kind()) {
 		if nr, ok := refs[k]; ok {
@@ -440,17 +449,17 @@ func (r *renderer) findWords(obj topology.Object) ([]string, error) {
 				"name=" + atom(nr.Names[0])})+")"))
 			continue
 		}
-		if v, ok := row.Columns[k]; ok {
-			w = append(w, k+"="+value(v))
-		} else {
-			switch k {
-			case "policy", "logical_port":
+		switch v := match[k].(type) {
+		case ovsdb.OvsSet: // an optional column: empty, or its one value
+			if len(v.GoSet) == 0 {
 				w = append(w, k+"=[]")
-			case "tier", "priority":
-				w = append(w, k+"=0")
-			default:
-				w = append(w, k+`=""`)
+			} else {
+				w = append(w, k+"="+value(v.GoSet[0]))
 			}
+		case nil:
+			return nil, fmt.Errorf("%w: %s: key column %s has no condition", ErrUnsupported, obj.Kind(), k)
+		default:
+			w = append(w, k+"="+value(v))
 		}
 	}
 	ids, _ := row.Columns["external_ids"].(map[string]string)
