@@ -5,6 +5,7 @@ import (
 
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
+	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -16,7 +17,7 @@ var StartEmbeddedSchema = startEmbedded
 // the same rows for every object of s.
 func CompareRows(c *Client, s topology.State) error {
 	for o := range s.Objects() {
-		m, err := toRow(o)
+		m, err := nbrow.ToRow(o, nil)
 		if err != nil {
 			return err
 		}

@@ -33,10 +33,6 @@ func RowOf(obj topology.Object) (Row, error) { return nbrow.RowOf(obj) }
 var (
 	ownerIDs        = nbrow.OwnerIDs
 	ownerOf         = nbrow.OwnerOf
-	ipString        = nbrow.IPString
-	parseIP         = nbrow.ParseIP
-	addrString      = nbrow.AddrString
-	parseAP         = nbrow.ParseAP
 	fromRow         = nbrow.FromRow
 	kindOfTable     = nbrow.KindOfTable
 	canonController = nbrow.CanonController
@@ -49,11 +45,8 @@ var (
 	updatable       = nbrow.Updatable
 )
 
-// toRow maps an object to a libovsdb model (see nbrow.ToRow).
-func toRow(o topology.Object) (model.Model, error) { return nbrow.ToRow(o, nil) }
-
-// toRowIDs is toRow with the external_ids map of o's owner from cache (nil:
-// a new map).
+// toRowIDs maps an object to a libovsdb model (see nbrow.ToRow) with the
+// external_ids map of o's owner from cache (nil: a new map).
 func toRowIDs(o topology.Object, cache *idsCache) (model.Model, error) {
 	if cache == nil {
 		return nbrow.ToRow(o, nil)

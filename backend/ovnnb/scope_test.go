@@ -13,6 +13,7 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/client"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
+	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/internal/ovntest"
 	"github.com/udnkit/udnkit/topology"
 )
@@ -235,8 +236,8 @@ func TestRealScopedApply(t *testing.T) {
 		if route.Router == "" {
 			t.Fatal("adding a node adds no route to the cluster router")
 		}
-		script := "ovn-nbctl --id=@r create Logical_Router_Static_Route ip_prefix=" + ipString(route.Prefix) +
-			" nexthop=" + addrString(route.Nexthop) + " external_ids:" + ExtNetwork + "=ns1_blue external_ids:" + ExtNode + "=elsewhere"
+		script := "ovn-nbctl --id=@r create Logical_Router_Static_Route ip_prefix=" + nbrow.IPString(route.Prefix) +
+			" nexthop=" + nbrow.AddrString(route.Nexthop) + " external_ids:" + ExtNetwork + "=ns1_blue external_ids:" + ExtNode + "=elsewhere"
 		if route.Policy != "" {
 			script += " policy=" + string(route.Policy)
 		}
@@ -245,7 +246,7 @@ func TestRealScopedApply(t *testing.T) {
 		}
 		script += " -- add Logical_Router " + route.Router + " static_routes @r"
 		shell(script)
-		defer shell("ovn-nbctl lr-route-del " + route.Router + " " + ipString(route.Prefix))
+		defer shell("ovn-nbctl lr-route-del " + route.Router + " " + nbrow.IPString(route.Prefix))
 		if _, err := c.readFor(ctx, addNode); !errors.Is(err, errIncomplete) {
 			t.Fatalf("scoped read: err = %v, want errIncomplete", err)
 		}
