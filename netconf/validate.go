@@ -14,13 +14,14 @@ import (
 
 	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf/udn"
 )
 
 // MTU bounds. 1280 is the IPv6 minimum link MTU.
 const (
 	MinMTU     = 576
 	MinMTUIPv6 = 1280
-	MaxMTU     = 65536
+	MaxMTU     = udn.MaxMTU
 )
 
 // MaxVRFNameLen is the longest VRF device name the kernel accepts (IFNAMSIZ-1).

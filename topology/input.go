@@ -239,7 +239,7 @@ func validateNetwork(n *udn.Network) error {
 	if len(n.Subnets) == 0 && (n.IsPrimary() || n.Topology == udn.TopologyLayer3) {
 		return errf("%s: subnets: %w: a %s %s network needs subnets", n, ErrInvalid, n.Role, n.Topology)
 	}
-	if n.MTU < 0 || n.MTU > 65536 { // the CRD's bounds
+	if n.MTU < 0 || n.MTU > udn.MaxMTU {
 		return errf("%s: mtu: %w: %d", n, ErrInvalid, n.MTU)
 	}
 	return nil

@@ -8,6 +8,9 @@ import (
 	"strings"
 )
 
+// MaxMTU is the largest network MTU (the CRDs' bound).
+const MaxMTU = 65536
+
 // Topology is the OVN topology of a network, as spelled in the UDN/CUDN API.
 type Topology string
 
@@ -79,7 +82,7 @@ type Network struct {
 	ID       int
 	Topology Topology
 	Role     Role
-	// MTU is the network MTU; 0 means the cluster default.
+	// MTU is the network MTU; 0 means the cluster default, at most MaxMTU.
 	MTU            int
 	Subnets        []Subnet
 	ExcludeSubnets []netip.Prefix
