@@ -663,9 +663,6 @@ func (p *planner) attach(i int, obj, old topology.Object, self string) error {
 	return nil
 }
 
-// structural columns of each kind that Apply never writes in an update:
-// members are managed by mutation.
-
 func (p *planner) update(i int, ch topology.Change) error {
 	obs := p.s.owned[objKey{ch.Kind, ch.Key}]
 	m, pre, err := p.fill(i, ch.Object, p.ids)
