@@ -223,7 +223,7 @@ func plan(in Input, only map[string]bool, maxKey int) (topology.State, error) {
 				if err != nil {
 					return topology.State{}, err
 				}
-				l.local = zoneOf(&nodes[i]) == in.Zone
+				l.local = nodes[i].InZone() == in.Zone
 				if err := add(l); err != nil {
 					return topology.State{}, err
 				}
@@ -245,13 +245,6 @@ func plan(in Input, only map[string]bool, maxKey int) (topology.State, error) {
 	emitPolicies(&e, own, PolicyPriority, nets, local)
 	emitServices(&e, nm, own, nets, nodes, in, only)
 	return e.State()
-}
-
-func zoneOf(n *topology.Node) string {
-	if n.Zone == "" {
-		return n.Name
-	}
-	return n.Zone
 }
 
 // layer3Link returns the link of n on nd; its sides are appended to netBuf

@@ -163,7 +163,7 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 	}
 	var local []*topology.Node
 	for i := range in.Nodes {
-		if zoneOf(&in.Nodes[i]) == in.Zone {
+		if in.Nodes[i].InZone() == in.Zone {
 			local = append(local, &in.Nodes[i])
 		}
 	}

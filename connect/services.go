@@ -148,7 +148,7 @@ func podSwitches(n *udn.Network, nodes []topology.Node, zone string, only map[st
 	}
 	var out []podSwitch
 	for i := range nodes {
-		if zoneOf(&nodes[i]) == zone {
+		if nodes[i].InZone() == zone {
 			out = append(out, podSwitch{name: topology.PodSwitchName(n, nodes[i].Name), node: nodes[i].Name})
 		}
 	}

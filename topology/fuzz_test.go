@@ -28,7 +28,7 @@ func FuzzPlan(f *testing.F) {
 		n := in.Network
 		locals := 0
 		for i := range in.Nodes {
-			if in.Nodes[i].zone() == in.Zone {
+			if in.Nodes[i].InZone() == in.Zone {
 				locals++
 			}
 		}

@@ -39,8 +39,9 @@ type Node struct {
 	MAC net.HardwareAddr
 }
 
-// zone returns the node's effective zone.
-func (n *Node) zone() string {
+// InZone returns the node's interconnect zone: Zone, or its name when Zone
+// is empty (a zone of its own).
+func (n *Node) InZone() string {
 	if n.Zone == "" {
 		return n.Name
 	}

@@ -315,7 +315,7 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 	return p, nil
 }
 
-func (p *planner) isLocal(nd *Node) bool { return nd.zone() == p.in.Zone }
+func (p *planner) isLocal(nd *Node) bool { return nd.InZone() == p.in.Zone }
 
 // nodeNames renders the nodes' names sorted and quoted: ["a" "b"].
 func nodeNames(nodes []*Node) string {

@@ -129,7 +129,7 @@ func checkLocalNodes(t *testing.T, in Input, s State) {
 	}
 	var want, got []string
 	for _, nd := range in.Nodes {
-		if nd.zone() == in.Zone {
+		if nd.InZone() == in.Zone {
 			want = append(want, "k8s-"+in.Network.Prefix()+nd.Name)
 		}
 	}

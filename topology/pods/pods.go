@@ -104,7 +104,7 @@ func PlanPod(in Input) (Planned, error) {
 		return Planned{}, fmt.Errorf("pod %s/%s: node %q: %w: not among the nodes", p.Namespace, p.Name, p.Node, ErrInvalid)
 	}
 	nd := in.Nodes[node]
-	local := nodeZone(nd) == in.Zone
+	local := nd.InZone() == in.Zone
 	if err := checkOverlaps(p, in.Attachments); err != nil {
 		return Planned{}, err
 	}
@@ -160,13 +160,6 @@ func firstV4(gws []netip.Addr, fallback netip.Addr) netip.Addr {
 		}
 	}
 	return fallback
-}
-
-func nodeZone(n topology.Node) string {
-	if n.Zone == "" {
-		return n.Name
-	}
-	return n.Zone
 }
 
 func portOf(p Pod, nd topology.Node, local bool, a Attachment, mac net.HardwareAddr) (topology.SwitchPort, bool) {

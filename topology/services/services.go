@@ -173,11 +173,7 @@ func newPlanner(in *Input) (*planner, error) {
 		own: topology.Owner{Controller: ControllerServices, Network: n.Name, Topology: n.Topology, Role: n.Role}}
 	for i := range in.Nodes {
 		nd := &in.Nodes[i]
-		z := nd.Zone
-		if z == "" {
-			z = nd.Name
-		}
-		if z == in.Zone {
+		if nd.InZone() == in.Zone {
 			if p.localSet[nd.Name] {
 				return nil, fmt.Errorf("nodes: %w: node %q twice", ErrInvalid, nd.Name)
 			}
