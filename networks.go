@@ -190,7 +190,7 @@ func (s *Networks) allocate(nw *network) error {
 		return err
 	}
 	for _, nd := range s.cfg.Nodes {
-		if err := nodeRoom(n, nd, s.cfg.Profile); err != nil {
+		if err := topology.NodeFits(n, nd, s.cfg.Profile); err != nil {
 			return err
 		}
 	}
@@ -244,39 +244,6 @@ func masqueradeRoom(n *udn.Network, masq []netip.Prefix) error {
 	return nil
 }
 
-// nodeRoom refuses a network whose join or transit subnet has no address
-// for node nd, deriving them as the planner does (profile p): a primary
-// network's gateway router join address, a Layer3 transit switch port's,
-// a primary Layer2 transit router's peer pair. The error wraps
-// ipam.ErrExhausted: the network is valid, the cluster is too large for
-// it.
-func nodeRoom(n *udn.Network, nd topology.Node, p udn.Profile) error {
-	if n.IsPrimary() {
-		for _, j := range n.JoinSubnets {
-			if _, err := ipam.JoinGatewayRouterIP(j, nd.ID); err != nil {
-				return fmt.Errorf("%s: node %q (id %d): joinSubnets %s: %w: no gateway router address for the node (%v)",
-					n, nd.Name, nd.ID, j, ipam.ErrExhausted, err)
-			}
-		}
-	}
-	for _, t := range n.TransitSubnets {
-		var err error
-		switch {
-		case n.Topology == udn.TopologyLayer3:
-			_, err = ipam.TransitSwitchIP(t, nd.ID)
-		case n.Topology == udn.TopologyLayer2 && n.IsPrimary() && p == udn.ProfileReference:
-			_, _, err = ipam.TransitRouterPeerPair(t, nd.ID)
-		case n.Topology == udn.TopologyLayer2 && n.IsPrimary():
-			_, _, err = ipam.TransitRouterPeerIPs(t, nd.ID)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: node %q (id %d): transitSubnets %s: %w: no transit address for the node (%v)",
-				n, nd.Name, nd.ID, t, ipam.ErrExhausted, err)
-		}
-	}
-	return nil
-}
-
 func (s *Networks) allocateNode(nw *network, node string) error {
 	if nw.subnets == nil {
 		return nil
@@ -315,7 +282,7 @@ func (s *Networks) AddNode(nd topology.Node) error {
 	defer s.mu.Unlock()
 	i, found := slices.BinarySearchFunc(s.cfg.Nodes, nd.Name, func(a topology.Node, name string) int { return cmp.Compare(a.Name, name) })
 	for _, name := range slices.Sorted(maps.Keys(s.networks)) {
-		if err := nodeRoom(s.networks[name].n, nd, s.cfg.Profile); err != nil {
+		if err := topology.NodeFits(s.networks[name].n, nd, s.cfg.Profile); err != nil {
 			return err
 		}
 	}

@@ -478,3 +478,33 @@ func defaultTransit(n *udn.Network) []netip.Prefix {
 	}
 	return out
 }
+
+// NodeFits reports whether network n's join and transit subnets hold the
+// addresses the planners derive for node nd under profile p (the gateway
+// router's join address of a primary network, the transit switch address
+// of a Layer3 network, the transit-router peers of a primary Layer2 one).
+// Its error wraps ipam.ErrExhausted; a network that fits every node plans.
+func NodeFits(n *udn.Network, nd Node, p Profile) error {
+	if n.IsPrimary() {
+		for _, j := range n.JoinSubnets {
+			if _, err := ipam.JoinGatewayRouterIP(j, nd.ID); err != nil {
+				return fmt.Errorf("%s: node %q (id %d): joinSubnets %s: %w: no gateway router address for the node (%v)",
+					n, nd.Name, nd.ID, j, ipam.ErrExhausted, err)
+			}
+		}
+	}
+	for _, t := range n.TransitSubnets {
+		var err error
+		switch {
+		case n.Topology == udn.TopologyLayer3:
+			_, err = ipam.TransitSwitchIP(t, nd.ID)
+		case n.Topology == udn.TopologyLayer2 && n.IsPrimary():
+			_, _, err = transitRouterPeers(p)(t, nd.ID)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: node %q (id %d): transitSubnets %s: %w: no transit address for the node (%v)",
+				n, nd.Name, nd.ID, t, ipam.ErrExhausted, err)
+		}
+	}
+	return nil
+}

@@ -212,11 +212,8 @@ func (p *planner) legacyLSP(nd *Node) string { return p.cat("stor-GR_", p.p, nd.
 // peerIPs sets the node's transit-router and gateway-router peer addresses,
 // per family, into tr and gr.
 func (p *planner) peerIPs(nd *Node, tr, gr []netip.Prefix) {
+	peers := transitRouterPeers(p.in.Profile)
 	for i, f := range p.fams {
-		peers := ipam.TransitRouterPeerIPs
-		if p.in.Profile == ProfileReference {
-			peers = ipam.TransitRouterPeerPair
-		}
 		a, b, err := peers(f.transit, nd.ID)
 		if err != nil {
 			p.fail(errf("%s: node %q: transitSubnets: %w", p.n, nd.Name, err))
@@ -256,3 +253,13 @@ func (p *planner) localnet() {
 // (keys 1 to 9 stay for the router's local ports); the seeds use the node
 // ID.
 const ReferenceTransitRouterPortKeyBase = 10
+
+// transitRouterPeers returns how a primary Layer2 network's transit router
+// and a node's gateway router take their peer addresses under profile p:
+// the seeds' /30 block per node or the reference's /31 pair.
+func transitRouterPeers(p Profile) func(netip.Prefix, int) (netip.Prefix, netip.Prefix, error) {
+	if p == ProfileReference {
+		return ipam.TransitRouterPeerPair
+	}
+	return ipam.TransitRouterPeerIPs
+}
