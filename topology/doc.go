@@ -118,7 +118,6 @@
 //	Layer2 transit-router peers        /30 block nodeID−1 (IPv4),      /31 (/127) at 2·nodeID,
 //	                                   /127 at 2·nodeID (IPv6)         transit router on the first address
 //	trtor- requested-tnl-key           node ID                         10 + node ID
-//	rtoe- networks                     node IP                         node IP, masquerade IP
 //
 // Seed 004 argues for the /30 and shows node-ID keys; the reference moved
 // to /31 pairs and keeps keys 1 to 9 for the router's local ports.
@@ -144,10 +143,11 @@
 // as another LSP or LRP"); udnkit requests no key there in either profile.
 // And with lb_force_snat_ip=router_ip, the masquerade IP beside the node
 // IP on rtoe- makes northd SNAT load-balanced traffic to whichever of the
-// two sorts first in the database, and say so; the seeds' profile leaves
-// the masquerade IP off the port (the NAT rows alone make the router
-// answer for it), and only ProfileReference keeps it, warning included.
-// The real-OVN tests fail on any northd warning or error about a plan.
+// two sorts first in the database (the masquerade IP, as a real NB shows),
+// and say so; udnkit leaves the masquerade IP off the port in both
+// profiles (the NAT rows alone make the router answer for it). The
+// real-OVN tests fail on any northd warning or error about a plan, and
+// apply each profile's plan.
 //
 // # Several subnets of a family
 //

@@ -676,13 +676,12 @@ func (p *planner) addNodeReroutePolicy(o Owner, router, inport, comment string, 
 // the node's MAC and sends GARPs for NAT addresses but not load-balancer
 // VIPs. On a Layer2 network the load-balancer SNAT uses the join addresses
 // (the port holds several networks) and the pod network's SNAT applies to
-// the external port only. Under ProfileReference the external port also
-// holds the masquerade IP, as the reference's does; with
-// lb_force_snat_ip=router_ip northd then SNATs load-balanced traffic to
-// whichever of its two IPv4 addresses sorts first in the database (the
-// masquerade IP beside 172.18.0.3, the node IP beside 10.0.0.3) and warns
-// about it, so the seeds' profile leaves it out: the NAT rows alone make
-// the router answer for the masquerade IP.
+// the external port only. The reference's external port also holds the
+// masquerade IP; with lb_force_snat_ip=router_ip northd then SNATs
+// load-balanced traffic to whichever of its two IPv4 addresses sorts first
+// (the masquerade IP beside 172.18.0.3, the node IP beside 10.0.0.3) and
+// warns about it, so udnkit leaves it out in both profiles: the NAT rows
+// alone make the router answer for the masquerade IP.
 func (p *planner) gatewayRouter(nd *Node, gr string, joinGR []netip.Prefix, layer2 bool) {
 	o := p.nodeOwner(nd)
 	ext := p.extSwitch(nd)
@@ -704,19 +703,11 @@ func (p *planner) gatewayRouter(nd *Node, gr string, joinGR []netip.Prefix, laye
 		Option{"always_learn_from_arp_request", "false"}, Option{OptChassis, nd.Chassis},
 		Option{"dynamic_neigh_routers", "true"}, Option{"lb_force_snat_ip", forceSNAT},
 		Option{"mac_binding_age_threshold", macBindingAgeThreshold})})
-	reference := p.in.Profile == ProfileReference
-	n := len(p.fams)
-	if reference {
-		n *= 2
-	}
-	nets := p.pfxs.make(n)
+	nets := p.pfxs.make(len(p.fams))
 	for i, f := range p.fams {
 		nets[i], _ = pickPrefix(nd.Addresses, f.is4)
-		if reference {
-			nets[len(p.fams)+i] = netip.PrefixFrom(f.grMasq, f.masq.Subnet.Bits())
-		}
 	}
-	m := p.mac(nets[:len(p.fams)]...)
+	m := p.mac(nets...)
 	if nd.MAC != nil {
 		m = nd.MAC.String()
 	}

@@ -14,9 +14,23 @@ import (
 // ID, gateway_mtu on trtos-) to a real NB: northd takes it without a
 // warning and the database reads back as planned.
 func TestRealLayer2ReferenceProfile(t *testing.T) {
+	realReferenceProfile(t, ovntest.Seed004Input())
+}
+
+// TestRealLayer3ReferenceProfile: a dual-stack Layer3 primary network
+// planned under ProfileReference on three nodes, one zone holding them
+// all (gateway routers, their external ports and SNATs), applied to a real
+// NB: northd raises no warning about it (ovntest fails the test on one)
+// and the database reads back as planned.
+func TestRealLayer3ReferenceProfile(t *testing.T) {
+	n := ovntest.Layer3Network()
+	in := ovntest.PlanInput(n, ovntest.Nodes(3, "zone1"), "zone1")
+	realReferenceProfile(t, in)
+}
+
+func realReferenceProfile(t *testing.T, in topology.Input) {
 	env, c := realOVN(t, ovnnb.Config{})
 	ctx := context.Background()
-	in := ovntest.Seed004Input()
 	in.Profile = topology.ProfileReference
 	s, err := topology.Plan(in)
 	if err != nil {
