@@ -248,13 +248,22 @@ func TestRealConnect(t *testing.T) {
 // each other through the connect router, from the Layer3 cluster router's
 // rtos- port and from the Layer2 transit router's trtos- port.
 func TestRealConnectMixed(t *testing.T) {
+	for _, p := range []udn.Profile{udn.ProfileSeeds, udn.ProfileReference} {
+		t.Run(p.String(), func(t *testing.T) { realConnectMixed(t, p) })
+	}
+}
+
+// realConnectMixed: the networks and the connect planned under profile p,
+// which names the connect router and its ports (and under
+// ProfileReference peers the Layer2 transit router as the reference does).
+func realConnectMixed(t *testing.T, p udn.Profile) {
 	env, c, ctx := realNB(t)
 	nodes := ovntest.Nodes(3, "")
 	blue := l3net("ns1_blue", 1, 128)
 	yellow := ovntest.Layer2Network()
 	yellow.Subnets[0].CIDR = netip.MustParsePrefix("10.130.0.0/16")
 	var b topology.Builder
-	hostSubnets := planNetworks(t, &b, []*udn.Network{blue, yellow}, nodes, "node1", nil)
+	hostSubnets := planNetworks(t, &b, []*udn.Network{blue, yellow}, nodes, "node1", func(in *topology.Input) { in.Profile = p })
 	pods := map[string]pod{
 		"blue-a":   {"blue-a", "ns1_blue_node1", "0a:58:0a:80:01:05", "10.128.1.5", "0a:58:0a:80:01:01"},
 		"yellow-a": {"yellow-a", "ns2_red_ovn_layer2_switch", "0a:58:0a:82:00:05", "10.130.0.5", "0a:58:0a:82:00:01"},
@@ -267,11 +276,12 @@ func TestRealConnectMixed(t *testing.T) {
 	}
 	sync(t, ctx, env, c, networks)
 	sync(t, ctx, env, c, planConnect(t, newConnect("mixed", connect.PodNetwork),
-		connect.Input{Networks: []*udn.Network{blue, yellow}, Nodes: nodes, Zone: "node1", HostSubnets: hostSubnets}))
+		connect.Input{Networks: []*udn.Network{blue, yellow}, Nodes: nodes, Zone: "node1", HostSubnets: hostSubnets, Profile: p}))
+	router := connect.RouterName("mixed", p)
 	for _, tc := range [][2]string{{"blue-a", "yellow-a"}, {"yellow-a", "blue-a"}} {
 		out, dps, outs := trace(t, env, pods[tc[0]], pods[tc[1]].ip)
-		if !slices.Contains(outs, tc[1]) || !slices.Contains(dps, "connect-router-mixed") {
-			t.Errorf("%s -> %s not delivered through the connect router (path %v, outputs %v):\n%s", tc[0], tc[1], dps, outs, out)
+		if !slices.Contains(outs, tc[1]) || !slices.Contains(dps, router) {
+			t.Errorf("%s -> %s not delivered through %s (path %v, outputs %v):\n%s", tc[0], tc[1], router, dps, outs, out)
 		}
 	}
 }
