@@ -90,8 +90,8 @@ func TestNetworksPlanEqualsTheLongPath(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	redKeys, _ := keys.Allocate(red.Name, ipam.Layer2TunnelKeys)
-	greenKeys, _ := keys.Allocate(green.Name, 1)
+	redKeys, _ := keys.AllocateForNetwork(red.Name, red.ID, ipam.Layer2TunnelKeys)
+	greenKeys, _ := keys.AllocateForNetwork(green.Name, green.ID, 1)
 	var states []topology.State
 	for _, in := range []topology.Input{blueIn,
 		{Network: red, Nodes: sorted, Zone: "node-a", TunnelKeys: redKeys},

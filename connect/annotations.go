@@ -188,14 +188,14 @@ func NewAllocator(c *ClusterNetworkConnect, keys *ipam.TunnelKeyAllocator) (*All
 	return &Allocator{name: c.Name, subnets: subnets, keys: keys, held: map[NetworkKey][]netip.Prefix{}}, nil
 }
 
-// tunnelKeyOwner is the owner of a connect router's key in the shared
+// TunnelKeyOwner is the owner of a connect router's key in the shared
 // tunnel-key allocator.
-func tunnelKeyOwner(cnc string) string { return "connect-router/" + cnc }
+func TunnelKeyOwner(cnc string) string { return "connect-router/" + cnc }
 
 // Restore records a previously written allocation.
 func (a *Allocator) Restore(al Allocation) error {
 	if al.TunnelKey != 0 {
-		if err := a.keys.Reserve(tunnelKeyOwner(a.name), al.TunnelKey); err != nil {
+		if err := a.keys.Reserve(TunnelKeyOwner(a.name), al.TunnelKey); err != nil {
 			return fmt.Errorf("%s %q: %s: %w", Kind, a.name, AnnotationTunnelKey, err)
 		}
 	}
@@ -212,7 +212,7 @@ func (a *Allocator) Restore(al Allocation) error {
 // allocates what new networks need and releases what networks no longer
 // selected hold. On error nothing changes for the networks that failed.
 func (a *Allocator) Allocate(nets []*udn.Network) (Allocation, error) {
-	keys, err := a.keys.Allocate(tunnelKeyOwner(a.name), ipam.ConnectRouterTunnelKeys)
+	keys, err := a.keys.Allocate(TunnelKeyOwner(a.name), ipam.ConnectRouterTunnelKeys)
 	if err != nil {
 		return Allocation{}, fmt.Errorf("%s %q: tunnel key: %w", Kind, a.name, err)
 	}
@@ -249,5 +249,5 @@ func (a *Allocator) Release() {
 		a.subnets.Release(k.NetworkID)
 	}
 	clear(a.held)
-	a.keys.Release(tunnelKeyOwner(a.name))
+	a.keys.Release(TunnelKeyOwner(a.name))
 }

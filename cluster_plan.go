@@ -1,0 +1,296 @@
+package udnkit
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+	"strconv"
+
+	"github.com/udnkit/udnkit/connect"
+	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/topology"
+)
+
+// EventKind says what changed in a Cluster.
+type EventKind uint8
+
+// Event kinds.
+const (
+	// EventNone is a call that changed nothing.
+	EventNone EventKind = iota
+	EventNodeSet
+	EventNodeRemoved
+	EventNetworkSet
+	EventNetworkRemoved
+	EventConnectSet
+	EventConnectRemoved
+	EventNamespaceSet
+)
+
+// String returns the kind's name.
+func (k EventKind) String() string {
+	switch k {
+	case EventNone:
+		return "none"
+	case EventNodeSet:
+		return "node-set"
+	case EventNodeRemoved:
+		return "node-removed"
+	case EventNetworkSet:
+		return "network-set"
+	case EventNetworkRemoved:
+		return "network-removed"
+	case EventConnectSet:
+		return "connect-set"
+	case EventConnectRemoved:
+		return "connect-removed"
+	case EventNamespaceSet:
+		return "namespace-set"
+	}
+	return "event(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Event is one change to a Cluster, as its mutating calls return it: hand
+// it to PlanEvent of every zone a controller programs.
+type Event struct {
+	Kind EventKind
+	// Node, Network, Connect and Namespace name what the event is about
+	// (the one its Kind says).
+	Node, Network, Connect, Namespace string
+	// before is the node as it was, for EventNodeSet of a known node and
+	// EventNodeRemoved.
+	before *topology.Node
+}
+
+// ErrNotPlanned is returned by PlanEvent for a zone that Plan never
+// planned: a controller Syncs Plan(zone) once, then applies events.
+var ErrNotPlanned = errors.New("zone not planned yet")
+
+// zonePlan is what the Cluster last planned for a zone.
+type zonePlan struct {
+	state topology.State
+}
+
+// Plan plans every network, link between a namespace's primary networks
+// and accepted ClusterNetworkConnect for zone, with the ready nodes, and
+// returns their merged state: what a Sync of the zone's database makes it
+// hold. It refuses a zone without a ready node (ErrZoneNotReady).
+func (s *Cluster) Plan(zone string) (topology.State, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.planZone(zone)
+	if err != nil {
+		return topology.State{}, err
+	}
+	s.planned[zone] = &zonePlan{state: st}
+	return st, nil
+}
+
+func (s *Cluster) planZone(zone string) (topology.State, error) {
+	nodes := s.nodeList(true)
+	if err := s.zoneReady(zone, nodes); err != nil {
+		return topology.State{}, err
+	}
+	var states []topology.State
+	for _, name := range slices.Sorted(maps.Keys(s.networks)) {
+		st, err := topology.Plan(s.input(s.networks[name], zone, nodes))
+		if err != nil {
+			return topology.State{}, err
+		}
+		states = append(states, st)
+	}
+	links := s.primaryLinks()
+	for _, name := range linkNames(links) {
+		st, err := s.planLink(links[name], zone, nodes)
+		if err != nil {
+			return topology.State{}, err
+		}
+		states = append(states, st)
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.connects)) {
+		cn := s.connects[name]
+		if cn.alloc == nil {
+			continue
+		}
+		st, err := s.planConnect(cn, zone, nodes)
+		if err != nil {
+			return topology.State{}, err
+		}
+		states = append(states, st)
+	}
+	if len(states) == 0 {
+		return topology.State{}, nil
+	}
+	return states[0].Merge(states[1:]...)
+}
+
+// zoneReady refuses a zone none of whose nodes is ready.
+func (s *Cluster) zoneReady(zone string, ready []topology.Node) error {
+	for i := range ready {
+		if ready[i].InZone() == zone {
+			return nil
+		}
+	}
+	var why []string
+	for _, name := range slices.Sorted(maps.Keys(s.nodes)) {
+		if nd := s.nodes[name]; nd.InZone() == zone {
+			why = append(why, fmt.Sprintf("%s: %s", name, notReady(nd)))
+		}
+	}
+	if len(why) == 0 {
+		return fmt.Errorf("zone %q: %w: no node of the zone is known", zone, ErrZoneNotReady)
+	}
+	return fmt.Errorf("zone %q: %w: %v", zone, ErrZoneNotReady, why)
+}
+
+// PlanEvent returns the changes one event makes to what the Cluster
+// planned for zone — the rows of just that event, computed without
+// planning the zone again where the event allows it (a remote node joining
+// or leaving plans only that node's rows) — and records the new plan.
+// Applying them to a database that holds the zone's previous plan makes it
+// hold Plan(zone). The zone must have been planned (ErrNotPlanned).
+func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	zp, ok := s.planned[zone]
+	if !ok {
+		return nil, fmt.Errorf("zone %q: %w: Plan it (and Sync the result) first", zone, ErrNotPlanned)
+	}
+	nodes := s.nodeList(true)
+	var next topology.State
+	var err error
+	switch ev.Kind {
+	case EventNone:
+		return nil, nil
+	case EventNodeSet, EventNodeRemoved:
+		next, err = s.nodeEvent(zp.state, zone, ev, nodes)
+	case EventNetworkSet, EventNetworkRemoved:
+		next, err = s.replaceNetwork(zp.state, zone, ev.Network, nodes)
+		if err == nil {
+			next, err = s.replaceShared(next, zone, nodes)
+		}
+	case EventConnectSet, EventConnectRemoved, EventNamespaceSet:
+		next, err = s.replaceShared(zp.state, zone, nodes)
+	default:
+		return nil, fmt.Errorf("event %v: %w: unknown kind", ev.Kind, topology.ErrInvalid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	changes := topology.Diff(zp.state, next)
+	zp.state = next
+	return changes, nil
+}
+
+// nodeEvent plans a node's rows again: only its own rows when it is remote
+// to zone (nothing else of the zone depends on a remote node), the whole
+// zone when it is (or was) local.
+func (s *Cluster) nodeEvent(prev topology.State, zone string, ev Event, nodes []topology.Node) (topology.State, error) {
+	now, known := s.nodes[ev.Node]
+	local := known && now.InZone() == zone || ev.before != nil && ev.before.InZone() == zone
+	if local {
+		if err := s.zoneReady(zone, nodes); err != nil {
+			return topology.State{}, err
+		}
+		return s.planZone(zone)
+	}
+	ready := known && notReady(now) == ""
+	var parts []topology.State
+	if ready {
+		for _, name := range slices.Sorted(maps.Keys(s.networks)) {
+			part, err := topology.PlanNodes(s.input(s.networks[name], zone, nodes), ev.Node)
+			if err != nil {
+				return topology.State{}, err
+			}
+			parts = append(parts, part)
+		}
+		for _, name := range slices.Sorted(maps.Keys(s.connects)) {
+			cn := s.connects[name]
+			if cn.alloc == nil {
+				continue
+			}
+			part, err := connect.PlanNodes(s.connectInput(cn, zone, nodes), ev.Node)
+			if err != nil {
+				return topology.State{}, err
+			}
+			parts = append(parts, part)
+		}
+	}
+	return prev.ReplaceNode(ev.Node, parts...), nil
+}
+
+// replaceNetwork plans one network again, or its removal.
+func (s *Cluster) replaceNetwork(prev topology.State, zone, name string, nodes []topology.Node) (topology.State, error) {
+	nw, ok := s.networks[name]
+	if !ok {
+		return prev.Replace(topology.ControllerTopology, name, topology.Removal(name)), nil
+	}
+	st, err := topology.Plan(s.input(nw, zone, nodes))
+	if err != nil {
+		return topology.State{}, err
+	}
+	return prev.Replace(topology.ControllerTopology, name, st), nil
+}
+
+// replaceShared plans again what depends on several networks: the links
+// between a namespace's primaries and the connects.
+func (s *Cluster) replaceShared(prev topology.State, zone string, nodes []topology.Node) (topology.State, error) {
+	next := prev
+	links := s.primaryLinks()
+	for _, sc := range prev.Scope(connect.ControllerPrimaryLinks) {
+		if _, ok := links[sc]; !ok {
+			next = next.Replace(connect.ControllerPrimaryLinks, sc, topology.RemovalFor(connect.ControllerPrimaryLinks, sc))
+		}
+	}
+	for _, name := range linkNames(links) {
+		st, err := s.planLink(links[name], zone, nodes)
+		if err != nil {
+			return topology.State{}, err
+		}
+		next = next.Replace(connect.ControllerPrimaryLinks, name, st)
+	}
+	for _, sc := range prev.Scope(connect.ControllerConnect) {
+		if cn, ok := s.connects[sc]; !ok || cn.alloc == nil {
+			next = next.Replace(connect.ControllerConnect, sc, topology.RemovalFor(connect.ControllerConnect, sc))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.connects)) {
+		cn := s.connects[name]
+		if cn.alloc == nil {
+			continue
+		}
+		st, err := s.planConnect(cn, zone, nodes)
+		if err != nil {
+			return topology.State{}, err
+		}
+		next = next.Replace(connect.ControllerConnect, name, st)
+	}
+	return next, nil
+}
+
+func (s *Cluster) connectInput(cn *connection, zone string, nodes []topology.Node) connect.Input {
+	nets := selectedNetworks(cn.acceptance)
+	return connect.Input{Connect: cn.c, Networks: nets, Allocation: cn.allocation, Nodes: nodes, Zone: zone,
+		HostSubnets: s.hostSubnetsOf(nets, nodes), Profile: s.cfg.Profile, ServiceCIDRs: s.cfg.DefaultNetwork.ServiceCIDRs}
+}
+
+// hostSubnetsOf returns the Layer3 networks' host subnets of the nodes.
+func (s *Cluster) hostSubnetsOf(nets []*udn.Network, nodes []topology.Node) map[string]map[string][]netip.Prefix {
+	out := make(map[string]map[string][]netip.Prefix, len(nets))
+	for _, n := range nets {
+		nw, ok := s.networks[n.Name]
+		if !ok || nw.subnets == nil {
+			continue
+		}
+		m := make(map[string][]netip.Prefix, len(nodes))
+		for _, nd := range nodes {
+			if sub, ok := nw.hostSubnets[nd.Name]; ok {
+				m[nd.Name] = slices.Clone(sub)
+			}
+		}
+		out[n.Name] = m
+	}
+	return out
+}

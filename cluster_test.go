@@ -1,0 +1,329 @@
+package udnkit
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/udnkit/udnkit/connect"
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/topology"
+)
+
+// fresh plans zone from scratch without recording it: the oracle of the
+// incremental paths.
+func (s *Cluster) fresh(zone string) (topology.State, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.planZone(zone)
+}
+
+func udnDoc(ns, name, topo, role, subnet string) *netconf.UserDefinedNetwork {
+	u, err := netconf.DecodeUDN([]byte(fmt.Sprintf(`
+kind: UserDefinedNetwork
+metadata: {name: %s, namespace: %s}
+spec: {topology: %s, role: %s, subnets: [%q]}`, name, ns, topo, role, subnet)))
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+func cudnDoc(name, label, topo, subnet string) *netconf.ClusterUserDefinedNetwork {
+	c, err := netconf.DecodeCUDN([]byte(fmt.Sprintf(`
+kind: ClusterUserDefinedNetwork
+metadata: {name: %s}
+spec:
+  namespaceSelector: {matchLabels: {tier: %s}}
+  template: {spec: {topology: %s, role: Primary, subnets: [%q]}}`, name, label, topo, subnet)))
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func cncDoc(name, cidr string, namespaces ...string) *connect.ClusterNetworkConnect {
+	c, err := connect.Decode([]byte(fmt.Sprintf(`
+kind: ClusterNetworkConnect
+metadata: {name: %s}
+spec:
+  networkSelectors:
+  - networkSelectionType: PrimaryUserDefinedNetworks
+    primaryUserDefinedNetworkSelector:
+      namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [%s]}]}
+  connectSubnets: [{cidr: %s, networkPrefix: 24}]
+  connectivityEnabled: [PodNetwork]`, name, strings.Join(namespaces, ", "), cidr)))
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// checkUnique fails when two datapaths of a plan request one tunnel key,
+// or two router ports (or two ports of one switch) share an address.
+func checkUnique(t *testing.T, what string, st topology.State) {
+	t.Helper()
+	keys := map[string]string{}
+	claim := func(key, by string) {
+		if key == "" {
+			return
+		}
+		if other, ok := keys[key]; ok && other != by {
+			t.Fatalf("%s: tunnel key %s requested by %s and %s", what, key, other, by)
+		}
+		keys[key] = by
+	}
+	addrs := map[string]string{}
+	for o := range st.Objects() {
+		switch x := o.(type) {
+		case topology.Switch:
+			k, _ := x.OtherConfig.Get(topology.OptRequestedTnlKey)
+			claim(k, "switch "+x.Name)
+		case topology.Router:
+			k, _ := x.Options.Get(topology.OptRequestedTnlKey)
+			claim(k, "router "+x.Name)
+		case topology.RouterPort:
+			for _, p := range x.Networks {
+				key := x.Router + " " + p.Addr().String()
+				if other, ok := addrs[key]; ok {
+					t.Fatalf("%s: address %s on router %s twice: %s and %s", what, p, x.Router, other, x.Name)
+				}
+				addrs[key] = x.Name
+			}
+		}
+	}
+}
+
+// TestClusterEventsProperty runs random clusters through random events
+// (networks, CUDNs, namespaces, connects, primaries sharing a namespace,
+// nodes joining, bootstrapping, leaving): after each event the changes
+// PlanEvent returns, applied to the previous plan, give exactly the plan
+// of the zone from scratch, and no tunnel key or router address is
+// requested twice.
+func TestClusterEventsProperty(t *testing.T) {
+	for seed := range uint64(25) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { runEvents(t, seed, 30) })
+	}
+}
+
+func runEvents(t *testing.T, seed uint64, steps int) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	c, err := New(Config{Nodes: []topology.Node{testNode("node1", 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const zone = "node1"
+	namespaces := []string{"ns-a", "ns-b", "ns-c"}
+	for i, ns := range namespaces {
+		if _, err := c.SetNamespace(netconf.Namespace{Name: ns, Labels: map[string]string{"tier": fmt.Sprint("t", i%2)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prev, err := c.Plan(zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeSeq, netSeq := 1, 0
+	for step := range steps {
+		var ev Event
+		var what string
+		err = nil
+		switch op := rng.IntN(11); op {
+		case 0, 1: // a primary or secondary UDN
+			netSeq++
+			ns := namespaces[rng.IntN(len(namespaces))]
+			topo, role := []string{"Layer3", "Layer2"}[rng.IntN(2)], []string{"Primary", "Secondary"}[rng.IntN(2)]
+			subnet := "10.100.0.0/16"
+			if topo == "Layer3" {
+				subnet = "10.100.0.0/16/24"
+			}
+			what = fmt.Sprintf("add %s %s UDN %s/n%d", topo, role, ns, netSeq)
+			_, ev, err = c.SetUDN(udnDoc(ns, fmt.Sprint("n", netSeq), topo, role, subnet))
+		case 2: // a primary CUDN of one tier
+			netSeq++
+			topo := []string{"Layer3", "Layer2"}[rng.IntN(2)]
+			subnet := "10.200.0.0/16"
+			if topo == "Layer3" {
+				subnet = "10.200.0.0/16/24"
+			}
+			what = fmt.Sprintf("add %s CUDN c%d", topo, netSeq)
+			_, ev, err = c.SetCUDN(cudnDoc(fmt.Sprint("c", netSeq), fmt.Sprint("t", rng.IntN(2)), topo, subnet))
+		case 3: // remove a network
+			names := c.Names()
+			if len(names) == 0 {
+				continue
+			}
+			name := names[rng.IntN(len(names))]
+			what = "remove network " + name
+			ev = c.Remove(name)
+		case 4, 5: // a node joins, ready or bootstrapping
+			nodeSeq++
+			nd := testNode(fmt.Sprint("node", nodeSeq), 0)
+			if rng.IntN(3) == 0 {
+				nd.Chassis = ""
+			}
+			what = fmt.Sprintf("add node %s (chassis %q)", nd.Name, nd.Chassis)
+			ev, err = c.SetNode(nd)
+		case 6: // a bootstrapping node becomes ready, or a node changes
+			nodes := c.Nodes()
+			nd := nodes[rng.IntN(len(nodes))]
+			if nd.Name == zone {
+				continue
+			}
+			nd.Chassis = "chassis-" + nd.Name + "-" + fmt.Sprint(step)
+			what = "update node " + nd.Name
+			ev, err = c.SetNode(nd)
+		case 7: // a node leaves
+			nodes := c.Nodes()
+			nd := nodes[rng.IntN(len(nodes))]
+			if nd.Name == zone {
+				continue
+			}
+			what = "remove node " + nd.Name
+			ev = c.RemoveNode(nd.Name)
+		case 8: // a connect of two namespaces' primaries
+			a, b := namespaces[rng.IntN(3)], namespaces[rng.IntN(3)]
+			name := fmt.Sprint("cnc", rng.IntN(2))
+			what = fmt.Sprintf("set connect %s of %s, %s", name, a, b)
+			_, ev, err = c.SetConnect(cncDoc(name, fmt.Sprintf("192.168.%d.0/16", 0), a, b))
+			if err == nil {
+				ev2, _, _ := c.Connect(name)
+				what += " (" + ev2.Condition.Reason + ")"
+			}
+		case 9:
+			name := fmt.Sprint("cnc", rng.IntN(2))
+			what = "remove connect " + name
+			ev = c.RemoveConnect(name)
+		case 10: // a namespace changes tier
+			ns := namespaces[rng.IntN(3)]
+			what = "relabel " + ns
+			ev, err = c.SetNamespace(netconf.Namespace{Name: ns, Labels: map[string]string{"tier": fmt.Sprint("t", rng.IntN(2))}})
+		}
+		if err != nil {
+			if errors.Is(err, ipam.ErrConflict) || errors.Is(err, netconf.ErrInvalidSpec) || errors.Is(err, ipam.ErrExhausted) {
+				if testing.Verbose() {
+					t.Logf("step %d: %s: refused: %v", step, what, err)
+				}
+				continue // refused, nothing changed
+			}
+			t.Fatalf("step %d: %s: %v", step, what, err)
+		}
+		if testing.Verbose() {
+			t.Logf("step %d: %s", step, what)
+		}
+		changes, err := c.PlanEvent(zone, ev)
+		if err != nil {
+			t.Fatalf("step %d: %s: PlanEvent: %v", step, what, err)
+		}
+		next, err := topology.Apply(prev, changes)
+		if err != nil {
+			t.Fatalf("step %d: %s: the event's changes do not apply to the previous plan: %v", step, what, err)
+		}
+		want, err := c.fresh(zone)
+		if err != nil {
+			t.Fatalf("step %d: %s: plan: %v", step, what, err)
+		}
+		if d := topology.Diff(next, want); len(d) > 0 {
+			t.Fatalf("step %d: %s: the incremental plan misses %d changes of the full plan:\n%v", step, what, len(d), d)
+		}
+		if d := topology.Diff(want, next); len(d) > 0 {
+			t.Fatalf("step %d: %s: the incremental plan has %d changes the full plan has not:\n%v", step, what, len(d), d)
+		}
+		checkUnique(t, fmt.Sprintf("step %d: %s", step, what), want)
+		prev = next
+	}
+}
+
+// TestBootstrappingNode: a node without its chassis (or addresses) yet is
+// held with its allocations and reported, and every other zone plans.
+func TestBootstrappingNode(t *testing.T) {
+	c, err := New(Config{Nodes: []topology.Node{testNode("node-a", 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddUDN(udnDoc("ns", "blue", "Layer3", "Primary", "10.128.0.0/16/24")); err != nil {
+		t.Fatal(err)
+	}
+	boot := testNode("node-b", 0)
+	boot.Chassis = ""
+	if err := c.AddNode(boot); err != nil {
+		t.Fatalf("a bootstrapping node is refused: %v", err)
+	}
+	if got := c.NotReady(); len(got) != 1 || got[0].Node != "node-b" || !strings.Contains(got[0].Reason, "chassis") {
+		t.Fatalf("NotReady = %+v, want node-b without chassis", got)
+	}
+	st, err := c.Plan("node-a")
+	if err != nil {
+		t.Fatalf("zone node-a does not plan beside a bootstrapping node: %v", err)
+	}
+	for o := range st.Objects() {
+		if strings.Contains(topology.Render(o), "node-b") {
+			t.Fatalf("the bootstrapping node is planned: %s", topology.Render(o))
+		}
+	}
+	if _, err := c.Plan("node-b"); !errors.Is(err, ErrZoneNotReady) {
+		t.Fatalf("the bootstrapping node's zone: %v, want ErrZoneNotReady", err)
+	}
+	if sub, ok := c.HostSubnets("ns_blue", "node-b"); !ok || len(sub) != 1 {
+		t.Fatalf("the bootstrapping node has no host subnet (%v): it would be renumbered when ready", sub)
+	}
+	boot.Chassis = "chassis-node-b"
+	ev, err := c.SetNode(boot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := c.PlanEvent("node-a", ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) == 0 {
+		t.Fatal("the node becoming ready changes nothing in zone node-a")
+	}
+	for _, ch := range changes {
+		if o := ch.Object; o != nil && o.OwnedBy().Node != "node-b" {
+			t.Fatalf("a remote node becoming ready touches a row not of its own: %v", ch)
+		}
+	}
+}
+
+// TestRemoveNodeFreesOnlyItsOwn: removing a node frees its node ID and
+// host subnets; every other allocation stays.
+func TestRemoveNodeFreesOnlyItsOwn(t *testing.T) {
+	c, err := New(Config{Nodes: []topology.Node{testNode("a", 0), testNode("b", 0), testNode("c", 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddUDN(udnDoc("ns", "blue", "Layer3", "Primary", "10.128.0.0/16/24")); err != nil {
+		t.Fatal(err)
+	}
+	before := c.Annotations()
+	c.RemoveNode("b")
+	after := c.Annotations()
+	if len(after.Nodes) != 2 {
+		t.Fatalf("nodes after removal: %+v", after.Nodes)
+	}
+	for _, o := range after.Nodes {
+		i := slices.IndexFunc(before.Nodes, func(b Object) bool { return b.Name == o.Name })
+		if fmt.Sprint(before.Nodes[i].Annotations) != fmt.Sprint(o.Annotations) {
+			t.Fatalf("node %s changed: %v → %v", o.Name, before.Nodes[i].Annotations, o.Annotations)
+		}
+	}
+	if fmt.Sprint(before.NADs) != fmt.Sprint(after.NADs) {
+		t.Fatalf("the networks' annotations changed: %v → %v", before.NADs, after.NADs)
+	}
+	if err := c.AddNode(testNode("d", 0)); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := c.HostSubnets("ns_blue", "d")
+	b := before.Nodes[1].Annotations[AnnotationNodeSubnets]
+	if !strings.Contains(b, d[0].String()) {
+		t.Fatalf("the freed subnet of b (%s) is not reused by d (%v)", b, d)
+	}
+}
+
+func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
