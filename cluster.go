@@ -329,11 +329,21 @@ func (s *Cluster) SetNamespace(ns netconf.Namespace) (Event, error) {
 	return Event{Kind: EventNamespaceSet, Namespace: ns.Name}, nil
 }
 
-// namespaceList returns the namespaces sorted by name.
+// namespaceList returns the namespaces sorted by name: those set, and
+// the namespace of every UDN, which exists though it was never set (with
+// no labels but its name).
 func (s *Cluster) namespaceList() []netconf.Namespace {
-	out := make([]netconf.Namespace, 0, len(s.spaces))
-	for _, name := range slices.Sorted(maps.Keys(s.spaces)) {
-		out = append(out, s.spaces[name])
+	all := maps.Clone(s.spaces)
+	for _, nw := range s.networks {
+		if nw.udn != "" {
+			if _, ok := all[nw.namespaces[0]]; !ok {
+				all[nw.namespaces[0]] = netconf.Namespace{Name: nw.namespaces[0]}
+			}
+		}
+	}
+	out := make([]netconf.Namespace, 0, len(all))
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		out = append(out, all[name])
 	}
 	return out
 }

@@ -327,3 +327,33 @@ func TestRemoveNodeFreesOnlyItsOwn(t *testing.T) {
 }
 
 func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
+
+// TestConnectTakesItsOwnTunnelKey: a connect router and a Layer2
+// network's transit router draw from one allocator (they both requested
+// 16715779 when each had its own).
+func TestConnectTakesItsOwnTunnelKey(t *testing.T) {
+	c, err := New(Config{Nodes: []topology.Node{testNode("node-a", 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddUDN(udnDoc("blue", "blue", "Layer3", "Primary", "10.128.0.0/16/24")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddUDN(udnDoc("green", "green", "Layer2", "Primary", "10.129.0.0/16")); err != nil {
+		t.Fatal(err)
+	}
+	acc, _, err := c.SetConnect(cncDoc("blue-green", "192.168.0.0/16", "blue", "green"))
+	if err != nil || !acc.Accepted() {
+		t.Fatalf("connect: %v %+v", err, acc.Condition)
+	}
+	st, err := c.Plan("node-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkUnique(t, "blue-green", st)
+	_, al, _ := c.Connect("blue-green")
+	in, _ := c.Input("green_green", "node-a")
+	if slices.Contains(in.TunnelKeys, al.TunnelKey) {
+		t.Fatalf("the connect router's key %d is one of the Layer2 network's %v", al.TunnelKey, in.TunnelKeys)
+	}
+}
