@@ -411,3 +411,41 @@ var propertySeeds = func() int {
 	}
 	return 25
 }()
+
+// TestSettingsGivenOnce: the cluster's masquerade subnets reach every
+// planner (the services planner wrote the default hairpin address when
+// called as the README showed).
+func TestSettingsGivenOnce(t *testing.T) {
+	masq := []netip.Prefix{mustPrefix("169.254.64.0/18")}
+	c, err := New(Config{Nodes: []topology.Node{testNode("node-a", 0)}, Cluster: topology.Cluster{MasqueradeSubnets: masq}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddUDN(udnDoc("ns", "blue", "Layer3", "Primary", "10.128.0.0/16/24")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetService(services.Service{Namespace: "ns", Name: "web", ClusterIPs: []netip.Addr{netip.MustParseAddr("10.96.0.7")},
+		Ports: []services.Port{{Name: "http", Protocol: services.ProtocolTCP, Port: 80}}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Plan("node-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for o := range st.Objects() {
+		text := topology.Render(o)
+		if strings.Contains(text, "169.254.0.") {
+			t.Fatalf("a row uses the default masquerade subnet: %s", text)
+		}
+		if strings.Contains(text, "169.254.64.") {
+			seen++
+		}
+	}
+	if lbs := st.ObjectsOf(topology.KindLoadBalancer); len(lbs) == 0 || !strings.Contains(topology.Render(lbs[0]), "hairpin_snat_ip=169.254.64.5") {
+		t.Fatalf("the Service's load balancer does not hairpin through the cluster's masquerade subnet: %v", lbs)
+	}
+	if seen < 2 {
+		t.Fatalf("only %d rows use the cluster's masquerade subnet", seen)
+	}
+}
