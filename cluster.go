@@ -70,7 +70,7 @@ type Cluster struct {
 	connects map[string]*connection
 	pods     map[string]*podEntry // "<namespace>/<name>"
 	pools    map[poolKey]*ipam.PodIPAllocator
-	portKeys map[string]*ipam.IDAllocator // Layer2 network → pod port tunnel keys
+	portKeys map[string]*portKeys // Layer2 network → pod port tunnel keys
 	services map[string]services.Service  // "<namespace>/<name>"
 	planned  map[string]*zonePlan
 	stored   *stored // between Restore and EndRestore
@@ -119,7 +119,7 @@ func New(cfg Config) (*Cluster, error) {
 	s := &Cluster{cfg: cfg, nodes: map[string]topology.Node{}, nodeIDs: ipam.NewNodeIDAllocator(),
 		ids: ipam.NewNetworkIDAllocator(), keys: ipam.NewTunnelKeyAllocator(), networks: map[string]*network{},
 		spaces: map[string]netconf.Namespace{}, connects: map[string]*connection{}, planned: map[string]*zonePlan{},
-		pods: map[string]*podEntry{}, pools: map[poolKey]*ipam.PodIPAllocator{}, portKeys: map[string]*ipam.IDAllocator{},
+		pods: map[string]*podEntry{}, pools: map[poolKey]*ipam.PodIPAllocator{}, portKeys: map[string]*portKeys{},
 		services: map[string]services.Service{}}
 	s.cfg.Nodes = nil
 	for _, nd := range cfg.Nodes {

@@ -247,19 +247,62 @@ func (s *Cluster) attachKeyed(entry *podEntry, nw *network, nad string, role net
 	return nil
 }
 
-// podKeys returns a Layer2 network's allocator of pod port tunnel keys
-// (1..32767, the reference's range, 0 never handed out).
-func (s *Cluster) podKeys(nw *network) *ipam.IDAllocator {
+// podKeys returns a Layer2 network's allocator of pod port tunnel keys.
+func (s *Cluster) podKeys(nw *network) *portKeys {
 	ids, ok := s.portKeys[nw.n.Name]
 	if !ok {
-		ids, _ = ipam.NewIDAllocator("pod port tunnel key", 1, maxPortTunnelKey)
+		ids = newPortKeys()
 		s.portKeys[nw.n.Name] = ids
 	}
 	return ids
 }
 
-// maxPortTunnelKey is OVN's largest logical port tunnel key.
-const maxPortTunnelKey = 32767
+// Pod port tunnel keys of a Layer2 network. OVN's largest port key is
+// 32767; the reference hands out 1.. (0 never). New keys start above
+// ipam.MaxNodeID: northd gives the switch's ports that request no key the
+// lowest free keys (a pod requesting one of them is refused with a
+// warning), and the legacy Layer2 topology keys remote ports by node ID.
+// Keys the reference handed out below are restored as they are.
+const (
+	firstPortKey = ipam.MaxNodeID + 1
+	lastPortKey  = 32767
+)
+
+// portKeys is one Layer2 network's pod port tunnel keys.
+type portKeys struct {
+	ids *ipam.IDAllocator // firstPortKey..lastPortKey
+	low map[int]string    // restored keys below firstPortKey, and their pods
+	own map[string]int    // pod → its low key
+}
+
+func newPortKeys() *portKeys {
+	ids, _ := ipam.NewIDAllocator("pod port tunnel key", firstPortKey, lastPortKey)
+	return &portKeys{ids: ids, low: map[int]string{}, own: map[string]int{}}
+}
+
+func (k *portKeys) Allocate(owner string) (int, error) { return k.ids.Allocate(owner) }
+
+func (k *portKeys) Reserve(owner string, key int) error {
+	switch {
+	case key >= firstPortKey:
+		return k.ids.Reserve(owner, key)
+	case key < 1:
+		return fmt.Errorf("%w: %d is not a port tunnel key (1..%d)", ipam.ErrOutOfRange, key, lastPortKey)
+	}
+	if other, ok := k.low[key]; ok && other != owner {
+		return fmt.Errorf("%w: key %d is pod %s's", ipam.ErrConflict, key, other)
+	}
+	k.low[key], k.own[owner] = owner, key
+	return nil
+}
+
+func (k *portKeys) Release(owner string) {
+	k.ids.Release(owner)
+	if key, ok := k.own[owner]; ok {
+		delete(k.low, key)
+		delete(k.own, owner)
+	}
+}
 
 // releasePod gives back a pod's addresses and keys.
 func (s *Cluster) releasePod(entry *podEntry) {
