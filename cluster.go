@@ -70,8 +70,8 @@ type Cluster struct {
 	connects map[string]*connection
 	pods     map[string]*podEntry // "<namespace>/<name>"
 	pools    map[poolKey]*ipam.PodIPAllocator
-	portKeys map[string]*portKeys // Layer2 network → pod port tunnel keys
-	services map[string]services.Service  // "<namespace>/<name>"
+	portKeys map[string]*portKeys        // Layer2 network → pod port tunnel keys
+	services map[string]services.Service // "<namespace>/<name>"
 	planned  map[string]*zonePlan
 	stored   *stored // between Restore and EndRestore
 }
