@@ -116,3 +116,5 @@ func (s *Cluster) serviceEvent(prev topology.State, zone, namespace string, node
 	}
 	return next, nil
 }
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
