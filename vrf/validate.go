@@ -264,6 +264,68 @@ func checkCgroup(p string) error {
 // plan whose names, strings and references nft syntax can hold. Plan's
 // states are valid; backend/kernel checks again before it writes.
 func (s State) Validate() error {
+	if err := s.validateKernel(); err != nil {
+		return err
+	}
+	return s.NFT.Validate()
+}
+
+// Validate checks changes as State.Validate checks a state, as far as
+// changes alone tell: what they add (links, routes, rules, sets, elements,
+// chains and their rules; the sets and chains a rule or element names may
+// exist already), and that nothing is deleted from a reserved table.
+// backend/kernel calls it before it writes.
+func (c Changes) Validate() error {
+	if err := (State{Links: c.AddLinks, Routes: c.AddRoutes, Rules: c.AddRules}).validateKernel(); err != nil {
+		return err
+	}
+	for i, l := range c.DeleteLinks {
+		if err := netdev.Check(l.Name); err != nil {
+			return invalid(fmt.Sprintf("deleteLinks[%d].name", i), "%v", err)
+		}
+	}
+	for i, r := range c.DeleteRoutes {
+		if reservedTable(r.Table) || r.Table < 0 || r.Table > MaxTable {
+			return invalid(fmt.Sprintf("deleteRoutes[%d].table", i), "%d is reserved or out of range", r.Table)
+		}
+	}
+	for i, r := range c.DeleteRules {
+		if reservedTable(r.Table) || r.Table < 0 || r.Table > MaxTable {
+			return invalid(fmt.Sprintf("deleteRules[%d].table", i), "%d is reserved or out of range", r.Table)
+		}
+	}
+	sets := map[string]Set{}
+	for i, s := range append(slices.Clone(c.AddSets), c.DeleteSets...) {
+		if err := checkSet(fmt.Sprintf("nft.sets[%d]", i), s); err != nil {
+			return err
+		}
+		sets[s.Name] = s
+	}
+	for _, m := range []map[string][]Element{c.AddElements, c.DeleteElements} {
+		for name, els := range m {
+			if !nftName(name) {
+				return invalid("nft.elements", "set %s is not an nft name", netdev.Bounded(name))
+			}
+			for j, e := range els {
+				if s, ok := sets[name]; ok {
+					if err := checkElement(e, s); err != nil {
+						return invalid(fmt.Sprintf("nft.elements[%s][%d]", name, j), "%v", err)
+					}
+				} else if e.Jump != "" && !nftName(e.Jump) || e.Addr.IsValid() && e.Addr.Zone() != "" {
+					return invalid(fmt.Sprintf("nft.elements[%s][%d]", name, j), "%+v", e)
+				}
+			}
+		}
+	}
+	for i, ch := range append(slices.Clone(c.AddChains), c.DeleteChains...) {
+		if err := checkChain(fmt.Sprintf("nft.chains[%d]", i), ch, nil, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s State) validateKernel() error {
 	vrfTables := map[int]string{}
 	names := map[string]bool{}
 	for i, l := range s.Links {
@@ -319,7 +381,7 @@ func (s State) Validate() error {
 			return invalid(fmt.Sprintf("rules[%d].to", i), "%s is not of the rule's family", r.To)
 		}
 	}
-	return s.NFT.Validate()
+	return nil
 }
 
 func checkRoute(r Route) error {
@@ -370,22 +432,11 @@ func (t NFT) Validate() error {
 	sets := map[string]Set{}
 	for i, s := range t.Sets {
 		f := fmt.Sprintf("nft.sets[%d]", i)
-		if !nftName(s.Name) {
-			return invalid(f+".name", "%s is not an nft name", netdev.Bounded(s.Name))
+		if err := checkSet(f, s); err != nil {
+			return err
 		}
 		if _, ok := sets[s.Name]; ok {
 			return invalid(f+".name", "%q twice", s.Name)
-		}
-		if err := checkComment(s.Comment); err != nil {
-			return invalid(f+".comment", "%v", err)
-		}
-		if len(s.Key) == 0 || len(s.Key) > 3 {
-			return invalid(f+".key", "%d parts", len(s.Key))
-		}
-		for j, e := range s.Elements {
-			if err := checkElement(e, s); err != nil {
-				return invalid(fmt.Sprintf("%s.elements[%d]", f, j), "set %s: %v", s.Name, err)
-			}
 		}
 		sets[s.Name] = s
 	}
@@ -404,23 +455,49 @@ func (t NFT) Validate() error {
 		}
 	}
 	for i, c := range t.Chains {
-		f := fmt.Sprintf("nft.chains[%d]", i)
-		if !nftName(c.Name) {
-			return invalid(f+".name", "%s is not an nft name", netdev.Bounded(c.Name))
+		if err := checkChain(fmt.Sprintf("nft.chains[%d]", i), c, sets, chains); err != nil {
+			return err
 		}
-		if err := checkComment(c.Comment); err != nil {
-			return invalid(f+".comment", "%v", err)
+	}
+	return nil
+}
+
+func checkSet(f string, s Set) error {
+	if !nftName(s.Name) {
+		return invalid(f+".name", "%s is not an nft name", netdev.Bounded(s.Name))
+	}
+	if err := checkComment(s.Comment); err != nil {
+		return invalid(f+".comment", "%v", err)
+	}
+	if len(s.Key) == 0 || len(s.Key) > 3 {
+		return invalid(f+".key", "%d parts", len(s.Key))
+	}
+	for j, e := range s.Elements {
+		if err := checkElement(e, s); err != nil {
+			return invalid(fmt.Sprintf("%s.elements[%d]", f, j), "set %s: %v", s.Name, err)
 		}
-		switch {
-		case c.Hook == "" && c.Priority == "":
-		case (c.Hook == HookOutput || c.Hook == HookPrerouting) && (c.Priority == PriorityFilter || c.Priority == PriorityMangle):
-		default:
-			return invalid(f+".hook", "chain %s: hook %q priority %q", c.Name, c.Hook, c.Priority)
-		}
-		for j, r := range c.Rules {
-			if err := checkRule(r, sets, chains); err != nil {
-				return invalid(fmt.Sprintf("%s.rules[%d]", f, j), "chain %s: %v", c.Name, err)
-			}
+	}
+	return nil
+}
+
+// checkChain checks a chain and its rules; with nil sets and chains, the
+// rules' references are not checked.
+func checkChain(f string, c Chain, sets map[string]Set, chains map[string]bool) error {
+	if !nftName(c.Name) {
+		return invalid(f+".name", "%s is not an nft name", netdev.Bounded(c.Name))
+	}
+	if err := checkComment(c.Comment); err != nil {
+		return invalid(f+".comment", "%v", err)
+	}
+	switch {
+	case c.Hook == "" && c.Priority == "":
+	case (c.Hook == HookOutput || c.Hook == HookPrerouting) && (c.Priority == PriorityFilter || c.Priority == PriorityMangle):
+	default:
+		return invalid(f+".hook", "chain %s: hook %q priority %q", c.Name, c.Hook, c.Priority)
+	}
+	for j, r := range c.Rules {
+		if err := checkRule(r, sets, chains); err != nil {
+			return invalid(fmt.Sprintf("%s.rules[%d]", f, j), "chain %s: %v", c.Name, err)
 		}
 	}
 	return nil
@@ -486,27 +563,20 @@ func checkRule(r NFTRule, sets map[string]Set, chains map[string]bool) error {
 		if r.DAddr.IsValid() {
 			return errors.New("both a daddr and a lookup")
 		}
+		if !nftName(r.Lookup.Set) {
+			return fmt.Errorf("set %s is not an nft name", netdev.Bounded(r.Lookup.Set))
+		}
 		s, ok := sets[r.Lookup.Set]
+		if sets == nil { // references not checked: the key's shape only
+			s, ok = Set{Name: r.Lookup.Set, Map: r.Lookup.VMap, Key: lookupKey(r)}, true
+		}
 		if !ok {
 			return fmt.Errorf("set %s is not planned", netdev.Bounded(r.Lookup.Set))
 		}
 		if s.Map != r.Lookup.VMap {
 			return fmt.Errorf("set %s: a vmap lookup needs a map, a map a vmap lookup", s.Name)
 		}
-		addr := TypeIPv4Addr
-		if r.IPv6 {
-			addr = TypeIPv6Addr
-		}
-		var want []DataType
-		switch r.Lookup.Key {
-		case LookupDAddr:
-			want = []DataType{addr}
-		case LookupDAddrProtoPort:
-			want = []DataType{addr, TypeInetProto, TypeInetService}
-		case LookupProtoPort:
-			want = []DataType{TypeInetProto, TypeInetService}
-		}
-		if !slices.Equal(want, s.Key) {
+		if want := lookupKey(r); want == nil || !slices.Equal(want, s.Key) {
 			return fmt.Errorf("lookup key %d does not fit set %s's key %v", r.Lookup.Key, s.Name, s.Key)
 		}
 	}
@@ -523,7 +593,7 @@ func checkRule(r NFTRule, sets map[string]Set, chains map[string]bool) error {
 		}
 	case VerdictJump:
 		verdicts++
-		if !chains[r.Verdict.Chain] {
+		if !nftName(r.Verdict.Chain) || chains != nil && !chains[r.Verdict.Chain] {
 			return fmt.Errorf("jump to %s, which is not planned", netdev.Bounded(r.Verdict.Chain))
 		}
 	default:
@@ -534,6 +604,24 @@ func checkRule(r NFTRule, sets map[string]Set, chains map[string]bool) error {
 	}
 	if verdicts == 0 && r.SetMark == 0 {
 		return errors.New("no statement")
+	}
+	return nil
+}
+
+// lookupKey is the key type of the set r looks up; nil for an unknown
+// lookup key.
+func lookupKey(r NFTRule) []DataType {
+	addr := TypeIPv4Addr
+	if r.IPv6 {
+		addr = TypeIPv6Addr
+	}
+	switch r.Lookup.Key {
+	case LookupDAddr:
+		return []DataType{addr}
+	case LookupDAddrProtoPort:
+		return []DataType{addr, TypeInetProto, TypeInetService}
+	case LookupProtoPort:
+		return []DataType{TypeInetProto, TypeInetService}
 	}
 	return nil
 }
