@@ -295,11 +295,21 @@ func (c Changes) Validate() error {
 		}
 	}
 	sets := map[string]Set{}
-	for i, s := range append(slices.Clone(c.AddSets), c.DeleteSets...) {
+	for i, s := range c.AddSets {
 		if err := checkSet(fmt.Sprintf("nft.sets[%d]", i), s); err != nil {
 			return err
 		}
 		sets[s.Name] = s
+	}
+	for i, s := range c.DeleteSets { // as read back: the name matters
+		if !nftName(s.Name) {
+			return invalid(fmt.Sprintf("deleteSets[%d].name", i), "%s is not an nft name", netdev.Bounded(s.Name))
+		}
+	}
+	for i, ch := range c.DeleteChains {
+		if !nftName(ch.Name) {
+			return invalid(fmt.Sprintf("deleteChains[%d].name", i), "%s is not an nft name", netdev.Bounded(ch.Name))
+		}
 	}
 	for _, m := range []map[string][]Element{c.AddElements, c.DeleteElements} {
 		for name, els := range m {
@@ -317,7 +327,7 @@ func (c Changes) Validate() error {
 			}
 		}
 	}
-	for i, ch := range append(slices.Clone(c.AddChains), c.DeleteChains...) {
+	for i, ch := range c.AddChains {
 		if err := checkChain(fmt.Sprintf("nft.chains[%d]", i), ch, nil, nil); err != nil {
 			return err
 		}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/nftables"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
@@ -45,7 +44,7 @@ func cgroup2Root(t *testing.T) string {
 // host-networked pod of a UDN namespace reaches only its allowed cluster
 // IP; everyone else is dropped.
 func TestCgroupRules(t *testing.T) {
-	freshNetns(t)
+	freshNetns(t) // root check
 	root := cgroup2Root(t)
 	base := filepath.Join(root, fmt.Sprintf("udnkit-test-%d.slice", os.Getpid()))
 	kubelet, allowed, other := filepath.Join(base, "kubelet.service"), filepath.Join(base, "allowed.scope"), filepath.Join(base, "other.scope")
@@ -100,12 +99,10 @@ func TestCgroupRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := nftables.New(nftables.WithNetNSFd(int(host)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := kernel.ApplyIsolation(conn, s.NFT, kernel.CgroupID(root)); err != nil {
-		t.Fatal(err)
+	k := newKernel(t, hh, host, kernel.CgroupID(root))
+	sync(t, k, s)
+	if again := sync(t, k, s); again != (kernel.Result{}) {
+		t.Errorf("second apply: %+v", again)
 	}
 	// connect from a process in cgroup (none: this test's own) in the host
 	// namespace.
