@@ -4,7 +4,7 @@ import "context"
 
 // NodeApplier is the shape both node-side adapters share: backend/kernel
 // (State vrf.State, Changes vrf.Changes) and backend/ovs (State
-// flows.State, Changes flows.Changes), each with its own Result. It
+// []flows.Flow, Changes flows.Changes), each with its own Result. It
 // mirrors Applier: Observe reads, Apply writes changes (from the planner
 // package's Diff against what Observe returned), Sync does both; applying
 // the same desired State twice writes nothing the second time.
