@@ -1,0 +1,143 @@
+package flows
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+
+	"github.com/udnkit/udnkit/internal/netdev"
+	"github.com/udnkit/udnkit/ipam"
+)
+
+// MaxOFPort is the largest OpenFlow port number of a physical or patch
+// port (OFPP_MAX); LOCAL, the bridge's own port, is 0xfffe.
+const MaxOFPort = 0xff00
+
+func invalid(field, format string, args ...any) error {
+	return fmt.Errorf("%s: %w: %s", field, ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// unicastMAC reports a 6-byte MAC that is neither multicast nor zero.
+func unicastMAC(m net.HardwareAddr) bool {
+	return len(m) == 6 && m[0]&1 == 0 && !slices.Equal(m, net.HardwareAddr{0, 0, 0, 0, 0, 0})
+}
+
+func unicast(a netip.Addr) bool {
+	return a.IsValid() && !a.IsUnspecified() && !a.IsMulticast() && !a.Is4In6() && a.Zone() == ""
+}
+
+// validateInput refuses what the bridge could not hold consistently: every
+// error names the field.
+func validateInput(in Input) error {
+	nd := in.Node
+	if nd.Bridge == "" {
+		return invalid("node.bridge", "required")
+	}
+	if err := netdev.Check(nd.Bridge); err != nil {
+		return invalid("node.bridge", "%v", err)
+	}
+	if !unicastMAC(nd.MAC) {
+		return invalid("node.mac", "%q is not a 6-byte unicast MAC", nd.MAC)
+	}
+	fams := map[bool]bool{}
+	for i, ip := range nd.IPs {
+		if !unicast(ip) {
+			return invalid(fmt.Sprintf("node.ips[%d]", i), "%s is not a unicast address", ip)
+		}
+		if fams[ip.Is4()] {
+			return invalid(fmt.Sprintf("node.ips[%d]", i), "%s: a second address of its family", ip)
+		}
+		fams[ip.Is4()] = true
+	}
+	if len(nd.IPs) == 0 {
+		return invalid("node.ips", "none")
+	}
+	// Every port of the bridge is one port: its number and name appear once,
+	// and neither is the bridge's own (LOCAL).
+	ofports, names := map[int]string{}, map[string]string{}
+	port := func(field string, p Port) error {
+		if p.OFPort < 1 || p.OFPort > MaxOFPort {
+			return invalid(field+".ofport", "%d is not in 1..%d (LOCAL is the bridge's own port)", p.OFPort, MaxOFPort)
+		}
+		if err := netdev.CheckText(p.Name); err != nil {
+			return invalid(field+".name", "%v", err)
+		}
+		if p.Name == nd.Bridge {
+			return invalid(field+".name", "%q is the bridge's own port (LOCAL)", p.Name)
+		}
+		if other, ok := ofports[p.OFPort]; ok {
+			return invalid(field+".ofport", "%d is %s's too", p.OFPort, other)
+		}
+		ofports[p.OFPort] = field
+		if p.Name != "" {
+			if other, ok := names[p.Name]; ok {
+				return invalid(field+".name", "%q is %s's too", p.Name, other)
+			}
+			names[p.Name] = field
+		}
+		return nil
+	}
+	if err := port("node.physical", nd.Physical); err != nil {
+		return err
+	}
+	if err := port("node.defaultPatch", nd.DefaultPatch); err != nil {
+		return err
+	}
+	for i, p := range in.Cluster.ServiceCIDRs {
+		if !p.IsValid() || p.Addr().Is4In6() || p != p.Masked() {
+			return invalid(fmt.Sprintf("cluster.serviceCIDRs[%d]", i), "%s is not a masked prefix", p)
+		}
+	}
+	for i, p := range in.Cluster.MasqueradeSubnets {
+		if !p.IsValid() || p.Addr().Is4In6() || p != p.Masked() {
+			return invalid(fmt.Sprintf("cluster.masqueradeSubnets[%d]", i), "%s is not a masked prefix", p)
+		}
+	}
+	ids, netNames, clusterIPs := map[int]int{}, map[string]int{}, map[netip.Addr]int{}
+	for i, n := range in.Networks {
+		f := fmt.Sprintf("networks[%d]", i)
+		if n.Name == "" {
+			return invalid(f+".name", "required")
+		}
+		if err := netdev.CheckText(n.Name); err != nil {
+			return invalid(f+".name", "%v", err)
+		}
+		f = fmt.Sprintf("network %s (%s)", netdev.Bounded(n.Name), f)
+		switch {
+		case n.ID < 1 || n.ID > ipam.MaxNetworkID:
+			return invalid(f+".id", "%d is not in 1..%d", n.ID, ipam.MaxNetworkID)
+		case !unicastMAC(n.GatewayMAC):
+			return invalid(f+".gatewayMAC", "%q is not a 6-byte unicast MAC", n.GatewayMAC)
+		case !n.IPv4 && !n.IPv6:
+			return invalid(f+".ipv4", "a network has IPv4, IPv6 or both")
+		}
+		if j, ok := ids[n.ID]; ok {
+			return invalid(f+".id", "%d is networks[%d]'s too", n.ID, j)
+		}
+		ids[n.ID] = i
+		if j, ok := netNames[n.Name]; ok {
+			return invalid(f+".name", "networks[%d] has the same name", j)
+		}
+		netNames[n.Name] = i
+		if err := port(f+".patch", n.Patch); err != nil {
+			return err
+		}
+		for j, c := range n.ClusterIPs {
+			cf := fmt.Sprintf("%s.clusterIPs[%d]", f, j)
+			switch {
+			case !unicast(c):
+				return invalid(cf, "%s is not a unicast address", c)
+			case c.Is4() && !n.IPv4 || c.Is6() && !n.IPv6:
+				return invalid(cf, "%s is of a family the network does not have", c)
+			case len(in.Cluster.ServiceCIDRs) > 0 && !slices.ContainsFunc(in.Cluster.ServiceCIDRs, func(p netip.Prefix) bool { return p.Contains(c) }):
+				return invalid(cf, "%s is outside the service CIDRs %v", c, in.Cluster.ServiceCIDRs)
+			}
+			if k, ok := clusterIPs[c]; ok && k != i {
+				return invalid(cf, "%s is networks[%d]'s cluster IP too", c, k)
+			}
+			clusterIPs[c] = i
+		}
+	}
+	return nil
+}
