@@ -1,9 +1,14 @@
 package kernel_test
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,10 +168,44 @@ func TestIsolationTraffic(t *testing.T) {
 	if again := sync(t, k, plan(true)); again != (kernel.Result{}) {
 		t.Errorf("second apply: %+v", again)
 	}
+	checkListing(t, host)
 	if res = sync(t, k, plan(false)); res != (kernel.Result{ElementsDeleted: 1, Batches: 1}) {
 		t.Errorf("closing the port: %+v", res)
 	}
 	if reach("8080") {
 		t.Error("a closed port is still reachable")
+	}
+}
+
+// checkListing lists table inet ovn-kubernetes of ns with nft: the sets
+// and maps carry the reference's comments, and the listing loads again
+// (nft -c in a fresh namespace): the rules' comments hold nothing that
+// breaks nft syntax.
+func checkListing(t *testing.T, ns netns.NsHandle) {
+	t.Helper()
+	nft, err := exec.LookPath("nft")
+	if err != nil {
+		need(t, "nft is not installed (apt-get install nftables)")
+	}
+	out, err := exec.Command("nsenter", fmt.Sprintf("--net=/proc/%d/fd/%d", os.Getpid(), int(ns)), nft, "list", "table", "inet", vrf.NFTTable).CombinedOutput()
+	if err != nil {
+		t.Fatalf("nft list: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`comment "default network IPs of pods in user defined networks (IPv4)"`,
+		`comment "UDN services NodePorts mark"`,
+		`comment "ip daddr . meta l4proto . th dport @udn-open-ports-v4 accept"`,
+		`comment "iifname != 'ovn-k8s-mp0' jump udn-service-mark"`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("nft list lacks %s:\n%s", want, out)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "listed.nft")
+	if err := os.WriteFile(file, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := exec.Command("unshare", "-n", nft, "-c", "-f", file).CombinedOutput(); err != nil {
+		t.Errorf("the listing does not load again: %v\n%s", err, again)
 	}
 }
