@@ -94,47 +94,52 @@ func validateInput(in Input) error {
 			return invalid(fmt.Sprintf("cluster.masqueradeSubnets[%d]", i), "%s is not a masked prefix", p)
 		}
 	}
-	ids, netNames, clusterIPs := map[int]int{}, map[string]int{}, map[netip.Addr]int{}
+	n := 0
+	for _, nw := range in.Networks {
+		n += len(nw.ClusterIPs)
+	}
+	ids, netNames, clusterIPs := make(map[int]int, len(in.Networks)), make(map[string]int, len(in.Networks)), make(map[netip.Addr]int, n)
 	for i, n := range in.Networks {
-		f := fmt.Sprintf("networks[%d]", i)
 		if n.Name == "" {
-			return invalid(f+".name", "required")
+			return invalid(fmt.Sprintf("networks[%d].name", i), "required")
 		}
 		if err := netdev.CheckText(n.Name); err != nil {
-			return invalid(f+".name", "%v", err)
+			return invalid(fmt.Sprintf("networks[%d].name", i), "%v", err)
 		}
-		f = fmt.Sprintf("network %s (%s)", netdev.Bounded(n.Name), f)
+		// Field paths are formatted only for an error: Plan runs this for
+		// every network and cluster IP.
+		f := func() string { return fmt.Sprintf("network %s (networks[%d])", netdev.Bounded(n.Name), i) }
 		switch {
 		case n.ID < 1 || n.ID > ipam.MaxNetworkID:
-			return invalid(f+".id", "%d is not in 1..%d", n.ID, ipam.MaxNetworkID)
+			return invalid(f()+".id", "%d is not in 1..%d", n.ID, ipam.MaxNetworkID)
 		case !unicastMAC(n.GatewayMAC):
-			return invalid(f+".gatewayMAC", "%q is not a 6-byte unicast MAC", n.GatewayMAC)
+			return invalid(f()+".gatewayMAC", "%q is not a 6-byte unicast MAC", n.GatewayMAC)
 		case !n.IPv4 && !n.IPv6:
-			return invalid(f+".ipv4", "a network has IPv4, IPv6 or both")
+			return invalid(f()+".ipv4", "a network has IPv4, IPv6 or both")
 		}
 		if j, ok := ids[n.ID]; ok {
-			return invalid(f+".id", "%d is networks[%d]'s too", n.ID, j)
+			return invalid(f()+".id", "%d is networks[%d]'s too", n.ID, j)
 		}
 		ids[n.ID] = i
 		if j, ok := netNames[n.Name]; ok {
-			return invalid(f+".name", "networks[%d] has the same name", j)
+			return invalid(f()+".name", "networks[%d] has the same name", j)
 		}
 		netNames[n.Name] = i
-		if err := port(f+".patch", n.Patch); err != nil {
+		if err := port(f()+".patch", n.Patch); err != nil {
 			return err
 		}
 		for j, c := range n.ClusterIPs {
-			cf := fmt.Sprintf("%s.clusterIPs[%d]", f, j)
+			cf := func() string { return fmt.Sprintf("%s.clusterIPs[%d]", f(), j) }
 			switch {
 			case !unicast(c):
-				return invalid(cf, "%s is not a unicast address", c)
+				return invalid(cf(), "%s is not a unicast address", c)
 			case c.Is4() && !n.IPv4 || c.Is6() && !n.IPv6:
-				return invalid(cf, "%s is of a family the network does not have", c)
+				return invalid(cf(), "%s is of a family the network does not have", c)
 			case len(in.Cluster.ServiceCIDRs) > 0 && !slices.ContainsFunc(in.Cluster.ServiceCIDRs, func(p netip.Prefix) bool { return p.Contains(c) }):
-				return invalid(cf, "%s is outside the service CIDRs %v", c, in.Cluster.ServiceCIDRs)
+				return invalid(cf(), "%s is outside the service CIDRs %v", c, in.Cluster.ServiceCIDRs)
 			}
 			if k, ok := clusterIPs[c]; ok && k != i {
-				return invalid(cf, "%s is networks[%d]'s cluster IP too", c, k)
+				return invalid(cf(), "%s is networks[%d]'s cluster IP too", c, k)
 			}
 			clusterIPs[c] = i
 		}

@@ -1,7 +1,6 @@
 package vrf
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -40,9 +39,11 @@ func (c Changes) Len() int {
 func Diff(observed, desired State) Changes {
 	var c Changes
 	c.AddLinks, c.DeleteLinks = diffBy(observed.Links, desired.Links, func(l Link) string { return l.Name }, linksEqual)
-	c.AddRoutes, c.DeleteRoutes = diffBy(observed.Routes, desired.Routes, func(r Route) string { return r.Dst.String() + " " + r.String() },
+	// A route or rule is identified by all it says: one that differs is
+	// another (deleted, and the planned one added).
+	c.AddRoutes, c.DeleteRoutes = diffBy(observed.Routes, desired.Routes, func(r Route) Route { return r },
 		func(a, b Route) bool { return a == b })
-	c.AddRules, c.DeleteRules = diffBy(observed.Rules, desired.Rules, func(r Rule) string { return fmt.Sprint(r.IPv6, r) },
+	c.AddRules, c.DeleteRules = diffBy(observed.Rules, desired.Rules, func(r Rule) Rule { return r },
 		func(a, b Rule) bool { return a == b })
 	c.AddChains, c.DeleteChains = diffBy(observed.NFT.Chains, desired.NFT.Chains, func(ch Chain) string { return ch.Name },
 		func(a, b Chain) bool {

@@ -76,36 +76,37 @@ func validateInput(in Input) error {
 	nodePorts := map[L4Port]int{}
 	external := map[Endpoint]int{}
 	for i, n := range in.Networks {
-		f := fmt.Sprintf("networks[%d]", i)
 		nw := n.Network
 		if nw == nil {
-			return invalid(f+".network", "required")
+			return invalid(fmt.Sprintf("networks[%d].network", i), "required")
 		}
 		if err := netdev.CheckText(nw.Name); err != nil || nw.Name == "" {
 			if err == nil {
 				err = errors.New("required")
 			}
-			return invalid(f+".network.name", "%v", err)
+			return invalid(fmt.Sprintf("networks[%d].network.name", i), "%v", err)
 		}
-		f = fmt.Sprintf("network %s (%s)", netdev.Bounded(nw.Name), f)
+		// Field paths are formatted only for an error: Plan runs this for
+		// every network.
+		f := func() string { return fmt.Sprintf("network %s (networks[%d])", netdev.Bounded(nw.Name), i) }
 		switch {
 		case !nw.IsPrimary():
-			return invalid(f+".role", "%q: only primary networks have a VRF", nw.Role)
+			return invalid(f()+".role", "%q: only primary networks have a VRF", nw.Role)
 		case nw.Topology != udn.TopologyLayer3 && nw.Topology != udn.TopologyLayer2:
-			return invalid(f+".topology", "%q: a primary network is Layer3 or Layer2", nw.Topology)
+			return invalid(f()+".topology", "%q: a primary network is Layer3 or Layer2", nw.Topology)
 		case nw.ID < 1 || nw.ID > ipam.MaxNetworkID:
-			return invalid(f+".id", "%d is not in 1..%d", nw.ID, ipam.MaxNetworkID)
+			return invalid(f()+".id", "%d is not in 1..%d", nw.ID, ipam.MaxNetworkID)
 		case nw.MTU < 0 || nw.MTU > udn.MaxMTU:
-			return invalid(f+".mtu", "%d is not in 0..%d", nw.MTU, udn.MaxMTU)
+			return invalid(f()+".mtu", "%d is not in 0..%d", nw.MTU, udn.MaxMTU)
 		case n.Table < 0 || n.Table > MaxTable || n.Table != 0 && reservedTable(n.Table):
-			return invalid(f+".table", "%d is reserved or out of range (0 means %d+id; 253-255 are the kernel's)", n.Table, TableBase)
+			return invalid(f()+".table", "%d is reserved or out of range (0 means %d+id; 253-255 are the kernel's)", n.Table, TableBase)
 		}
 		if j, ok := ids[nw.ID]; ok {
-			return invalid(f+".id", "%d is networks[%d]'s too", nw.ID, j)
+			return invalid(f()+".id", "%d is networks[%d]'s too", nw.ID, j)
 		}
 		ids[nw.ID] = i
 		if j, ok := names[nw.Name]; ok {
-			return invalid(f+".name", "networks[%d] has the same name", j)
+			return invalid(f()+".name", "networks[%d] has the same name", j)
 		}
 		names[nw.Name] = i
 		table := n.Table
@@ -113,52 +114,52 @@ func validateInput(in Input) error {
 			table = TableBase + nw.ID
 		}
 		if j, ok := tables[table]; ok {
-			return invalid(f+".table", "%d is networks[%d]'s table too", table, j)
+			return invalid(f()+".table", "%d is networks[%d]'s table too", table, j)
 		}
 		tables[table] = i
 		if err := netdev.CheckText(n.CUDN); err != nil {
-			return invalid(f+".cudn", "%v", err)
+			return invalid(f()+".cudn", "%v", err)
 		}
 		subnets := nw.SubnetPrefixes()
 		if len(subnets) == 0 {
-			return invalid(f+".subnets", "none")
+			return invalid(f()+".subnets", "none")
 		}
 		if nw.Topology == udn.TopologyLayer3 {
 			if len(n.HostSubnets) == 0 {
-				return invalid(f+".hostSubnets", "none (a Layer3 network needs this node's subnet)")
+				return invalid(f()+".hostSubnets", "none (a Layer3 network needs this node's subnet)")
 			}
 			fams := map[bool]bool{}
 			for j, h := range n.HostSubnets {
-				hf := fmt.Sprintf("%s.hostSubnets[%d]", f, j)
+				hf := func() string { return fmt.Sprintf("%s.hostSubnets[%d]", f(), j) }
 				if !h.IsValid() || h != h.Masked() {
-					return invalid(hf, "%s is not a masked prefix", h)
+					return invalid(hf(), "%s is not a masked prefix", h)
 				}
 				if !slices.ContainsFunc(subnets, func(s netip.Prefix) bool { return s.Bits() <= h.Bits() && s.Contains(h.Addr()) }) {
-					return invalid(hf, "%s is outside the network's subnets %v", h, subnets)
+					return invalid(hf(), "%s is outside the network's subnets %v", h, subnets)
 				}
 				if fams[h.Addr().Is4()] {
-					return invalid(hf, "%s: a second host subnet of its family", h)
+					return invalid(hf(), "%s: a second host subnet of its family", h)
 				}
 				fams[h.Addr().Is4()] = true
 			}
 		}
 		for j, p := range n.NodePorts {
-			pf := fmt.Sprintf("%s.nodePorts[%d]", f, j)
+			pf := func() string { return fmt.Sprintf("%s.nodePorts[%d]", f(), j) }
 			if err := checkL4(p); err != nil {
-				return invalid(pf, "%v", err)
+				return invalid(pf(), "%v", err)
 			}
 			if k, ok := nodePorts[p]; ok && k != i {
-				return invalid(pf, "%s/%d is networks[%d]'s NodePort too", p.Protocol, p.Port, k)
+				return invalid(pf(), "%s/%d is networks[%d]'s NodePort too", p.Protocol, p.Port, k)
 			}
 			nodePorts[p] = i
 		}
 		for j, e := range n.ExternalIPs {
-			ef := fmt.Sprintf("%s.externalIPs[%d]", f, j)
+			ef := func() string { return fmt.Sprintf("%s.externalIPs[%d]", f(), j) }
 			if err := checkEndpoint(e); err != nil {
-				return invalid(ef, "%v", err)
+				return invalid(ef(), "%v", err)
 			}
 			if k, ok := external[e]; ok && k != i {
-				return invalid(ef, "%s %s/%d is networks[%d]'s external IP too", e.Addr, e.Protocol, e.Port, k)
+				return invalid(ef(), "%s %s/%d is networks[%d]'s external IP too", e.Addr, e.Protocol, e.Port, k)
 			}
 			external[e] = i
 		}
@@ -339,46 +340,45 @@ func (s State) validateKernel() error {
 	vrfTables := map[int]string{}
 	names := map[string]bool{}
 	for i, l := range s.Links {
-		f := fmt.Sprintf("links[%d]", i)
+		f := func() string { return fmt.Sprintf("links[%d]", i) }
 		if err := netdev.Check(l.Name); err != nil {
-			return invalid(f+".name", "%v", err)
+			return invalid(f()+".name", "%v", err)
 		}
 		if names[l.Name] {
-			return invalid(f+".name", "%q twice", l.Name)
+			return invalid(f()+".name", "%q twice", l.Name)
 		}
 		names[l.Name] = true
 		switch l.Kind {
 		case LinkVRF:
 			if reservedTable(l.Table) || l.Table < 0 || l.Table > MaxTable {
-				return invalid(f+".table", "VRF %s: table %d is reserved or out of range", l.Name, l.Table)
+				return invalid(f()+".table", "VRF %s: table %d is reserved or out of range", l.Name, l.Table)
 			}
 			if other, ok := vrfTables[l.Table]; ok {
-				return invalid(f+".table", "VRF %s: table %d is VRF %s's too", l.Name, l.Table, other)
+				return invalid(f()+".table", "VRF %s: table %d is VRF %s's too", l.Name, l.Table, other)
 			}
 			vrfTables[l.Table] = l.Name
 		case LinkManagementPort:
 			if l.MTU < 0 || l.MTU > udn.MaxMTU {
-				return invalid(f+".mtu", "%s: %d is not in 0..%d", l.Name, l.MTU, udn.MaxMTU)
+				return invalid(f()+".mtu", "%s: %d is not in 0..%d", l.Name, l.MTU, udn.MaxMTU)
 			}
 			if l.Master != "" {
 				if err := netdev.Check(l.Master); err != nil {
-					return invalid(f+".master", "%v", err)
+					return invalid(f()+".master", "%v", err)
 				}
 			}
 		default:
-			return invalid(f+".kind", "%q", l.Kind)
+			return invalid(f()+".kind", "%q", l.Kind)
 		}
 	}
 	defaults := map[[2]int]bool{}
 	for i, r := range s.Routes {
-		f := fmt.Sprintf("routes[%d]", i)
 		if err := checkRoute(r); err != nil {
-			return invalid(f, "%s: %v", r, err)
+			return invalid(fmt.Sprintf("routes[%d]", i), "%s: %v", r, err)
 		}
 		if r.Type == RouteUnicast && r.Dst.Bits() == 0 {
 			k := [2]int{r.Table, r.Dst.Addr().BitLen()}
 			if defaults[k] {
-				return invalid(f, "%s: a second default route in table %d (one gateway per family)", r, r.Table)
+				return invalid(fmt.Sprintf("routes[%d]", i), "%s: a second default route in table %d (one gateway per family)", r, r.Table)
 			}
 			defaults[k] = true
 		}

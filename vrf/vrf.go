@@ -407,10 +407,19 @@ func cmpBool(a, b bool) int {
 }
 
 // String renders a route as `ip route` prints its arguments.
-func (r Route) String() string { return strings.Join(r.words(), " ") }
+func (r Route) String() string {
+	var b strings.Builder
+	for i, w := range r.words() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
 
 func (r Route) words() []string {
-	var w []string
+	w := make([]string, 0, 16)
 	if r.Type == RouteUnreachable {
 		w = append(w, "unreachable")
 	}
