@@ -125,4 +125,23 @@ func TestCgroupRules(t *testing.T) {
 	if connect(other) {
 		t.Error("a host-networked pod reaches a cluster IP it is not allowed")
 	}
+
+	// The kubelet restarts: its cgroup is made anew, with a new ID, which
+	// the loaded rules do not match. Sync sees it (the rules' comments hold
+	// the ID they were resolved to) and rewrites the chain.
+	if err := os.Remove(kubelet); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(kubelet, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if connect(kubelet) {
+		t.Fatal("the rules match the kubelet's new cgroup before Sync (its ID did not change?)")
+	}
+	if res := sync(t, k, s); res.ChainsWritten != 1 || res.Batches != 1 {
+		t.Errorf("after the kubelet's restart: %+v", res)
+	}
+	if !connect(kubelet) {
+		t.Error("the restarted kubelet does not reach the pod")
+	}
 }
