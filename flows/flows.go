@@ -283,6 +283,11 @@ func Plan(in Input) ([]Flow, error) {
 			return nil, fmt.Errorf("flow %s: %w: planned twice with different actions", out[i].Key(), ErrInvalid)
 		}
 	}
+	for _, f := range out {
+		if err := f.Validate(); err != nil { // what the checks above missed
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

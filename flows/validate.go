@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/udnkit/udnkit/internal/netdev"
 	"github.com/udnkit/udnkit/ipam"
@@ -142,6 +144,52 @@ func validateInput(in Input) error {
 				return invalid(cf(), "%s is networks[%d]'s cluster IP too", c, k)
 			}
 			clusterIPs[c] = i
+		}
+	}
+	return nil
+}
+
+// Validate reports whether f can be written to a bridge as the SDK's
+// flow: table 0..254, priority 0..65535, actions, and a match and actions
+// of printable ASCII without blanks that set no cookie, table or priority
+// of their own (a newline in a flow written to a bundle file would be a
+// command of its own). Plan's flows are valid; backend/ovs checks again
+// before it writes.
+func (f Flow) Validate() error {
+	switch {
+	case f.Table < 0 || f.Table > 254:
+		return invalid("flow "+f.Key(), "table %d is not in 0..254", f.Table)
+	case f.Priority < 0 || f.Priority > 0xffff:
+		return invalid("flow "+f.Key(), "priority %d is not in 0..65535", f.Priority)
+	case f.Actions == "":
+		return invalid("flow "+f.Key(), "no actions")
+	}
+	for what, s := range map[string]string{"match": f.Match, "actions": f.Actions} {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c <= ' ' || c >= 0x7f {
+				return invalid("flow table="+strconv.Itoa(f.Table)+",priority="+strconv.Itoa(f.Priority)+" "+what,
+					"%s holds %q at byte %d", netdev.Bounded(s), c, i)
+			}
+		}
+	}
+	for rest := f.Match; rest != ""; {
+		var m string
+		m, rest, _ = strings.Cut(rest, ",")
+		k, _, _ := strings.Cut(m, "=")
+		if k == "cookie" || k == "table" || k == "priority" || k == "actions" {
+			return invalid("flow "+f.Key()+" match", "sets %s", k)
+		}
+	}
+	return nil
+}
+
+// Validate checks every flow of c (Flow.Validate).
+func (c Changes) Validate() error {
+	for _, fs := range [][]Flow{c.Add, c.Delete} {
+		for _, f := range fs {
+			if err := f.Validate(); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

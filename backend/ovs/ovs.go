@@ -245,6 +245,11 @@ type Result struct {
 // desired as scope, flows.Diff, Apply. Flows of other cookies are never
 // touched; applying the same flows twice changes nothing.
 func (b *Bridge) Sync(ctx context.Context, desired []flows.Flow) (flows.Changes, Result, error) {
+	for _, f := range desired {
+		if err := f.Validate(); err != nil {
+			return flows.Changes{}, Result{}, fmt.Errorf("ovs: bridge %s: %w", b.cfg.Bridge, err)
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	observed, err := b.Observe(ctx, desired)
@@ -259,7 +264,9 @@ func (b *Bridge) Sync(ctx context.Context, desired []flows.Flow) (flows.Changes,
 // Apply writes changes (from flows.Diff against what Observe returned) in
 // one bundle (ovs-ofctl --bundle, atomic): strict deletes of Delete first,
 // then Add (adding a flow of an existing table, priority and match
-// replaces its actions). An empty change set runs nothing.
+// replaces its actions). An empty change set runs nothing; one that does
+// not validate (flows.Changes.Validate: a flow that could carry a command
+// of its own) runs nothing and fails.
 func (b *Bridge) Apply(ctx context.Context, changes flows.Changes) (Result, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -269,6 +276,9 @@ func (b *Bridge) Apply(ctx context.Context, changes flows.Changes) (Result, erro
 func (b *Bridge) apply(ctx context.Context, c flows.Changes) (Result, error) {
 	if c.Len() == 0 {
 		return Result{}, nil
+	}
+	if err := c.Validate(); err != nil {
+		return Result{}, fmt.Errorf("ovs: bridge %s: %w", b.cfg.Bridge, err)
 	}
 	var bundle strings.Builder
 	for _, f := range c.Delete {

@@ -1,10 +1,14 @@
 package ovs
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	libovs "github.com/digitalocean/go-openvswitch/ovs"
+
+	"github.com/udnkit/udnkit/flows"
 )
 
 func TestParseDiffed(t *testing.T) {
@@ -66,6 +70,34 @@ func TestLibraryParserDropsFields(t *testing.T) {
 		ours, err := parseDiffed(l)
 		if err != nil || !strings.Contains(ours.Match, "=0x") {
 			t.Errorf("parseDiffed(%q) = %+v, %v", l, ours, err)
+		}
+	}
+}
+
+// TestRefusesInjectedFlows: a flow whose match or actions would add a
+// command of its own to the bundle file, or set another cookie, is refused
+// before ovs-ofctl runs.
+func TestRefusesInjectedFlows(t *testing.T) {
+	br, err := New(Config{Bridge: "breth0", Dir: t.TempDir(), Run: func(_ context.Context, _ []byte, args ...string) ([]byte, error) {
+		t.Errorf("ovs-ofctl ran: %v", args)
+		return nil, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []flows.Flow{
+		{Table: 0, Priority: 1, Match: "ip", Actions: "drop\ndelete cookie=0x1234/-1"},
+		{Table: 0, Priority: 1, Match: "ip\ndelete", Actions: "drop"},
+		{Table: 0, Priority: 1, Match: "ip,cookie=0x1234", Actions: "drop"},
+		{Table: 255, Priority: 1, Match: "ip", Actions: "drop"},
+		{Table: 0, Priority: 70000, Match: "ip", Actions: "drop"},
+		{Table: 0, Priority: 1, Match: "ip", Actions: ""},
+	} {
+		if _, err := br.Apply(context.Background(), flows.Changes{Add: []flows.Flow{f}}); !errors.Is(err, flows.ErrInvalid) {
+			t.Errorf("Apply(%q): %v", f, err)
+		}
+		if _, _, err := br.Sync(context.Background(), []flows.Flow{f}); !errors.Is(err, flows.ErrInvalid) {
+			t.Errorf("Sync(%q): %v", f, err)
 		}
 	}
 }
