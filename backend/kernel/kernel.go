@@ -310,61 +310,21 @@ func (k *Kernel) ensurePort(l vrf.Link) (bool, error) {
 	return changed, nil
 }
 
-// routeChanges returns the planned routes the kernel lacks and the
-// kernel's routes of the SDK (protocol, table) that the plan lacks.
-func (k *Kernel) routeChanges(want []vrf.Route, tables map[int]bool) (add []vrf.Route, del []netlink.Route, err error) {
+// listRoutes returns the kernel's routes of protocol vrf.RouteProtocol in
+// tables.
+func (k *Kernel) listRoutes(tables map[int]bool) ([]netlink.Route, error) {
 	var have []netlink.Route
 	for t := range tables {
 		for _, fam := range []int{netlink.FAMILY_V4, netlink.FAMILY_V6} {
 			rs, err := k.h.RouteListFiltered(fam, &netlink.Route{Table: t, Protocol: vrf.RouteProtocol},
 				netlink.RT_FILTER_TABLE|netlink.RT_FILTER_PROTOCOL)
 			if err != nil {
-				return nil, nil, fmt.Errorf("kernel: list routes of table %d: %w", t, err)
+				return nil, fmt.Errorf("kernel: list routes of table %d: %w", t, err)
 			}
 			have = append(have, rs...)
 		}
 	}
-	keep := make([]bool, len(have))
-	for _, w := range want {
-		i := slices.IndexFunc(have, func(h netlink.Route) bool { return k.sameRoute(h, w) })
-		if i < 0 {
-			add = append(add, w)
-			continue
-		}
-		keep[i] = true
-	}
-	for i, h := range have {
-		if !keep[i] {
-			del = append(del, h)
-		}
-	}
-	return add, del, nil
-}
-
-func (k *Kernel) sameRoute(h netlink.Route, w vrf.Route) bool {
-	dst := netip.PrefixFrom(zeroOf(w.Dst.Addr().Is4()), 0)
-	if h.Dst != nil {
-		dst = prefixOf(h.Dst)
-	}
-	if dst != w.Dst.Masked() || h.Table != w.Table || h.MTU != w.MTU || h.Priority != w.Metric {
-		return false
-	}
-	if (w.Type == vrf.RouteUnreachable) != (h.Type == unix.RTN_UNREACHABLE) {
-		return false
-	}
-	if gw, _ := netip.AddrFromSlice(h.Gw); w.Gateway.IsValid() != (h.Gw != nil) || w.Gateway.IsValid() && gw.Unmap() != w.Gateway {
-		return false
-	}
-	if src, _ := netip.AddrFromSlice(h.Src); w.Src.IsValid() != (h.Src != nil) || w.Src.IsValid() && src.Unmap() != w.Src {
-		return false
-	}
-	if w.Dev != "" {
-		link, err := k.h.LinkByName(w.Dev)
-		if err != nil || link.Attrs().Index != h.LinkIndex {
-			return false
-		}
-	}
-	return true
+	return have, nil
 }
 
 func (k *Kernel) route(r vrf.Route) (*netlink.Route, error) {
@@ -397,14 +357,13 @@ func (k *Kernel) route(r vrf.Route) (*netlink.Route, error) {
 	return nr, nil
 }
 
-// ruleChanges returns the planned rules the kernel lacks and the kernel's
-// rules at vrf.RulePriority into the plan's tables that the plan lacks.
-func (k *Kernel) ruleChanges(want []vrf.Rule, tables map[int]bool) (add []vrf.Rule, del []*netlink.Rule, err error) {
+// listRules returns the kernel's rules at vrf.RulePriority into tables.
+func (k *Kernel) listRules(tables map[int]bool) ([]netlink.Rule, error) {
 	var have []netlink.Rule
 	for _, fam := range []int{netlink.FAMILY_V4, netlink.FAMILY_V6} {
 		rs, err := k.h.RuleList(fam)
 		if err != nil {
-			return nil, nil, fmt.Errorf("kernel: list rules: %w", err)
+			return nil, fmt.Errorf("kernel: list rules: %w", err)
 		}
 		for _, r := range rs {
 			if r.Priority == vrf.RulePriority && tables[r.Table] {
@@ -413,31 +372,7 @@ func (k *Kernel) ruleChanges(want []vrf.Rule, tables map[int]bool) (add []vrf.Ru
 			}
 		}
 	}
-	keep := make([]bool, len(have))
-	for _, w := range want {
-		i := slices.IndexFunc(have, func(h netlink.Rule) bool { return sameRule(h, w) })
-		if i < 0 {
-			add = append(add, w)
-			continue
-		}
-		keep[i] = true
-	}
-	for i := range have {
-		if !keep[i] {
-			del = append(del, &have[i])
-		}
-	}
-	return add, del, nil
-}
-
-func sameRule(h netlink.Rule, w vrf.Rule) bool {
-	if h.Table != w.Table || h.Mark != w.Mark || (h.Family == netlink.FAMILY_V6) != w.IPv6 {
-		return false
-	}
-	if w.To.IsValid() != (h.Dst != nil) {
-		return false
-	}
-	return !w.To.IsValid() || prefixOf(h.Dst) == w.To
+	return have, nil
 }
 
 func toRule(r vrf.Rule) *netlink.Rule {
@@ -517,7 +452,7 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 		s.Links = append(s.Links, got)
 	}
 	tables := planTables(plan)
-	_, have, err := k.routeChanges(nil, tables)
+	have, err := k.listRoutes(tables)
 	if err != nil {
 		return s, err
 	}
@@ -544,7 +479,7 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 		}
 		s.Routes = append(s.Routes, vr)
 	}
-	_, rules, err := k.ruleChanges(nil, tables)
+	rules, err := k.listRules(tables)
 	if err != nil {
 		return s, err
 	}
