@@ -164,11 +164,11 @@ func (f Flow) Validate() error {
 	case f.Actions == "":
 		return invalid("flow "+f.Key(), "no actions")
 	}
-	for what, s := range map[string]string{"match": f.Match, "actions": f.Actions} {
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c <= ' ' || c >= 0x7f {
-				return invalid("flow table="+strconv.Itoa(f.Table)+",priority="+strconv.Itoa(f.Priority)+" "+what,
-					"%s holds %q at byte %d", netdev.Bounded(s), c, i)
+	for _, p := range [2]struct{ what, s string }{{"match", f.Match}, {"actions", f.Actions}} {
+		for i := 0; i < len(p.s); i++ {
+			if c := p.s[i]; c <= ' ' || c >= 0x7f {
+				return invalid("flow table="+strconv.Itoa(f.Table)+",priority="+strconv.Itoa(f.Priority)+" "+p.what,
+					"%s holds %q at byte %d", netdev.Bounded(p.s), c, i)
 			}
 		}
 	}
