@@ -169,6 +169,18 @@ func TestIsolationTraffic(t *testing.T) {
 		t.Errorf("second apply: %+v", again)
 	}
 	checkListing(t, host)
+	// Someone adds a rule to udn-isolation: Sync sees a rule it did not
+	// plan and rewrites the chain without it.
+	if out, err := exec.Command("nsenter", fmt.Sprintf("--net=/proc/%d/fd/%d", os.Getpid(), int(host)),
+		"nft", "add", "rule", "inet", vrf.NFTTable, "udn-isolation", "ip", "daddr", "6.6.6.6", "accept").CombinedOutput(); err != nil {
+		t.Fatalf("nft add rule: %v\n%s", err, out)
+	}
+	if res := sync(t, k, plan(true)); res != (kernel.Result{ChainsWritten: 1, Batches: 1}) {
+		t.Errorf("after a foreign rule: %+v", res)
+	}
+	if again := sync(t, k, plan(true)); again != (kernel.Result{}) {
+		t.Errorf("after the rewrite: %+v", again)
+	}
 	if res = sync(t, k, plan(false)); res != (kernel.Result{ElementsDeleted: 1, Batches: 1}) {
 		t.Errorf("closing the port: %+v", res)
 	}
