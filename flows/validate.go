@@ -40,7 +40,7 @@ func validateInput(in Input) error {
 		return invalid("node.bridge", "%v", err)
 	}
 	if !unicastMAC(nd.MAC) {
-		return invalid("node.mac", "%q is not a 6-byte unicast MAC", nd.MAC)
+		return invalid("node.mac", "%s is not a 6-byte unicast MAC", boundedMAC(nd.MAC))
 	}
 	fams := map[bool]bool{}
 	for i, ip := range nd.IPs {
@@ -66,7 +66,7 @@ func validateInput(in Input) error {
 			return invalid(field+".name", "%v", err)
 		}
 		if p.Name == nd.Bridge {
-			return invalid(field+".name", "%q is the bridge's own port (LOCAL)", p.Name)
+			return invalid(field+".name", "%s is the bridge's own port (LOCAL)", netdev.Bounded(p.Name))
 		}
 		if other, ok := ofports[p.OFPort]; ok {
 			return invalid(field+".ofport", "%d is %s's too", p.OFPort, other)
@@ -74,7 +74,7 @@ func validateInput(in Input) error {
 		ofports[p.OFPort] = field
 		if p.Name != "" {
 			if other, ok := names[p.Name]; ok {
-				return invalid(field+".name", "%q is %s's too", p.Name, other)
+				return invalid(field+".name", "%s is %s's too", netdev.Bounded(p.Name), other)
 			}
 			names[p.Name] = field
 		}
@@ -115,7 +115,7 @@ func validateInput(in Input) error {
 		case n.ID < 1 || n.ID > ipam.MaxNetworkID:
 			return invalid(f()+".id", "%d is not in 1..%d", n.ID, ipam.MaxNetworkID)
 		case !unicastMAC(n.GatewayMAC):
-			return invalid(f()+".gatewayMAC", "%q is not a 6-byte unicast MAC", n.GatewayMAC)
+			return invalid(f()+".gatewayMAC", "%s is not a 6-byte unicast MAC", boundedMAC(n.GatewayMAC))
 		case !n.IPv4 && !n.IPv6:
 			return invalid(f()+".ipv4", "a network has IPv4, IPv6 or both")
 		}
@@ -158,11 +158,11 @@ func validateInput(in Input) error {
 func (f Flow) Validate() error {
 	switch {
 	case f.Table < 0 || f.Table > 254:
-		return invalid("flow "+f.Key(), "table %d is not in 0..254", f.Table)
+		return invalid("flow "+netdev.Bounded(f.Key()), "table %d is not in 0..254", f.Table)
 	case f.Priority < 0 || f.Priority > 0xffff:
-		return invalid("flow "+f.Key(), "priority %d is not in 0..65535", f.Priority)
+		return invalid("flow "+netdev.Bounded(f.Key()), "priority %d is not in 0..65535", f.Priority)
 	case f.Actions == "":
-		return invalid("flow "+f.Key(), "no actions")
+		return invalid("flow "+netdev.Bounded(f.Key()), "no actions")
 	}
 	for _, p := range [2]struct{ what, s string }{{"match", f.Match}, {"actions", f.Actions}} {
 		for i := 0; i < len(p.s); i++ {
@@ -177,7 +177,7 @@ func (f Flow) Validate() error {
 		m, rest, _ = strings.Cut(rest, ",")
 		k, _, _ := strings.Cut(m, "=")
 		if k == "cookie" || k == "table" || k == "priority" || k == "actions" {
-			return invalid("flow "+f.Key()+" match", "sets %s", k)
+			return invalid("flow "+netdev.Bounded(f.Key())+" match", "sets %s", k)
 		}
 	}
 	return nil
@@ -193,4 +193,12 @@ func (c Changes) Validate() error {
 		}
 	}
 	return nil
+}
+
+// boundedMAC formats a MAC of any length for an error message.
+func boundedMAC(m net.HardwareAddr) string {
+	if len(m) > 20 {
+		return fmt.Sprintf("a %d-byte address", len(m))
+	}
+	return fmt.Sprintf("%q", m.String())
 }

@@ -2,6 +2,7 @@ package flows
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -124,5 +125,27 @@ func TestScriptWithHostileNames(t *testing.T) {
 				t.Errorf("bridge %q: ovs-ofctl got %q", bridge, got)
 			}
 		}
+	}
+}
+
+// TestErrorsAreBounded: a 1 MiB value in any checked field gives an error
+// of a few hundred bytes, not the value.
+func TestErrorsAreBounded(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	for name, mod := range map[string]func(*Input){
+		"bridge":       func(in *Input) { in.Node.Bridge = huge },
+		"network name": func(in *Input) { in.Networks[0].Name = huge + "\x00" },
+		"port name":    func(in *Input) { in.Networks[0].Patch.Name, in.Networks[1].Patch.Name = huge, huge },
+		"MAC":          func(in *Input) { in.Node.MAC = make(net.HardwareAddr, 1<<20) },
+	} {
+		in := seedInput()
+		mod(&in)
+		if _, err := Plan(in); err == nil || len(err.Error()) > 512 {
+			t.Errorf("%s: an error of %d bytes", name, len(fmt.Sprint(err)))
+		}
+	}
+	f := Flow{Table: 300, Match: huge, Actions: "drop"}
+	if err := f.Validate(); err == nil || len(err.Error()) > 512 {
+		t.Errorf("flow: an error of %d bytes", len(fmt.Sprint(err)))
 	}
 }

@@ -91,9 +91,9 @@ func validateInput(in Input) error {
 		f := func() string { return fmt.Sprintf("network %s (networks[%d])", netdev.Bounded(nw.Name), i) }
 		switch {
 		case !nw.IsPrimary():
-			return invalid(f()+".role", "%q: only primary networks have a VRF", nw.Role)
+			return invalid(f()+".role", "%s: only primary networks have a VRF", netdev.Bounded(string(nw.Role)))
 		case nw.Topology != udn.TopologyLayer3 && nw.Topology != udn.TopologyLayer2:
-			return invalid(f()+".topology", "%q: a primary network is Layer3 or Layer2", nw.Topology)
+			return invalid(f()+".topology", "%s: a primary network is Layer3 or Layer2", netdev.Bounded(string(nw.Topology)))
 		case nw.ID < 1 || nw.ID > ipam.MaxNetworkID:
 			return invalid(f()+".id", "%d is not in 1..%d", nw.ID, ipam.MaxNetworkID)
 		case nw.MTU < 0 || nw.MTU > udn.MaxMTU:
@@ -323,7 +323,7 @@ func (c Changes) Validate() error {
 						return invalid(fmt.Sprintf("nft.elements[%s][%d]", name, j), "%v", err)
 					}
 				} else if e.Jump != "" && !nftName(e.Jump) || e.Addr.IsValid() && e.Addr.Zone() != "" {
-					return invalid(fmt.Sprintf("nft.elements[%s][%d]", name, j), "%+v", e)
+					return invalid(fmt.Sprintf("nft.elements[%s][%d]", name, j), "%s", boundedElement(e))
 				}
 			}
 		}
@@ -367,7 +367,7 @@ func (s State) validateKernel() error {
 				}
 			}
 		default:
-			return invalid(f()+".kind", "%q", l.Kind)
+			return invalid(f()+".kind", "%s", netdev.Bounded(string(l.Kind)))
 		}
 	}
 	defaults := map[[2]int]bool{}
@@ -408,7 +408,7 @@ func checkRoute(r Route) error {
 	case r.Metric < 0 || r.Metric > MaxTable:
 		return fmt.Errorf("metric %d is out of range", r.Metric)
 	case r.Type != RouteUnicast && r.Type != RouteUnreachable:
-		return fmt.Errorf("type %q", r.Type)
+		return fmt.Errorf("type %s", netdev.Bounded(string(r.Type)))
 	}
 	if r.Dev != "" {
 		if err := netdev.Check(r.Dev); err != nil {
@@ -503,7 +503,7 @@ func checkChain(f string, c Chain, sets map[string]Set, chains map[string]bool) 
 	case c.Hook == "" && c.Priority == "":
 	case (c.Hook == HookOutput || c.Hook == HookPrerouting) && (c.Priority == PriorityFilter || c.Priority == PriorityMangle):
 	default:
-		return invalid(f+".hook", "chain %s: hook %q priority %q", c.Name, c.Hook, c.Priority)
+		return invalid(f+".hook", "chain %s: hook %s priority %s", c.Name, netdev.Bounded(string(c.Hook)), netdev.Bounded(string(c.Priority)))
 	}
 	for j, r := range c.Rules {
 		if err := checkRule(r, sets, chains); err != nil {
@@ -545,9 +545,9 @@ func checkElement(e Element, s Set) error {
 	}
 	switch {
 	case !addr && e.Addr.IsValid(), !proto && e.Protocol != "", !port && e.Port != 0:
-		return fmt.Errorf("%+v has parts its key lacks", e)
+		return fmt.Errorf("%s has parts its key lacks", boundedElement(e))
 	case s.Map != (e.Jump != ""):
-		return fmt.Errorf("%+v: a map's elements (only) jump", e)
+		return fmt.Errorf("%s: a map's elements (only) jump", boundedElement(e))
 	case e.Jump != "" && !nftName(e.Jump):
 		return fmt.Errorf("jump to %s", netdev.Bounded(e.Jump))
 	}
@@ -634,4 +634,9 @@ func lookupKey(r NFTRule) []DataType {
 		return []DataType{TypeInetProto, TypeInetService}
 	}
 	return nil
+}
+
+// boundedElement formats e for an error message, its strings bounded.
+func boundedElement(e Element) string {
+	return fmt.Sprintf("{addr %s protocol %s port %d jump %s}", e.Addr, netdev.Bounded(string(e.Protocol)), e.Port, netdev.Bounded(e.Jump))
 }

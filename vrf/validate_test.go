@@ -2,6 +2,7 @@ package vrf
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -270,5 +271,30 @@ func TestScriptWithHostileNames(t *testing.T) {
 	}
 	if planned == 0 || rules != planned {
 		t.Errorf("udn-isolation holds %d rules, the plan %d:\n%s", rules, planned, listed)
+	}
+}
+
+// TestErrorsAreBounded: a 1 MiB value in any checked field gives an error
+// of a few hundred bytes, not the value.
+func TestErrorsAreBounded(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	for name, mod := range map[string]func(*Input){
+		"node name":     func(in *Input) { in.Node.Name = huge + "\x00" },
+		"bridge":        func(in *Input) { in.Node.Bridge = huge },
+		"kubelet":       func(in *Input) { in.Node.KubeletCgroup = huge },
+		"network name":  func(in *Input) { in.Networks[0].Network.Name = huge + "\n" },
+		"role":          func(in *Input) { in.Networks[0].Network.Role = udn.Role(huge) },
+		"topology":      func(in *Input) { in.Networks[0].Network.Topology = udn.Topology(huge) },
+		"vrf":           func(in *Input) { in.Networks[1].Network.VRF = huge },
+		"cudn":          func(in *Input) { in.Networks[1].CUDN = huge + "\x00" },
+		"protocol":      func(in *Input) { in.Networks[0].NodePorts[0].Protocol = Protocol(huge) },
+		"pod namespace": func(in *Input) { in.Pods.HostNetworked = []HostNetworkedPod{{Namespace: huge + "\x00", Name: "p"}} },
+	} {
+		in := clonedSeed()
+		in.Networks[0].NodePorts = append([]L4Port(nil), in.Networks[0].NodePorts...)
+		mod(&in)
+		if _, err := Plan(in); err == nil || len(err.Error()) > 512 {
+			t.Errorf("%s: an error of %d bytes", name, len(fmt.Sprint(err)))
+		}
 	}
 }
