@@ -311,17 +311,22 @@ func (k *Kernel) ensurePort(l vrf.Link) (bool, error) {
 }
 
 // listRoutes returns the kernel's routes of protocol vrf.RouteProtocol in
-// tables.
+// tables: one dump per family, filtered here.
 func (k *Kernel) listRoutes(tables map[int]bool) ([]netlink.Route, error) {
 	var have []netlink.Route
-	for t := range tables {
-		for _, fam := range []int{netlink.FAMILY_V4, netlink.FAMILY_V6} {
-			rs, err := k.h.RouteListFiltered(fam, &netlink.Route{Table: t, Protocol: vrf.RouteProtocol},
-				netlink.RT_FILTER_TABLE|netlink.RT_FILTER_PROTOCOL)
-			if err != nil {
-				return nil, fmt.Errorf("kernel: list routes of table %d: %w", t, err)
+	if len(tables) == 0 {
+		return nil, nil
+	}
+	for _, fam := range []int{netlink.FAMILY_V4, netlink.FAMILY_V6} {
+		rs, err := k.h.RouteListFiltered(fam, &netlink.Route{Table: unix.RT_TABLE_UNSPEC, Protocol: vrf.RouteProtocol},
+			netlink.RT_FILTER_TABLE|netlink.RT_FILTER_PROTOCOL)
+		if err != nil {
+			return nil, fmt.Errorf("kernel: list routes: %w", err)
+		}
+		for _, r := range rs {
+			if tables[r.Table] {
+				have = append(have, r)
 			}
-			have = append(have, rs...)
 		}
 	}
 	return have, nil
@@ -421,9 +426,23 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 	if err := ctx.Err(); err != nil {
 		return s, err
 	}
+	// One dump of the links and one of the addresses, however many links
+	// the plan has.
+	var links []netlink.Link
+	byName, names := map[string]netlink.Link{}, map[int]string{} // names: link names by index
+	var addrs map[int][]netip.Prefix
+	if len(plan.Links) > 0 || len(plan.Routes) > 0 {
+		var err error
+		if links, err = k.h.LinkList(); err != nil {
+			return s, fmt.Errorf("kernel: list links: %w", err)
+		}
+		for _, l := range links {
+			byName[l.Attrs().Name], names[l.Attrs().Index] = l, l.Attrs().Name
+		}
+	}
 	for _, l := range plan.Links {
-		link, err := k.h.LinkByName(l.Name)
-		if err != nil {
+		link, ok := byName[l.Name]
+		if !ok {
 			continue
 		}
 		a := link.Attrs()
@@ -433,20 +452,21 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 		} else if l.Kind == vrf.LinkManagementPort {
 			got.MAC, got.MTU = a.HardwareAddr, a.MTU
 			if a.MasterIndex != 0 {
-				if m, err := k.h.LinkByIndex(a.MasterIndex); err == nil {
-					got.Master = m.Attrs().Name
+				got.Master = names[a.MasterIndex]
+			}
+			if addrs == nil {
+				all, err := k.h.AddrList(nil, netlink.FAMILY_ALL)
+				if err != nil {
+					return s, fmt.Errorf("kernel: list addresses: %w", err)
+				}
+				addrs = map[int][]netip.Prefix{}
+				for _, ad := range all {
+					if p := prefixOf(ad.IPNet); !p.Addr().IsLinkLocalUnicast() {
+						addrs[ad.LinkIndex] = append(addrs[ad.LinkIndex], p)
+					}
 				}
 			}
-			addrs, err := k.h.AddrList(link, netlink.FAMILY_ALL)
-			if err != nil {
-				return s, err
-			}
-			for _, ad := range addrs {
-				p := prefixOf(ad.IPNet)
-				if !p.Addr().IsLinkLocalUnicast() {
-					got.Addresses = append(got.Addresses, p)
-				}
-			}
+			got.Addresses = slices.Clone(addrs[a.Index])
 			slices.SortFunc(got.Addresses, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
 		}
 		s.Links = append(s.Links, got)
@@ -473,9 +493,7 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 			vr.Src = a.Unmap()
 		}
 		if vr.Type == vrf.RouteUnicast && r.LinkIndex != 0 {
-			if l, err := k.h.LinkByIndex(r.LinkIndex); err == nil {
-				vr.Dev = l.Attrs().Name
-			}
+			vr.Dev = names[r.LinkIndex]
 		}
 		s.Routes = append(s.Routes, vr)
 	}

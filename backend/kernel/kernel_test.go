@@ -19,7 +19,7 @@ import (
 	"github.com/udnkit/udnkit/vrf"
 )
 
-func need(t *testing.T, why string) {
+func need(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("CI=true and %s", why)
@@ -29,7 +29,7 @@ func need(t *testing.T, why string) {
 
 // freshNetns returns a netlink handle into a new network namespace, and
 // the namespace.
-func freshNetns(t *testing.T) (*netlink.Handle, netns.NsHandle) {
+func freshNetns(t testing.TB) (*netlink.Handle, netns.NsHandle) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		need(t, "network namespaces need root")
@@ -58,7 +58,7 @@ func freshNetns(t *testing.T) (*netlink.Handle, netns.NsHandle) {
 
 // newKernel returns the adapter of the namespace ns (h its handle);
 // cgroupID may be nil.
-func newKernel(t *testing.T, h *netlink.Handle, ns netns.NsHandle, cgroupID func(string) (uint64, error)) *kernel.Kernel {
+func newKernel(t testing.TB, h *netlink.Handle, ns netns.NsHandle, cgroupID func(string) (uint64, error)) *kernel.Kernel {
 	t.Helper()
 	conn, err := nftables.New(nftables.WithNetNSFd(int(ns)))
 	if err != nil {
@@ -83,7 +83,7 @@ func sync(t *testing.T, k *kernel.Kernel, desired vrf.State) kernel.Result {
 
 // dummy adds a link called name (one end of a veth pair: this kernel has
 // no dummy devices) with addrs, up.
-func dummy(t *testing.T, h *netlink.Handle, name string, addrs ...string) {
+func dummy(t testing.TB, h *netlink.Handle, name string, addrs ...string) {
 	t.Helper()
 	if err := h.LinkAdd(&netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: name}, PeerName: name + "-p"}); err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func dummy(t *testing.T, h *netlink.Handle, name string, addrs ...string) {
 	}
 }
 
-func plan(t *testing.T, nets ...vrf.Network) vrf.State {
+func plan(t testing.TB, nets ...vrf.Network) vrf.State {
 	t.Helper()
 	s, err := vrf.Plan(vrf.Input{
 		Node:     vrf.Node{Name: "node1", Bridge: "breth0", Gateways: []netip.Addr{netip.MustParseAddr("172.18.0.1")}},
@@ -122,7 +122,8 @@ func plan(t *testing.T, nets ...vrf.Network) vrf.State {
 var (
 	blue = vrf.Network{Network: &udn.Network{Name: "ns1_blue", ID: 1, Topology: udn.TopologyLayer3, Role: udn.RolePrimary,
 		Subnets: []udn.Subnet{{CIDR: netip.MustParsePrefix("10.128.0.0/16"), HostPrefix: 24}}},
-		HostSubnets: []netip.Prefix{netip.MustParsePrefix("10.128.1.0/24")}}
+		HostSubnets: []netip.Prefix{netip.MustParsePrefix("10.128.1.0/24")},
+		NodePorts:   []vrf.L4Port{{Protocol: vrf.TCP, Port: 30080}}}
 	red = vrf.Network{Network: &udn.Network{Name: "ns2_red", ID: 2, Topology: udn.TopologyLayer2, Role: udn.RolePrimary,
 		Subnets: []udn.Subnet{{CIDR: netip.MustParsePrefix("10.128.0.0/16")}}}}
 )
@@ -187,7 +188,8 @@ func TestApplyInANetworkNamespace(t *testing.T) {
 	desired := withoutVRFs(both)
 	res := sync(t, k, desired)
 	if res.RoutesAdded != len(desired.Routes) || res.RulesAdded != len(desired.Rules) || res.RoutesDeleted+res.RulesDeleted != 0 ||
-		res.SetsCreated != len(desired.NFT.Sets) || res.ChainsWritten != len(desired.NFT.Chains) || res.Batches != 1 {
+		res.SetsCreated != len(desired.NFT.Sets) || res.ChainsWritten != len(desired.NFT.Chains) || res.Batches != 1 ||
+		res.ElementsAdded != 1 { // blue's NodePort: a map element jumping to a chain of the same batch
 		t.Errorf("first apply: %+v for %d routes, %d rules, %d sets, %d chains", res, len(desired.Routes), len(desired.Rules),
 			len(desired.NFT.Sets), len(desired.NFT.Chains))
 	}

@@ -548,7 +548,7 @@ func (k *Kernel) applyNFT(c vrf.Changes, res *Result) error {
 			haveChain[ch.Name] = true
 		}
 	}
-	added := map[string]bool{}
+	added, filled := map[string]bool{}, map[string]bool{}
 	for _, s := range c.AddSets {
 		if old, ok := sets[s.Name]; ok { // of another type: created anew
 			k.nft.DelSet(old)
@@ -557,9 +557,14 @@ func (k *Kernel) applyNFT(c vrf.Changes, res *Result) error {
 		if err != nil {
 			return err
 		}
-		els, err := encode(s.Name, s.Key, c.AddElements[s.Name])
-		if err != nil {
-			return err
+		// A map's elements jump to chains that may be created below: they
+		// are added after the chains.
+		var els []nftables.SetElement
+		if !s.Map {
+			if els, err = encode(s.Name, s.Key, c.AddElements[s.Name]); err != nil {
+				return err
+			}
+			filled[s.Name] = true
 		}
 		if err := k.nft.AddSet(set, els); err != nil {
 			return fmt.Errorf("kernel: nftables: set %s: %w", s.Name, err)
@@ -599,7 +604,7 @@ func (k *Kernel) applyNFT(c vrf.Changes, res *Result) error {
 		res.ElementsDeleted += len(els)
 	}
 	for _, name := range sortedKeys(c.AddElements) {
-		if added[name] {
+		if filled[name] {
 			continue
 		}
 		set, ok := sets[name]
