@@ -2,7 +2,9 @@
 // networks with overlapping pod subnets on one node, as commands a person
 // can read: the VRFs, management ports, routes, ip rules and nftables host
 // isolation (ip and nft), and the gateway bridge's OpenFlow flows
-// (ovs-ofctl add-flow lines, with the ports of a fresh breth0).
+// (ovs-ofctl add-flow lines, with the ports of a fresh breth0). Every word
+// is shell-quoted: the output is safe to run whatever the names hold. On a
+// node, backend/kernel and backend/ovs apply the same plans (Sync).
 //
 //	go run ./examples/node
 //
@@ -88,8 +90,6 @@ func run(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "# %s on node %s: %d flows of cookie 0x%x (networks: blue ID 1 on port 3, red ID 2 on port 4)\n",
 		in.Node.Bridge, in.Node.IPs[0], len(fs), flows.Cookie)
-	for _, f := range fs {
-		fmt.Fprintf(w, "ovs-ofctl add-flow %s '%s'\n", in.Node.Bridge, f)
-	}
+	fmt.Fprint(w, flows.Script(in.Node.Bridge, fs))
 	return nil
 }
