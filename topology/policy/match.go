@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -159,6 +160,8 @@ func numberedL4(ports []Port) []l4Entry {
 // namedTarget is one resolution of a named port: a destination address
 // and the number its pod gives the name.
 type namedTarget struct {
+	name     string // the port's name
+	pod      string // "<namespace>/<name>"
 	protocol Protocol
 	addr     netip.Addr
 	number   int32
@@ -166,16 +169,25 @@ type namedTarget struct {
 
 // namedL4 returns the L3+L4 matches of resolved named ports, one per
 // protocol ("tcp-namedPort"), as the reference writes them for admin
-// network policies: "tcp && ((ip4.dst == 10.128.1.5 && tcp.dst == 8080) || ...)".
+// network policies: "tcp && ((ip4.dst == 10.128.1.5 && tcp.dst == 8080) || ...)",
+// by port name, then pod, then address.
 func namedL4(targets []namedTarget) []l4Entry {
+	slices.SortStableFunc(targets, func(a, b namedTarget) int {
+		return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.pod, b.pod))
+	})
 	var by [3][]string
+	seen := map[string]bool{}
 	for _, t := range targets {
 		fam := "ip4"
 		if t.addr.Is6() {
 			fam = "ip6"
 		}
 		proto := t.protocol.String()
-		by[t.protocol] = append(by[t.protocol], "("+fam+".dst == "+t.addr.String()+" && "+proto+".dst == "+strconv.Itoa(int(t.number))+")")
+		m := "(" + fam + ".dst == " + t.addr.String() + " && " + proto + ".dst == " + strconv.Itoa(int(t.number)) + ")"
+		if !seen[m] {
+			seen[m] = true
+			by[t.protocol] = append(by[t.protocol], m)
+		}
 	}
 	var out []l4Entry
 	for _, proto := range []Protocol{SCTP, TCP, UDP} {
@@ -183,8 +195,6 @@ func namedL4(targets []namedTarget) []l4Entry {
 		if len(ms) == 0 {
 			continue
 		}
-		slices.Sort(ms)
-		ms = slices.Compact(ms)
 		name := proto.String()
 		out = append(out, l4Entry{protocol: name + "-namedPort", match: name + " && (" + strings.Join(ms, " || ") + ")"})
 	}

@@ -24,10 +24,10 @@ const (
 type unitKind uint8
 
 const (
-	unitNetwork unitKind = iota // cluster port group, hairpin and management-port ACLs
-	unitDeny                    // a namespace's default-deny port groups and ACLs
-	unitPolicy                  // a policy's port group and rule ACLs
-	unitSelector                // a peer selector's address sets
+	unitNetwork  unitKind = iota // cluster port group, hairpin and management-port ACLs
+	unitDeny                     // a namespace's default-deny port groups and ACLs
+	unitPolicy                   // a policy's port group and rule ACLs
+	unitSelector                 // a peer selector's address sets
 )
 
 type unitKey struct {
@@ -526,7 +526,7 @@ func (p *Planner) namedTargets(nw *network, pol *Policy, dir PolicyType, r Rule)
 					}
 					for _, ip := range a.IPs {
 						if (ip.Is4() && nw.fam.v4) || (ip.Is6() && nw.fam.v6) {
-							out = append(out, namedTarget{protocol: cp.Protocol, addr: ip, number: cp.Number})
+							out = append(out, namedTarget{name: cp.Name, pod: pod.Namespace + "/" + pod.Name, protocol: cp.Protocol, addr: ip, number: cp.Number})
 						}
 					}
 				}
