@@ -434,7 +434,17 @@ func (p *Planner) policyRows(nw *network, pol *Policy) []topology.Object {
 			rows = p.ruleACLs(rows, nw, pol, pg, Egress, i, r)
 		}
 	}
-	return rows
+	// Two rules that allow the same traffic write the same ACL: the model
+	// keys an ACL by its match, so the first rule's stays.
+	seen := map[string]bool{}
+	return slices.DeleteFunc(rows, func(o topology.Object) bool {
+		k := o.Key()
+		if o.Kind() != topology.KindACL || !seen[k] {
+			seen[k] = true
+			return false
+		}
+		return true
+	})
 }
 
 // ruleACLs appends one rule's ACLs: per protocol (or none without ports),
