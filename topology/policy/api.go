@@ -98,9 +98,8 @@ type Port struct {
 	Name     string
 }
 
-// IPBlock is an ipBlock peer: CIDR but the Except prefixes. The prefixes
-// keep the address as written (the reference's match text spells the CIDR
-// as given).
+// IPBlock is an ipBlock peer: CIDR but the Except prefixes. Matches spell
+// them masked (10.1.2.3/8 is 10.0.0.0/8).
 type IPBlock struct {
 	CIDR   netip.Prefix
 	Except []netip.Prefix

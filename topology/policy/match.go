@@ -63,7 +63,8 @@ func addressSetMatch(dir PolicyType, v4, v6 []string) string {
 }
 
 // ipBlockMatch is the L3 match of a rule's ipBlocks, one for all of them:
-// "ip4.src == 10.0.0.0/8"; with except
+// "ip4.src == 10.0.0.0/8" (masked: OVN refuses a value with bits outside
+// its mask); with except
 // "(ip4.src == 172.16.0.0/12 && ip4.src != {172.16.1.0/24})"; several
 // joined "(… || …)".
 func ipBlockMatch(dir PolicyType, blocks []*IPBlock) string {
@@ -73,11 +74,11 @@ func ipBlockMatch(dir PolicyType, blocks []*IPBlock) string {
 		if b.CIDR.Addr().Is6() {
 			fam = "ip6"
 		}
-		m := fam + "." + side(dir) + " == " + b.CIDR.String()
+		m := fam + "." + side(dir) + " == " + b.CIDR.Masked().String()
 		if len(b.Except) > 0 {
 			ex := make([]string, len(b.Except))
 			for j, e := range b.Except {
-				ex[j] = e.String()
+				ex[j] = e.Masked().String()
 			}
 			m = "(" + m + " && " + fam + "." + side(dir) + " != {" + strings.Join(ex, ", ") + "})"
 		}
