@@ -34,7 +34,7 @@ func benchInput() policy.Input {
 			node := (ns*100 + i) % 10
 			ip := netip.AddrFrom4([4]byte{10, 128, byte(16*node + ns/16), byte(16*(ns%16) + i/10 + 2)})
 			in.Pods = append(in.Pods, policy.Pod{Namespace: name, Name: fmt.Sprintf("pod%d", i), Node: nodes[node].Name,
-				Labels: policy.Labels{"app": fmt.Sprintf("app%d", i%10)},
+				Labels:   policy.Labels{"app": fmt.Sprintf("app%d", i%10)},
 				Networks: []policy.Attachment{{Network: network.Name, Port: fmt.Sprintf("cluster.udn.tenants_%s_pod%d", name, i), IPs: []netip.Addr{ip}}}})
 		}
 		for k := range 10 {
