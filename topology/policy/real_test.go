@@ -187,6 +187,13 @@ func TestRealPolicy(t *testing.T) {
 		if got := slices.Contains(outs, to.port().Name); got != want {
 			t.Errorf("%s/%s -> %s/%s (%s, %v): delivered %v, want %v (outputs %v):\n%s", from.ns, from.name, to.ns, to.name, l4, ct[0], got, want, outs, out)
 		}
+		// The planner's own verdict agrees with ovn-trace on new connections.
+		var port int32
+		if _, err := fmt.Sscanf(l4, "tcp && tcp.dst == %d", &port); err == nil && ct[0] == ctNew[0] {
+			if got := planner.Allows(policy.Endpoint{Namespace: from.ns, Name: from.name}, policy.Endpoint{Namespace: to.ns, Name: to.name}, policy.TCP, port); got != want {
+				t.Errorf("Allows(%s/%s -> %s/%s, tcp %d) = %v, ovn-trace says %v", from.ns, from.name, to.ns, to.name, port, got, want)
+			}
+		}
 	}
 	const pg5432 = "tcp && tcp.dst == 5432"
 	t.Run("allow by pod selector, on the named port only", func(t *testing.T) {
@@ -217,6 +224,11 @@ func TestRealPolicy(t *testing.T) {
 			out, _ := trace(web, web.ip().String(), dst, "tcp && tcp.dst == 443", ctNew)
 			// Allowed: the packet leaves web's switch for the cluster router.
 			return strings.Contains(out, `output to "stor-`) || strings.Contains(out, "ingress(dp=\"ns1_blue_ovn_cluster_router\""), out
+		}
+		for dst, want := range map[string]bool{"172.16.1.1": true, "172.16.5.1": false, "192.168.1.1": false} {
+			if got := planner.Allows(policy.Endpoint{Namespace: "ns1", Name: "web"}, policy.Endpoint{IP: netip.MustParseAddr(dst)}, policy.TCP, 443); got != want {
+				t.Errorf("Allows(web -> %s) = %v, want %v", dst, got, want)
+			}
 		}
 		if ok, out := leaves("172.16.1.1"); !ok {
 			t.Errorf("web -> 172.16.1.1 (in the block) did not leave the switch:\n%s", out)
