@@ -1,0 +1,301 @@
+package policy_test
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/connect"
+	"github.com/udnkit/udnkit/internal/ovntest"
+	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/pods"
+	"github.com/udnkit/udnkit/topology/policy"
+)
+
+// realWorld is a real OVN with Layer3 primary networks planned on three
+// nodes of one zone; pods come from the pods planner.
+type realWorld struct {
+	env    *ovntest.Env
+	cl     *ovnnb.Client
+	ctx    context.Context
+	nodes  []topology.Node
+	inputs map[string]topology.Input
+	alloc  map[string]*ipam.PodIPAllocator
+	pods   []*realPod
+}
+
+func l3(name string, id int, second byte) *udn.Network {
+	return &udn.Network{Name: name, ID: id, Topology: udn.TopologyLayer3, Role: udn.RolePrimary,
+		Subnets:     []udn.Subnet{{CIDR: netip.PrefixFrom(netip.AddrFrom4([4]byte{10, second, 0, 0}), 16), HostPrefix: 24}},
+		JoinSubnets: ipam.DefaultJoinSubnets()[:1], TransitSubnets: ipam.DefaultTransitSubnets()[:1]}
+}
+
+func newRealWorld(t *testing.T, nets ...*udn.Network) *realWorld {
+	t.Helper()
+	env := ovntest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cl, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	w := &realWorld{env: env, cl: cl, ctx: ctx, nodes: ovntest.Nodes(3, "zone1"), inputs: map[string]topology.Input{}, alloc: map[string]*ipam.PodIPAllocator{}}
+	for _, n := range nets {
+		in := ovntest.PlanInput(n, w.nodes, "zone1")
+		second := n.Subnets[0].CIDR.Addr().As4()[1]
+		for i, nd := range w.nodes {
+			in.HostSubnets[nd.Name] = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, second, byte(i + 1), 0}), 24)}
+		}
+		w.inputs[n.Name] = in
+		s, err := topology.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.sync(t, s)
+	}
+	return w
+}
+
+func (w *realWorld) sync(t *testing.T, s topology.State) {
+	t.Helper()
+	if _, _, err := w.cl.Sync(w.ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.env.Sync(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (w *realWorld) pod(t *testing.T, ns, name, node string, n *udn.Network, labels policy.Labels) *realPod {
+	t.Helper()
+	key := n.Name + "/" + node
+	if w.alloc[key] == nil {
+		a, err := ipam.NewPodIPAllocator(w.inputs[n.Name].HostSubnets[node], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.alloc[key] = a
+	}
+	ips, err := w.alloc[key].Allocate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nad := ns + "/" + n.Name[len(ns)+1:]
+	pl, err := pods.PlanPod(pods.Input{Pod: pods.Pod{Namespace: ns, Name: name, UID: "uid-" + name, Node: node},
+		Attachments: []pods.Attachment{{Network: n, NAD: nad, Role: netconf.PodRolePrimary, IPs: ips, HostSubnets: w.inputs[n.Name].HostSubnets[node]}},
+		Nodes:       w.nodes, Zone: "zone1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := pods.Changes(pods.Planned{}, pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.cl.Apply(w.ctx, ch); err != nil {
+		t.Fatal(err)
+	}
+	p := &realPod{ns: ns, name: name, node: node, network: n, nad: nad, labels: labels, planned: pl}
+	w.pods = append(w.pods, p)
+	return p
+}
+
+// policyInput is the policy input of the world's pods.
+func (w *realWorld) policyInput(nets []policy.Network, namespaces []policy.Namespace, pols ...policy.Policy) policy.Input {
+	in := policy.Input{Networks: nets, Nodes: w.nodes, Zone: "zone1", Namespaces: namespaces, Policies: pols}
+	for i := range in.Networks {
+		in.Networks[i].HostSubnets = w.inputs[in.Networks[i].Network.Name].HostSubnets
+	}
+	for _, p := range w.pods {
+		in.Pods = append(in.Pods, policy.Pod{Namespace: p.ns, Name: p.name, Node: p.node, Labels: p.labels,
+			Networks: []policy.Attachment{{Network: p.network.Name, Port: p.port().Name, IPs: []netip.Addr{p.ip()}}}})
+	}
+	return in
+}
+
+// delivered traces a new TCP connection to port 80 from one pod to another.
+func (w *realWorld) delivered(t *testing.T, from, to *realPod) (bool, string) {
+	t.Helper()
+	match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 80`,
+		from.port().Name, from.mac(), from.gwMAC(), from.ip(), to.ip())
+	args := []string{"--ct=new,trk", "--ct=new,trk", "--ct=new,trk", "--ct=new,trk", "--ct=new,trk", "--ct=new,trk", "--ct=new,trk", "--ct=new,trk"}
+	out, err := w.env.Trace(w.ctx, append(args, from.port().Switch, match)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(realOutRE.FindAllStringSubmatch(out, -1), func(m []string) bool { return m[1] == to.port().Name }), out
+}
+
+// connectPlan allocates a ClusterNetworkConnect of the given connectivity
+// between nets and plans it.
+func connectPlan(t *testing.T, w *realWorld, name string, nets []*udn.Network, types ...connect.ConnectivityType) topology.State {
+	t.Helper()
+	c := &connect.ClusterNetworkConnect{Spec: connect.ClusterNetworkConnectSpec{
+		ConnectSubnets:      []connect.ConnectSubnet{{CIDR: "192.168.0.0/16", NetworkPrefix: 24}},
+		ConnectivityEnabled: types}}
+	c.Name = name
+	alloc, err := connect.NewAllocator(c, ipam.NewTunnelKeyAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := connect.Input{Connect: c, Networks: nets, Nodes: w.nodes, Zone: "zone1", HostSubnets: map[string]map[string][]netip.Prefix{},
+		ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}}
+	for _, n := range nets {
+		in.HostSubnets[n.Name] = w.inputs[n.Name].HostSubnets
+	}
+	if in.Allocation, err = alloc.Allocate(nets); err != nil {
+		t.Fatal(err)
+	}
+	s, err := connect.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestRealPolicyAcrossConnect (seed 001): blue (ns1) and green (ns3) are
+// connected by a ClusterNetworkConnect. With PodNetwork connectivity,
+// ns1's policy on web takes a green pod its peer selects and refuses one it
+// does not; with service-only connectivity the same policy reaches no
+// green pod, and the connect's own tier-0 ACLs keep their precedence.
+func TestRealPolicyAcrossConnect(t *testing.T) {
+	blue, green := l3("ns1_blue", 1, 128), l3("ns3_green", 3, 129)
+	w := newRealWorld(t, blue, green)
+	web := w.pod(t, "ns1", "web", "node1", blue, policy.Labels{"app": "web"})
+	client := w.pod(t, "ns3", "client", "node1", green, policy.Labels{"app": "client"})
+	stranger := w.pod(t, "ns3", "stranger", "node2", green, policy.Labels{"app": "stranger"})
+	nets := []policy.Network{{Network: blue, Namespaces: []string{"ns1"}}, {Network: green, Namespaces: []string{"ns3"}}}
+	namespaces := []policy.Namespace{{Name: "ns1", Labels: policy.Labels{"kubernetes.io/metadata.name": "ns1"}},
+		{Name: "ns3", Labels: policy.Labels{"kubernetes.io/metadata.name": "ns3"}}}
+	pol := policy.Policy{Namespace: "ns1", Name: "web-from-clients", PodSelector: *sel("app", "web"),
+		Ingress: []policy.Rule{{Peers: []policy.Peer{{NamespaceSelector: &policy.Selector{}, PodSelector: sel("app", "client")}}}}}
+
+	conn := connectPlan(t, w, "blue-green", []*udn.Network{blue, green}, connect.PodNetwork)
+	w.sync(t, conn)
+	in := w.policyInput(nets, namespaces, pol)
+	in.Connected = [][]string{{blue.Name, green.Name}}
+	planner, err := policy.New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := planner.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.sync(t, rows)
+	t.Run("PodNetwork: a selected pod of the other network passes", func(t *testing.T) {
+		if ok, out := w.delivered(t, client, web); !ok {
+			t.Errorf("green client -> blue web not delivered:\n%s", out)
+		}
+		if !planner.Allows(policy.Endpoint{Namespace: "ns3", Name: "client"}, policy.Endpoint{Namespace: "ns1", Name: "web"}, policy.TCP, 80) {
+			t.Error("Allows disagrees: client -> web")
+		}
+	})
+	t.Run("PodNetwork: a pod the peer does not select is denied", func(t *testing.T) {
+		if ok, out := w.delivered(t, stranger, web); ok {
+			t.Errorf("green stranger -> blue web delivered:\n%s", out)
+		}
+		// Without the policy it would pass: the connect carries it.
+		if ok, out := w.delivered(t, stranger, client); !ok {
+			t.Errorf("green stranger -> green client (no policy) not delivered:\n%s", out)
+		}
+	})
+
+	// The connect becomes service-only; the policy no longer takes the
+	// other network's pods as peers.
+	if _, _, err := w.cl.Sync(w.ctx, topology.RemovalFor(connect.ControllerConnect, "blue-green")); err != nil {
+		t.Fatal(err)
+	}
+	w.sync(t, connectPlan(t, w, "blue-green", []*udn.Network{blue, green}, connect.ClusterIPServiceNetwork))
+	in.Connected = nil
+	planner, err = policy.New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err = planner.State(); err != nil {
+		t.Fatal(err)
+	}
+	w.sync(t, rows)
+	t.Run("service-only: the policy does not reach across", func(t *testing.T) {
+		if got := addressSetOf(t, rows, policy.AddressSetName(blue.Name, "LS{}_LS{ML:{app: client,},}", false)); len(got) != 0 {
+			t.Errorf("blue's peer set holds green pods: %v", got)
+		}
+		if ok, out := w.delivered(t, client, web); ok {
+			t.Errorf("green client -> blue web delivered with service-only connectivity:\n%s", out)
+		}
+		if planner.Allows(policy.Endpoint{Namespace: "ns3", Name: "client"}, policy.Endpoint{Namespace: "ns1", Name: "web"}, policy.TCP, 80) {
+			t.Error("Allows disagrees: client -> web across a service-only connect")
+		}
+	})
+}
+
+func addressSetOf(t *testing.T, s topology.State, name string) []netip.Prefix {
+	t.Helper()
+	o, ok := s.Get(topology.KindAddressSet, name)
+	if !ok {
+		t.Fatalf("no address set %s", name)
+	}
+	return o.(topology.AddressSet).Addresses
+}
+
+// TestRealPolicyTwoPrimaries (seed 002): ns1 has two primary networks,
+// linked by connect.PlanPrimaryLinks; one policy of ns1 is enforced on
+// both, its peers taken from both, and another namespace's overlapping
+// network stays apart.
+func TestRealPolicyTwoPrimaries(t *testing.T) {
+	blue, green := l3("ns1_blue", 1, 128), l3("ns1_green", 3, 129)
+	red := l3("ns2_red", 2, 128) // overlaps blue
+	w := newRealWorld(t, blue, green, red)
+	links, err := connect.PlanPrimaryLinks(connect.PrimaryLinksInput{Name: "ns1", Networks: []*udn.Network{blue, green}, Nodes: w.nodes, Zone: "zone1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.sync(t, links)
+	dbBlue := w.pod(t, "ns1", "db-blue", "node1", blue, policy.Labels{"app": "db"})
+	dbGreen := w.pod(t, "ns1", "db-green", "node2", green, policy.Labels{"app": "db"})
+	webGreen := w.pod(t, "ns1", "web-green", "node1", green, policy.Labels{"app": "web"})
+	otherBlue := w.pod(t, "ns1", "other-blue", "node2", blue, policy.Labels{"app": "other"})
+	twin := w.pod(t, "ns2", "twin", "node1", red, policy.Labels{"app": "web"})
+	nets := []policy.Network{{Network: blue, Namespaces: []string{"ns1"}}, {Network: green, Namespaces: []string{"ns1"}},
+		{Network: red, Namespaces: []string{"ns2"}}}
+	namespaces := []policy.Namespace{{Name: "ns1"}, {Name: "ns2"}}
+	pol := policy.Policy{Namespace: "ns1", Name: "db-from-web", PodSelector: *sel("app", "db"),
+		Ingress: []policy.Rule{{Peers: []policy.Peer{{PodSelector: sel("app", "web")}}}}}
+	planner, err := policy.New(w.policyInput(nets, namespaces, pol))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := planner.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.sync(t, rows)
+	for _, tc := range []struct {
+		name     string
+		from, to *realPod
+		want     bool
+	}{
+		{"web (green) -> db on green", webGreen, dbGreen, true},
+		{"web (green) -> db on blue, across the link", webGreen, dbBlue, true},
+		{"other (blue) -> db on blue: denied", otherBlue, dbBlue, false},
+		{"other (blue) -> db on green: denied", otherBlue, dbGreen, false},
+		{"other (blue) -> web (no policy) passes the link", otherBlue, webGreen, true},
+		{"red's twin never reaches blue", twin, dbBlue, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if ok, out := w.delivered(t, tc.from, tc.to); ok != tc.want {
+				t.Errorf("delivered %v, want %v:\n%s", ok, tc.want, out)
+			}
+			if got := planner.Allows(policy.Endpoint{Namespace: tc.from.ns, Name: tc.from.name}, policy.Endpoint{Namespace: tc.to.ns, Name: tc.to.name}, policy.TCP, 80); got != tc.want {
+				t.Errorf("Allows = %v, ovn-trace says %v", got, tc.want)
+			}
+		})
+	}
+}
