@@ -41,6 +41,10 @@
 //     "<ns selector>_<pod selector>", "<ns selector>_LS{}_LNM") with the
 //     addresses of the pods it selects.
 //
+// A port group names its pods' logical switch ports, which the pods
+// controller writes: list a pod once its port exists (apply the pods'
+// changes first), or the OVN adapter refuses the reference.
+//
 // The policy rows are tier 2: a connect's tier-0 ACLs (service-only
 // connectivity) keep their precedence, as seed 001 asks.
 //

@@ -89,7 +89,9 @@ func Plan(in Input) (topology.State, error) {
 }
 
 // New validates in and plans it. Errors wrap ErrInvalid and name the
-// object and field.
+// object and field. The Planner keeps in's pods, namespaces and policies
+// (their maps and slices too): do not modify them afterwards; SetPod,
+// SetNamespace and SetPolicy copy what they are given.
 func New(in Input) (*Planner, error) {
 	if err := validateInput(&in); err != nil {
 		return nil, err
