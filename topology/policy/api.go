@@ -131,6 +131,10 @@ type Policy struct {
 	// PolicyTypes as written; empty implies Ingress, and Egress when
 	// Egress has rules (Types).
 	PolicyTypes []PolicyType
+	// Stateless makes the rule ACLs allow-stateless instead of
+	// allow-related: the reference's k8s.ovn.org/acl-stateless: "true"
+	// annotation, honoured when the cluster enables stateless policies.
+	Stateless bool
 }
 
 // Types returns the directions the policy applies to: PolicyTypes, or as
@@ -216,7 +220,10 @@ type Input struct {
 	// MasqueradeSubnets give the service hairpin source the hairpin ACLs
 	// allow (default ipam.DefaultMasqueradeSubnets).
 	MasqueradeSubnets []netip.Prefix
-	Namespaces        []Namespace
-	Pods              []Pod
-	Policies          []Policy
+	// AllowICMP lets ICMP through the default deny, as the reference's
+	// allow-icmp-network-policy setting does.
+	AllowICMP  bool
+	Namespaces []Namespace
+	Pods       []Pod
+	Policies   []Policy
 }

@@ -25,10 +25,12 @@
 //   - per namespace and direction some policy of it applies to, the
 //     default-deny port group (DenyPortGroupName: the local ports of the
 //     pods such a policy selects) with a drop at 1000 and an ARP/ND allow
-//     at 1001, named "NP:<namespace>:<direction>";
+//     at 1001 (and an ICMP allow with Input.AllowICMP, the reference's
+//     allow-icmp-network-policy), named "NP:<namespace>:<direction>";
 //   - per policy, its port group (PortGroupName) and per rule, protocol and
 //     kind of peer an allow-related ACL at 1001 named
-//     "NP:<namespace>:<policy>:<direction>:<rule>" (cut at 63 bytes):
+//     "NP:<namespace>:<policy>:<direction>:<rule>" (cut at 63 bytes;
+//     allow-stateless for a Policy.Stateless one):
 //     ingress to-lport "… && outport == @pg", egress from-lport with
 //     apply-after-lb "… && inport == @pg"; the selector peers of a rule in
 //     one ACL ("ip4.src == {$a1, $a2}", dual-stack "(ip4… || ip6…)"), its
@@ -102,10 +104,8 @@
 //     the reference has one primary per namespace and no connect peers.
 //     Host-network pods are never peers (the reference adds them on the
 //     default network only).
-//   - Not yet planned: multicast ACLs, the ICMP allow
-//     (allow-icmp-network-policy), stateless policies
-//     (k8s.ovn.org/acl-stateless), and the default network's isolation of
-//     primary-UDN pods (the SecondaryPods port group), which the pods
+//   - Not yet planned: multicast ACLs and the default network's isolation
+//     of primary-UDN pods (the SecondaryPods port group), which the pods
 //     planner does not write either.
 //
 // # Contract

@@ -84,7 +84,8 @@ func (w *randomWorld) rules() []policy.Rule {
 }
 
 func (w *randomWorld) policy(ns, name string) policy.Policy {
-	p := policy.Policy{Namespace: ns, Name: name, PodSelector: *w.selector("app", rApps), Ingress: w.rules(), Egress: w.rules()}
+	p := policy.Policy{Namespace: ns, Name: name, PodSelector: *w.selector("app", rApps), Ingress: w.rules(), Egress: w.rules(),
+		Stateless: w.r.IntN(5) == 0}
 	switch w.r.IntN(3) {
 	case 0:
 		p.PolicyTypes = []policy.PolicyType{policy.Egress}
@@ -106,6 +107,7 @@ func TestIncrementalMatchesFullPlan(t *testing.T) {
 			if seed%2 == 0 {
 				w.in.Connected = [][]string{{blue, "ns2_red"}}
 			}
+			w.in.AllowICMP = seed%3 == 0
 			p, err := policy.New(w.in)
 			if err != nil {
 				t.Fatal(err)

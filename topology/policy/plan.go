@@ -64,13 +64,14 @@ type network struct {
 // zone, and replans one pod, namespace or policy at a time. It is not safe
 // for concurrent use; a State it returns is.
 type Planner struct {
-	zone     string
-	local    map[string]bool
-	hairpin  []netip.Addr
-	nets     map[string]*network
-	netNames []string
-	servedBy map[string][]string // namespace -> networks
-	peerOf   map[string][]string // network -> networks that take its pods as peers
+	zone      string
+	allowICMP bool
+	local     map[string]bool
+	hairpin   []netip.Addr
+	nets      map[string]*network
+	netNames  []string
+	servedBy  map[string][]string // namespace -> networks
+	peerOf    map[string][]string // network -> networks that take its pods as peers
 
 	nsLabels map[string]Labels
 	pods     map[string]map[string]*Pod // namespace -> name
@@ -96,7 +97,7 @@ func New(in Input) (*Planner, error) {
 	if err := validateInput(&in); err != nil {
 		return nil, err
 	}
-	p := &Planner{zone: in.Zone, local: map[string]bool{}, nets: map[string]*network{},
+	p := &Planner{zone: in.Zone, allowICMP: in.AllowICMP, local: map[string]bool{}, nets: map[string]*network{},
 		servedBy: map[string][]string{}, peerOf: map[string][]string{}, nsLabels: map[string]Labels{},
 		pods: map[string]map[string]*Pod{}, policies: map[string]map[string]*Policy{}, units: map[unitKey][]topology.Object{}}
 	for i := range in.Nodes {
@@ -415,6 +416,9 @@ func (p *Planner) denyRows(nw *network, ns string) []topology.Object {
 		rows = append(rows, topology.PortGroup{Owner: nw.own, Name: pg, Ports: slices.Compact(ports)},
 			acl(PriorityDeny, lport, topology.ACLDrop),
 			acl(PriorityAllow, lport+" && (arp || nd)", topology.ACLAllow))
+		if p.allowICMP {
+			rows = append(rows, acl(PriorityAllow, lport+" && (icmp || icmp6)", topology.ACLAllow))
+		}
 	}
 	return rows
 }
@@ -496,6 +500,9 @@ func (p *Planner) ruleACLs(rows []topology.Object, nw *network, pol *Policy, pg 
 	acl := func(match string) topology.ACL {
 		a := topology.ACL{Owner: nw.own, PortGroup: pg, Name: ruleACLName(pol.Namespace, pol.Name, dir, idx), Tier: Tier,
 			Direction: topology.ACLToLport, Priority: PriorityAllow, Match: match, Action: topology.ACLAllowRelated}
+		if pol.Stateless {
+			a.Action = topology.ACLAllowStateless
+		}
 		if dir == Egress {
 			a.Direction = topology.ACLFromLport
 			a.Options = topology.NewOptions(optApplyAfterLB, "true")

@@ -88,6 +88,8 @@ func TestPlanFeatures(t *testing.T) {
 			[]string{"from-lport 1001 allow-related NP:ns1:p:Egress:0 | ip4.dst == {" + as("ns1_LS{ML:{app: db,},}") + "} && tcp && tcp.dst==5432 && " + out + " [after-lb=true]"}},
 		{"egress named port resolved on the peers", policy.Policy{Egress: []policy.Rule{{Peers: []policy.Peer{{PodSelector: sel("app", "db")}}, Ports: []policy.Port{{Name: "postgres"}}}}},
 			[]string{"from-lport 1001 allow-related NP:ns1:p:Egress:0 | ip4.dst == {" + as("ns1_LS{ML:{app: db,},}") + "} && tcp && ((ip4.dst == 10.128.1.4 && tcp.dst == 5432)) && " + out + " [after-lb=true]"}},
+		{"stateless", policy.Policy{Stateless: true, Ingress: []policy.Rule{{Ports: []policy.Port{{Number: 80}}}}},
+			[]string{"to-lport 1001 allow-stateless NP:ns1:p:Ingress:0 | ip4 && tcp && tcp.dst==80 && " + in}},
 		{"policyTypes Egress only: ingress rules ignored", policy.Policy{PolicyTypes: []policy.PolicyType{policy.Egress}, Ingress: []policy.Rule{{}}}, nil},
 		{"policyTypes Ingress only: egress rules ignored", policy.Policy{PolicyTypes: []policy.PolicyType{policy.Ingress}, Egress: []policy.Rule{{}}}, nil},
 	} {
@@ -140,6 +142,11 @@ func TestPlanPortGroupsAndDeny(t *testing.T) {
 	}
 	if got := aclLines(t, s, dEg); !slices.Equal(got, want) {
 		t.Errorf("egress deny ACLs\n got %q\nwant %q", got, want)
+	}
+	// AllowICMP adds the ICMP allow to each deny group.
+	in.AllowICMP = true
+	if got := aclLines(t, plan(t, in), dEg); len(got) != 3 || got[2] != "from-lport 1001 allow NP:ns1:Egress | inport == @"+dEg+" && (icmp || icmp6) [after-lb=true]" {
+		t.Errorf("egress deny ACLs with AllowICMP: %q", got)
 	}
 	// ns3 (also on blue) and ns2 (red) have no policies: no deny groups.
 	for _, pg := range []string{policy.DenyPortGroupName(blue, "ns3", policy.Ingress), policy.DenyPortGroupName("ns2_red", "ns2", policy.Ingress)} {

@@ -16,6 +16,11 @@ import (
 	"github.com/udnkit/udnkit/topology/policy"
 )
 
+// AnnotationStateless, "true" on a NetworkPolicy, asks for stateless ACLs
+// (the reference honours it when the cluster enables stateless policies;
+// the caller decides).
+const AnnotationStateless = "k8s.ovn.org/acl-stateless"
+
 // ErrPolicy is wrapped by the errors of reading a NetworkPolicy or a pod.
 var ErrPolicy = errors.New("invalid network policy object")
 
@@ -24,7 +29,7 @@ var ErrPolicy = errors.New("invalid network policy object")
 // parse, an unknown selector operator), naming the field; the planner's
 // policy.Validate checks the rest.
 func PolicyFrom(np *networkingv1.NetworkPolicy) (policy.Policy, error) {
-	out := policy.Policy{Namespace: np.Namespace, Name: np.Name}
+	out := policy.Policy{Namespace: np.Namespace, Name: np.Name, Stateless: np.Annotations[AnnotationStateless] == "true"}
 	fail := func(path string, format string, args ...any) (policy.Policy, error) {
 		return policy.Policy{}, fmt.Errorf("networkpolicy %s/%s: %s: %w: %s", np.Namespace, np.Name, path, ErrPolicy, fmt.Sprintf(format, args...))
 	}

@@ -20,7 +20,7 @@ import (
 const manifest = `
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
-metadata: {namespace: ns1, name: db}
+metadata: {namespace: ns1, name: db, annotations: {k8s.ovn.org/acl-stateless: "true"}}
 spec:
   podSelector: {matchLabels: {app: db}}
   policyTypes: [Ingress, Egress]
@@ -50,7 +50,7 @@ func TestPolicyFrom(t *testing.T) {
 	if errs := policy.Validate(&got); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if got.Namespace != "ns1" || got.Name != "db" || got.PodSelector.MatchLabels["app"] != "db" {
+	if got.Namespace != "ns1" || got.Name != "db" || got.PodSelector.MatchLabels["app"] != "db" || !got.Stateless {
 		t.Errorf("metadata or pod selector: %+v", got)
 	}
 	if len(got.PolicyTypes) != 2 || got.PolicyTypes[0] != policy.Ingress || got.PolicyTypes[1] != policy.Egress {
