@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -154,13 +155,38 @@ func (p *Planner) podUnits(aff affected, old, now *Pod) {
 			aff[unitKey{kind: unitNetwork, network: n}] = true
 		}
 	}
-	// The port groups of the policies that select it.
+	// The port groups of the policies that select it, where the port it
+	// brings changes (a relabel that keeps its policies touches none).
 	for _, n := range p.servedBy[ns] {
+		var oldPort, newPort string
+		if old != nil {
+			oldPort, _ = p.localPort(old, n)
+		}
+		if now != nil {
+			newPort, _ = p.localPort(now, n)
+		}
+		var denyOld, denyNow [2]string // ingress, egress
 		for _, pol := range p.policies[ns] {
-			if (old != nil && pol.PodSelector.Matches(old.Labels)) || (now != nil && pol.PodSelector.Matches(now.Labels)) {
-				aff[unitKey{kind: unitPolicy, network: n, a: ns, b: pol.Name}] = true
-				aff[unitKey{kind: unitDeny, network: n, a: ns}] = true
+			var before, after string
+			if old != nil && pol.PodSelector.Matches(old.Labels) {
+				before = oldPort
 			}
+			if now != nil && pol.PodSelector.Matches(now.Labels) {
+				after = newPort
+			}
+			if before != after {
+				aff[unitKey{kind: unitPolicy, network: n, a: ns, b: pol.Name}] = true
+			}
+			in, eg := pol.Types()
+			if in {
+				denyOld[0], denyNow[0] = cmp.Or(denyOld[0], before), cmp.Or(denyNow[0], after)
+			}
+			if eg {
+				denyOld[1], denyNow[1] = cmp.Or(denyOld[1], before), cmp.Or(denyNow[1], after)
+			}
+		}
+		if denyOld != denyNow {
+			aff[unitKey{kind: unitDeny, network: n, a: ns}] = true
 		}
 	}
 	// The address sets of the selectors that select it, on every network
