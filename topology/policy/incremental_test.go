@@ -208,4 +208,9 @@ func TestIncrementalPodRelabel(t *testing.T) {
 	if ch, err := p.SetPod(web); err != nil || len(ch) != 0 {
 		t.Errorf("no-op relabel: %v (%v)", ch, err)
 	}
+	// A label no selector reads: nothing.
+	web.Labels = policy.Labels{"app": "client", "tier": "frontend"}
+	if ch, err := p.SetPod(web); err != nil || len(ch) != 0 {
+		t.Errorf("relabel no selector reads: %v (%v)", ch, err)
+	}
 }
