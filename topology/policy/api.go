@@ -189,6 +189,10 @@ type Pod struct {
 type Namespace struct {
 	Name   string
 	Labels Labels
+	// Multicast lets its pods send and take multicast among themselves
+	// (the k8s.ovn.org/multicast-enabled annotation), with
+	// Input.Multicast.
+	Multicast bool
 }
 
 // Network is a primary user-defined network the policies are planned on.
@@ -222,7 +226,12 @@ type Input struct {
 	MasqueradeSubnets []netip.Prefix
 	// AllowICMP lets ICMP through the default deny, as the reference's
 	// allow-icmp-network-policy setting does.
-	AllowICMP  bool
+	AllowICMP bool
+	// Multicast plans the reference's multicast ACLs (its enable-multicast
+	// setting): multicast dropped to and from every pod, allowed through
+	// the switches' router ports, and within each Namespace.Multicast
+	// namespace.
+	Multicast  bool
 	Namespaces []Namespace
 	Pods       []Pod
 	Policies   []Policy

@@ -38,6 +38,13 @@
 //     several joined with ||), a rule without peers "ip4" / "(ip4 || ip6)";
 //     ports one ACL per protocol ("tcp && tcp.dst=={80,443}",
 //     "tcp && 1000<=tcp.dst<=2000", …);
+//   - with Input.Multicast (the reference's enable-multicast), multicast
+//     dropped to and from every pod at 1011 on the cluster port group,
+//     allowed at 1012 through the switches' router ports
+//     (ClusterRouterPortGroupName: stor- on a Layer3 node switch, stotr- on
+//     a Layer2 switch) and, for a Namespace.Multicast namespace, from its
+//     pods and to them from its own pods (NamespacePortGroupName, its
+//     address set "<ns>_LS{}_LNM");
 //   - per peer selector used on the network, an address set per family
 //     (AddressSetName, the reference's key: "<ns>_<pod selector>",
 //     "<ns selector>_<pod selector>", "<ns selector>_LS{}_LNM") with the
@@ -104,9 +111,10 @@
 //     the reference has one primary per namespace and no connect peers.
 //     Host-network pods are never peers (the reference adds them on the
 //     default network only).
-//   - Not yet planned: multicast ACLs and the default network's isolation
-//     of primary-UDN pods (the SecondaryPods port group), which the pods
-//     planner does not write either.
+//   - Not yet planned: the default network's isolation of primary-UDN
+//     pods (the SecondaryPods port group, on the default network's switch,
+//     whose rows udnkit does not plan), which the pods planner does not
+//     write either.
 //
 // # Contract
 //

@@ -108,6 +108,7 @@ func TestIncrementalMatchesFullPlan(t *testing.T) {
 				w.in.Connected = [][]string{{blue, "ns2_red"}}
 			}
 			w.in.AllowICMP = seed%3 == 0
+			w.in.Multicast = seed%4 != 3
 			p, err := policy.New(w.in)
 			if err != nil {
 				t.Fatal(err)
@@ -137,7 +138,8 @@ func TestIncrementalMatchesFullPlan(t *testing.T) {
 					what = fmt.Sprintf("namespace %s %v", ns, l)
 					i := slices.IndexFunc(w.in.Namespaces, func(n policy.Namespace) bool { return n.Name == ns })
 					w.in.Namespaces[i].Labels = l
-					ch, err = p.SetNamespace(policy.Namespace{Name: ns, Labels: l})
+					w.in.Namespaces[i].Multicast = w.r.IntN(2) == 0
+					ch, err = p.SetNamespace(w.in.Namespaces[i])
 				case op < 9:
 					pol := w.policy(ns, fmt.Sprintf("np%d", w.r.IntN(4)))
 					what = "set policy " + ns + "/" + pol.Name

@@ -13,7 +13,25 @@ const (
 	ownerCluster         = "Cluster"
 	ownerPodSelector     = "PodSelector"
 	clusterPortGroupBase = "clusterPortGroup"
+	clusterRtrGroupBase  = "clusterRtrPortGroup"
+	ownerNamespace       = "Namespace"
 )
+
+// ClusterRouterPortGroupName returns the name of the network's port group
+// of the switches' router ports (multicast between nodes).
+func ClusterRouterPortGroupName(network string) string {
+	return hashName(ReferenceController(network) + ":" + ownerCluster + ":" + clusterRtrGroupBase)
+}
+
+// NamespacePortGroupName returns the name of a namespace's port group on
+// network (every local pod of the namespace; multicast).
+func NamespacePortGroupName(network, namespace string) string {
+	return hashName(ReferenceController(network) + ":" + ownerNamespace + ":" + namespace)
+}
+
+// multicastKey is the key of a namespace's multicast address set (its
+// pods, no host-network ones).
+func multicastKey(namespace string) string { return namespace + "_LS{}_LNM" }
 
 // ReferenceController returns the reference's controller of a user-defined
 // network, "<network>-network-controller", the first field of the ids the

@@ -14,20 +14,27 @@ import (
 
 // ACL tiers and priorities, the reference's.
 const (
-	Tier            = 2
-	PriorityDeny    = 1000
-	PriorityAllow   = 1001
-	optApplyAfterLB = "apply-after-lb"
+	Tier               = 2
+	PriorityDeny       = 1000
+	PriorityAllow      = 1001
+	PriorityMcastDeny  = 1011
+	PriorityMcastAllow = 1012
+	optApplyAfterLB    = "apply-after-lb"
+	// mcastMatch is every multicast packet; IPv6 dynamic groups have the
+	// T bit set (RFC 3307 4.3).
+	mcastMatch  = "(ip4.mcast || mldv1 || mldv2 || " + ip6DynMcast + ")"
+	ip6DynMcast = "(ip6.dst[120..127] == 0xff && ip6.dst[116] == 1)"
 )
 
 // unitKind is the kind of a unit: a set of rows recomputed together.
 type unitKind uint8
 
 const (
-	unitNetwork  unitKind = iota // cluster port group, hairpin and management-port ACLs
-	unitDeny                     // a namespace's default-deny port groups and ACLs
-	unitPolicy                   // a policy's port group and rule ACLs
-	unitSelector                 // a peer selector's address sets
+	unitNetwork   unitKind = iota // cluster port group, hairpin and management-port ACLs
+	unitDeny                      // a namespace's default-deny port groups and ACLs
+	unitPolicy                    // a policy's port group and rule ACLs
+	unitSelector                  // a peer selector's address sets
+	unitMulticast                 // a namespace's multicast port group, address sets and ACLs
 )
 
 type unitKey struct {
@@ -66,6 +73,8 @@ type network struct {
 type Planner struct {
 	zone      string
 	allowICMP bool
+	multicast bool
+	mcastNS   map[string]bool
 	local     map[string]bool
 	hairpin   []netip.Addr
 	nets      map[string]*network
@@ -97,7 +106,7 @@ func New(in Input) (*Planner, error) {
 	if err := validateInput(&in); err != nil {
 		return nil, err
 	}
-	p := &Planner{zone: in.Zone, allowICMP: in.AllowICMP, local: map[string]bool{}, nets: map[string]*network{},
+	p := &Planner{zone: in.Zone, allowICMP: in.AllowICMP, multicast: in.Multicast, mcastNS: map[string]bool{}, local: map[string]bool{}, nets: map[string]*network{},
 		servedBy: map[string][]string{}, peerOf: map[string][]string{}, nsLabels: map[string]Labels{},
 		pods: map[string]map[string]*Pod{}, policies: map[string]map[string]*Policy{}, units: map[unitKey][]topology.Object{}}
 	for i := range in.Nodes {
@@ -158,6 +167,9 @@ func New(in Input) (*Planner, error) {
 	}
 	for _, ns := range in.Namespaces {
 		p.nsLabels[ns.Name] = ns.Labels
+		if ns.Multicast {
+			p.mcastNS[ns.Name] = true
+		}
 	}
 	for i := range in.Pods {
 		pod := in.Pods[i]
@@ -177,6 +189,9 @@ func New(in Input) (*Planner, error) {
 			}
 			for _, pol := range p.policies[ns] {
 				p.units[unitKey{kind: unitPolicy, network: name, a: ns, b: pol.Name}] = p.policyRows(nw, pol)
+			}
+			if rows := p.multicastRows(nw, ns); len(rows) > 0 {
+				p.units[unitKey{kind: unitMulticast, network: name, a: ns}] = rows
 			}
 		}
 		for key, sel := range nw.selectors {
@@ -348,6 +363,9 @@ func (p *Planner) networkRows(nw *network) []topology.Object {
 			topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: topology.ACLToLport, Priority: PriorityAllow, Match: m, Action: topology.ACLAllowRelated},
 			topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: topology.ACLFromLport, Priority: PriorityAllow, Match: m, Action: topology.ACLAllowRelated,
 				Options: topology.NewOptions(optApplyAfterLB, "true")})
+	}
+	if p.multicast {
+		rows = append(rows, p.clusterMulticastRows(nw, pg, nodes)...)
 	}
 	seen := map[string]bool{}
 	for _, node := range nodes {
@@ -644,4 +662,75 @@ func sortPrefixes(ps []netip.Prefix) []netip.Prefix {
 // compareUnits orders unit keys (for deterministic recomputation).
 func compareUnits(a, b unitKey) int {
 	return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.network, b.network), cmp.Compare(a.a, b.a), cmp.Compare(a.b, b.b))
+}
+
+// clusterMulticastRows plans the network's multicast default: dropped to
+// and from every pod (the cluster port group), allowed through the
+// switches' router ports (between nodes).
+func (p *Planner) clusterMulticastRows(nw *network, clusterPG string, nodes []string) []topology.Object {
+	rtr := ClusterRouterPortGroupName(nw.net.Name)
+	var ports []string
+	for _, node := range nodes {
+		sw := topology.PodSwitchName(nw.net, node)
+		if nw.net.Topology == udn.TopologyLayer3 {
+			ports = append(ports, "stor-"+sw)
+		} else {
+			ports = append(ports, "stotr-"+sw)
+		}
+	}
+	slices.Sort(ports)
+	acl := func(pg string, dir topology.ACLDirection, prio int, match string, action topology.ACLAction) topology.ACL {
+		a := topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: dir, Priority: prio, Match: match, Action: action}
+		if dir == topology.ACLFromLport {
+			a.Options = topology.NewOptions(optApplyAfterLB, "true")
+		}
+		return a
+	}
+	return []topology.Object{
+		topology.PortGroup{Owner: nw.own, Name: rtr, Ports: slices.Compact(ports)},
+		acl(clusterPG, topology.ACLFromLport, PriorityMcastDeny, mcastMatch, topology.ACLDrop),
+		acl(clusterPG, topology.ACLToLport, PriorityMcastDeny, mcastMatch, topology.ACLDrop),
+		acl(rtr, topology.ACLFromLport, PriorityMcastAllow, "inport == @"+rtr+" && "+mcastMatch, topology.ACLAllow),
+		acl(rtr, topology.ACLToLport, PriorityMcastAllow, "outport == @"+rtr+" && "+mcastMatch, topology.ACLAllow),
+	}
+}
+
+// multicastRows plans a multicast namespace's rows on a network: its port
+// group of local pods, the address sets of its pods, and the ACLs that let
+// its pods send multicast and take their own namespace's.
+func (p *Planner) multicastRows(nw *network, ns string) []topology.Object {
+	if !p.multicast || !p.mcastNS[ns] {
+		return nil
+	}
+	pg := NamespacePortGroupName(nw.net.Name, ns)
+	var ports []string
+	for _, pod := range p.pods[ns] {
+		if port, ok := p.localPort(pod, nw.net.Name); ok {
+			ports = append(ports, port)
+		}
+	}
+	slices.Sort(ports)
+	key := multicastKey(ns)
+	rows := []topology.Object{topology.PortGroup{Owner: nw.own, Name: pg, Ports: ports}}
+	rows = append(rows, p.selectorRows(nw, key, &selector{namespace: ns, peer: Peer{PodSelector: &Selector{}}})...)
+	var egress, ingress []string
+	if nw.fam.v4 {
+		egress = append(egress, "ip4.mcast")
+		ingress = append(ingress, "(igmp || (ip4.src == $"+AddressSetName(nw.net.Name, key, false)+" && ip4.mcast))")
+	}
+	if nw.fam.v6 {
+		egress = append(egress, "(mldv1 || mldv2 || "+ip6DynMcast+")")
+		ingress = append(ingress, "(mldv1 || mldv2 || (ip6.src == $"+AddressSetName(nw.net.Name, key, true)+" && "+ip6DynMcast+"))")
+	}
+	af := func(ms []string) string {
+		if len(ms) == 1 {
+			return ms[0]
+		}
+		return "(" + strings.Join(ms, " || ") + ")"
+	}
+	return append(rows,
+		topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: topology.ACLFromLport, Priority: PriorityMcastAllow,
+			Match: "inport == @" + pg + " && " + af(egress), Action: topology.ACLAllow, Options: topology.NewOptions(optApplyAfterLB, "true")},
+		topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: topology.ACLToLport, Priority: PriorityMcastAllow,
+			Match: "outport == @" + pg + " && " + af(ingress), Action: topology.ACLAllow})
 }

@@ -299,3 +299,43 @@ func TestPlanRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanMulticast: the reference's multicast rows (ovn/
+// base_network_controller_multicast.go): dropped to and from every pod at
+// 1011, allowed through the switches' router ports and within a multicast
+// namespace at 1012.
+func TestPlanMulticast(t *testing.T) {
+	in := fixture()
+	in.Multicast = true
+	in.Namespaces[0].Multicast = true
+	s := plan(t, in)
+	mc := "(ip4.mcast || mldv1 || mldv2 || (ip6.dst[120..127] == 0xff && ip6.dst[116] == 1))"
+	cpg, rtr := policy.ClusterPortGroupName(blue), policy.ClusterRouterPortGroupName(blue)
+	if got := aclLines(t, s, cpg); !slices.Contains(got, "from-lport 1011 drop  | "+mc+" [after-lb=true]") || !slices.Contains(got, "to-lport 1011 drop  | "+mc) {
+		t.Errorf("cluster multicast deny: %q", got)
+	}
+	want := []string{"from-lport 1012 allow  | inport == @" + rtr + " && " + mc + " [after-lb=true]", "to-lport 1012 allow  | outport == @" + rtr + " && " + mc}
+	if got := aclLines(t, s, rtr); !slices.Equal(got, want) {
+		t.Errorf("router-port multicast allow\n got %q\nwant %q", got, want)
+	}
+	if got := portGroup(t, s, rtr).Ports; !slices.Equal(got, []string{"stor-ns1_blue_node1"}) {
+		t.Errorf("router ports %v", got)
+	}
+	if got := portGroup(t, s, policy.ClusterRouterPortGroupName("ns2_red")).Ports; !slices.Equal(got, []string{"stotr-ns2_red_ovn_layer2_switch"}) {
+		t.Errorf("Layer2 router ports %v", got)
+	}
+	nsPG := policy.NamespacePortGroupName(blue, "ns1")
+	as := policy.AddressSetName(blue, "ns1_LS{}_LNM", false)
+	want = []string{"from-lport 1012 allow  | inport == @" + nsPG + " && ip4.mcast [after-lb=true]",
+		"to-lport 1012 allow  | outport == @" + nsPG + " && (igmp || (ip4.src == $" + as + " && ip4.mcast))"}
+	if got := aclLines(t, s, nsPG); !slices.Equal(got, want) {
+		t.Errorf("namespace multicast\n got %q\nwant %q", got, want)
+	}
+	if got := addressSet(t, s, as); !slices.Equal(got, []string{"10.128.1.3", "10.128.1.4", "10.128.2.3"}) {
+		t.Errorf("namespace multicast peers %v", got)
+	}
+	// ns3 did not enable it: no port group.
+	if _, ok := s.Get(topology.KindPortGroup, policy.NamespacePortGroupName(blue, "ns3")); ok {
+		t.Error("ns3 has a multicast port group")
+	}
+}

@@ -115,9 +115,9 @@ func TestRealPolicy(t *testing.T) {
 			{Network: blue, Namespaces: []string{"ns1", "ns3"}, HostSubnets: inputs[blue.Name].HostSubnets},
 			{Network: red, Namespaces: []string{"ns2"}, HostSubnets: inputs[red.Name].HostSubnets},
 		},
-		Nodes: nodes, Zone: "zone1",
+		Nodes: nodes, Zone: "zone1", Multicast: true, AllowICMP: true,
 		Namespaces: []policy.Namespace{
-			{Name: "ns1", Labels: policy.Labels{"team": "a"}},
+			{Name: "ns1", Labels: policy.Labels{"team": "a"}, Multicast: true},
 			{Name: "ns2", Labels: policy.Labels{"team": "b"}},
 			{Name: "ns3", Labels: policy.Labels{"team": "b"}},
 		},

@@ -47,8 +47,9 @@ func (p *Planner) DeletePod(namespace, name string) (topology.Changes, error) {
 	return p.recompute(aff)
 }
 
-// SetNamespace sets a namespace's labels and returns the changes: the
-// address sets of the namespace selectors whose choice of it changes.
+// SetNamespace sets a namespace's labels and multicast switch and returns
+// the changes: the address sets of the namespace selectors whose choice of
+// it changes, its multicast rows.
 func (p *Planner) SetNamespace(ns Namespace) (topology.Changes, error) {
 	old := p.nsLabels[ns.Name]
 	aff := affected{}
@@ -63,6 +64,16 @@ func (p *Planner) SetNamespace(ns Namespace) (topology.Changes, error) {
 	}
 	if len(aff) > 0 {
 		p.namedUnits(aff, p.netNames) // egress named ports resolve on the peers selected
+	}
+	if ns.Multicast != p.mcastNS[ns.Name] && p.multicast {
+		for _, n := range p.servedBy[ns.Name] {
+			aff[unitKey{kind: unitMulticast, network: n, a: ns.Name}] = true
+		}
+	}
+	if ns.Multicast {
+		p.mcastNS[ns.Name] = true
+	} else {
+		delete(p.mcastNS, ns.Name)
 	}
 	if ns.Labels == nil {
 		delete(p.nsLabels, ns.Name)
@@ -189,6 +200,12 @@ func (p *Planner) podUnits(aff affected, old, now *Pod) {
 			aff[unitKey{kind: unitDeny, network: n, a: ns}] = true
 		}
 	}
+	// Its namespace's multicast rows (its port and addresses).
+	if p.multicast && p.mcastNS[ns] {
+		for _, n := range p.servedBy[ns] {
+			aff[unitKey{kind: unitMulticast, network: n, a: ns}] = true
+		}
+	}
 	// The address sets of the selectors that select it, on every network
 	// that takes its networks' pods as peers.
 	var peers []string
@@ -286,6 +303,8 @@ func (p *Planner) unitRows(k unitKey) []topology.Object {
 		if s := nw.selectors[k.a]; s != nil {
 			return p.selectorRows(nw, k.a, s)
 		}
+	case unitMulticast:
+		return p.multicastRows(nw, k.a)
 	}
 	return nil
 }

@@ -160,14 +160,18 @@ func selectorFrom(s *metav1.LabelSelector) (policy.Selector, error) {
 	return out, nil
 }
 
+// AnnotationMulticast, "true" on a Namespace, enables multicast among its
+// pods (the reference's annotation).
+const AnnotationMulticast = "k8s.ovn.org/multicast-enabled"
+
 // NamespaceFrom reads a namespace's labels (the API server sets
-// kubernetes.io/metadata.name on every namespace).
+// kubernetes.io/metadata.name on every namespace) and multicast switch.
 func NamespaceFrom(ns *corev1.Namespace) policy.Namespace {
 	labels := policy.Labels{}
 	for k, v := range ns.Labels {
 		labels[k] = v
 	}
-	return policy.Namespace{Name: ns.Name, Labels: labels}
+	return policy.Namespace{Name: ns.Name, Labels: labels, Multicast: ns.Annotations[AnnotationMulticast] == "true"}
 }
 
 // PodFrom reads a pod: its labels, its containers' named ports and, from

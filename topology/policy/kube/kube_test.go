@@ -167,3 +167,16 @@ func FuzzPolicyFrom(f *testing.F) {
 		}
 	})
 }
+
+func TestNamespaceFrom(t *testing.T) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns1", Labels: map[string]string{"team": "a"},
+		Annotations: map[string]string{AnnotationMulticast: "true"}}}
+	got := NamespaceFrom(ns)
+	if got.Name != "ns1" || got.Labels["team"] != "a" || !got.Multicast {
+		t.Errorf("%+v", got)
+	}
+	ns.Annotations = nil
+	if NamespaceFrom(ns).Multicast {
+		t.Error("multicast without the annotation")
+	}
+}
