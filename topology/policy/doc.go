@@ -79,9 +79,11 @@
 // the full plan of the new input (TestIncrementalMatchesFullPlan). A
 // change of networks, nodes, zone or connections is a new Planner.
 // BenchmarkPlan plans 1,000 policies over 10,000 pods in 100 namespaces
-// (4,217 rows) in about 240 ms; BenchmarkPodRelabel relabels one of those
-// pods in about 260 µs with 5 changes, a cost that follows the pod's
-// namespace, not the policies of others (2-core AMD EPYC, go test -bench).
+// (4,217 rows) in 240 ms (about 80 ms of CPU; 385-655 ms at a load average
+// of 30); BenchmarkPodRelabel relabels one of those pods in 190-260 µs with
+// 5 changes, a cost that follows the pod's namespace and the selectors
+// that may select it, not the policies of other namespaces (2-core AMD
+// EPYC shared with other jobs, go test -bench . -benchmem).
 //
 // # Where udnkit departs from the reference
 //
