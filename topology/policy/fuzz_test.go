@@ -112,6 +112,8 @@ func FuzzPlan(f *testing.F) {
 		pols := []policy.Policy{r.policy("a"), r.policy("b")}
 		in := fixture()
 		in.Pods[0].Ports = []policy.ContainerPort{{Name: "http", Number: 8080}}
+		in.Multicast, in.AllowICMP = r.byte()%2 == 0, r.byte()%2 == 0
+		in.Namespaces[0].Multicast = true
 		valid := true
 		for i := range pols {
 			if len(policy.Validate(&pols[i])) > 0 {
