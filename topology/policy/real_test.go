@@ -154,6 +154,23 @@ func TestRealPolicy(t *testing.T) {
 	if ch, _, err := cl.Sync(ctx, desired); err != nil || len(ch) != 0 {
 		t.Fatalf("a second policy sync changes %v (%v)", ch, err)
 	}
+	// The pods controller's Sync of a node leaves the port groups that
+	// hold its ports alone.
+	for _, node := range []string{"node1", "node2"} {
+		var planned []pods.Planned
+		for _, p := range all {
+			if p.node == node && p.network == blue {
+				planned = append(planned, p.planned)
+			}
+		}
+		s, err := pods.PlanNode(node, []string{blue.Name}, planned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch, _, err := cl.Sync(ctx, s); err != nil || len(ch) != 0 {
+			t.Fatalf("pods re-sync of %s changes %v (%v)", node, ch, err)
+		}
+	}
 	// The topology's Sync leaves the policy rows (on its switches) alone.
 	for _, n := range []*udn.Network{blue, red} {
 		s, err := topology.Plan(inputs[n.Name])
@@ -283,6 +300,31 @@ func TestRealPolicy(t *testing.T) {
 		}
 		if ch, _, err := cl.Sync(ctx, now); err != nil || len(ch) != 0 {
 			t.Errorf("after the relabel the database differs from the plan: %v (%v)", ch, err)
+		}
+	})
+	// Removing the policy controller's rows removes them all and nothing
+	// else: the topology and the pods see no change.
+	t.Run("removal", func(t *testing.T) {
+		ch, _, err := cl.Sync(ctx, topology.RemovalFor(policy.Controller, blue.Name, red.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		now, _ := planner.State()
+		if _, _, del := ch.Count(); del != now.Len() {
+			t.Errorf("removal deleted %d rows, the plan had %d", del, now.Len())
+		}
+		if err := env.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []*udn.Network{blue, red} {
+			s, _ := topology.Plan(inputs[n.Name])
+			if ch, _, err := cl.Sync(ctx, s); err != nil || len(ch) != 0 {
+				t.Errorf("%s: topology changes after the policy removal: %v (%v)", n.Name, ch, err)
+			}
+		}
+		// Nothing denies now (the planner still holds the policies: no Allows).
+		if out, outs := trace(client, client.ip().String(), web.ip().String(), "tcp && tcp.dst == 80", ctNew); !slices.Contains(outs, web.port().Name) {
+			t.Errorf("client -> web not delivered once the policies are gone:\n%s", out)
 		}
 	})
 }
