@@ -339,3 +339,47 @@ func TestPlanMulticast(t *testing.T) {
 		t.Error("ns3 has a multicast port group")
 	}
 }
+
+// TestPlanSharedPeerAddressSets ports ovn/policy_test.go "correctly uses
+// shared peer selector address sets": two policies with one peer selector
+// share its address set, which lives while either uses it.
+func TestPlanSharedPeerAddressSets(t *testing.T) {
+	in := fixture()
+	peer := []policy.Rule{{Peers: []policy.Peer{{PodSelector: sel("app", "web")}}}}
+	in.Policies = []policy.Policy{{Namespace: "ns1", Name: "a", Ingress: peer}, {Namespace: "ns1", Name: "b", PodSelector: *sel("app", "db"), Ingress: peer}}
+	p, err := policy.New(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := p.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := policy.AddressSetName(blue, "ns1_LS{ML:{app: web,},}", false)
+	if got := len(s.ObjectsOf(topology.KindAddressSet)); got != 1 {
+		t.Errorf("%d address sets, want the one shared", got)
+	}
+	for _, pol := range []string{"a", "b"} {
+		if got := aclLines(t, s, policy.PortGroupName(blue, "ns1", pol)); len(got) != 1 || !strings.Contains(got[0], "ip4.src == {$"+name+"}") {
+			t.Errorf("policy %s: %q", pol, got)
+		}
+	}
+	ch, err := p.DeletePolicy("ns1", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range ch {
+		if c.Kind == topology.KindAddressSet {
+			t.Errorf("deleting one user changed the shared set: %v", c)
+		}
+	}
+	ch, err = p.DeletePolicy("ns1", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(ch, func(c topology.Change) bool {
+		return c.Op == topology.OpDelete && c.Kind == topology.KindAddressSet && c.Key == name
+	}) {
+		t.Errorf("deleting the last user kept the set: %v", ch)
+	}
+}
