@@ -2,7 +2,9 @@ package policy
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
@@ -235,4 +237,19 @@ type Input struct {
 	Namespaces []Namespace
 	Pods       []Pod
 	Policies   []Policy
+}
+
+// NetworkFor returns a planned network as the policy planner sees it: the
+// namespaces of its NADs (udn.Network.NADs, "<namespace>/<name>") are the
+// namespaces it is a primary of, and its host subnets are in's. A caller
+// that knows a CUDN's namespaces otherwise sets Namespaces itself.
+func NetworkFor(in topology.Input) Network {
+	out := Network{Network: in.Network, HostSubnets: in.HostSubnets}
+	for _, nad := range in.Network.NADs {
+		if ns, _, ok := strings.Cut(nad, "/"); ok && !slices.Contains(out.Namespaces, ns) {
+			out.Namespaces = append(out.Namespaces, ns)
+		}
+	}
+	slices.Sort(out.Namespaces)
+	return out
 }

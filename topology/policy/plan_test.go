@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/udnkit/udnkit/internal/ovntest"
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/policy"
 )
@@ -381,5 +382,15 @@ func TestPlanSharedPeerAddressSets(t *testing.T) {
 		return c.Op == topology.OpDelete && c.Kind == topology.KindAddressSet && c.Key == name
 	}) {
 		t.Errorf("deleting the last user kept the set: %v", ch)
+	}
+}
+
+func TestNetworkFor(t *testing.T) {
+	n := ovntest.Layer3Network()
+	n.NADs = []string{"tenant-b/shared", "tenant-a/shared", "tenant-a/other"}
+	in := ovntest.PlanInput(n, ovntest.Nodes(2, ""), "node1")
+	got := policy.NetworkFor(in)
+	if !slices.Equal(got.Namespaces, []string{"tenant-a", "tenant-b"}) || got.Network != n || len(got.HostSubnets) != 2 {
+		t.Errorf("%+v", got)
 	}
 }
