@@ -12,7 +12,8 @@
 // Input holds the networks (each with the namespaces it is a primary of),
 // the nodes and the zone planned, namespaces with their labels, pods with
 // their labels, named container ports and addresses and logical ports per
-// network, and the policies. Per network, with the reference's names
+// network, and the policies (NetworkFor derives a Network from the
+// topology planner's Input). Per network, with the reference's names
 // (hashes of the reference's ids under its controller name
 // "<network>-network-controller", so an expert finds the same rows):
 //
@@ -84,6 +85,11 @@
 // 5 changes, a cost that follows the pod's namespace and the selectors
 // that may select it, not the policies of other namespaces (2-core AMD
 // EPYC shared with other jobs, go test -bench . -benchmem).
+//
+// Planner.Allows answers, from the same input, whether the API lets a new
+// connection through (a pod's ingress and egress policies, peers across
+// networks as above): the verdict the rows enforce, which the real-OVN tests
+// check against ovn-trace on every connection they trace.
 //
 // # Where udnkit departs from the reference
 //
