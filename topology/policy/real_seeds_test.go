@@ -299,3 +299,97 @@ func TestRealPolicyTwoPrimaries(t *testing.T) {
 		})
 	}
 }
+
+// TestRealPolicyLayer2 applies a primary Layer2 network (transit router,
+// node1's interconnect zone), its pods and a policy with multicast to a
+// real NB: the policy is enforced on the Layer2 switch, the management
+// port passes through its ACL on that switch, and northd warns about
+// nothing (the router-port group holds the switch's stotr- port).
+func TestRealPolicyLayer2(t *testing.T) {
+	env := ovntest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	red := ovntest.Layer2Network()
+	nodes := ovntest.Nodes(2, "")
+	tin := ovntest.PlanInput(red, nodes, "node1")
+	topo, err := topology.Plan(tin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := cl.Sync(ctx, topo); err != nil {
+		t.Fatal(err)
+	}
+	alloc, err := ipam.NewPodIPAllocator(red.SubnetPrefixes(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := policy.Input{Networks: []policy.Network{{Network: red, Namespaces: []string{"ns2"}}}, Nodes: nodes, Zone: "node1", Multicast: true,
+		Namespaces: []policy.Namespace{{Name: "ns2", Multicast: true}},
+		Policies: []policy.Policy{{Namespace: "ns2", Name: "db-from-web", PodSelector: *sel("app", "db"),
+			Ingress: []policy.Rule{{Peers: []policy.Peer{{PodSelector: sel("app", "web")}}}}}}}
+	mk := func(name, node, app string, key int) *realPod {
+		ips, err := alloc.Allocate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := pods.PlanPod(pods.Input{Pod: pods.Pod{Namespace: "ns2", Name: name, UID: "uid-" + name, Node: node},
+			Attachments: []pods.Attachment{{Network: red, NAD: "ns2/red", Role: netconf.PodRolePrimary, IPs: ips, TunnelID: key}},
+			Nodes:       nodes, Zone: "node1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, err := pods.Changes(pods.Planned{}, pl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Apply(ctx, ch); err != nil {
+			t.Fatal(err)
+		}
+		p := &realPod{ns: "ns2", name: name, node: node, network: red, nad: "ns2/red", labels: policy.Labels{"app": app}, planned: pl}
+		in.Pods = append(in.Pods, policy.Pod{Namespace: "ns2", Name: name, Node: node, Labels: p.labels,
+			Networks: []policy.Attachment{{Network: red.Name, Port: p.port().Name, IPs: []netip.Addr{p.ip()}}}})
+		return p
+	}
+	web, db, other := mk("web", "node1", "web", 5), mk("db", "node1", "db", 6), mk("other", "node1", "other", 7)
+	remote := mk("remote", "node2", "web", 8) // a remote port here: a peer, in no port group
+	s, err := policy.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := cl.Sync(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := portGroup(t, s, policy.ClusterPortGroupName(red.Name)).Ports; slices.Contains(got, remote.port().Name) {
+		t.Errorf("the remote pod's port is in the cluster port group: %v", got)
+	}
+	if got := addressSetOf(t, s, policy.AddressSetName(red.Name, "ns2_LS{ML:{app: web,},}", false)); len(got) != 2 {
+		t.Errorf("web peers %v, want the local and the remote pod", got)
+	}
+	trace := func(inport, mac string, src netip.Addr, to *realPod) (bool, string) {
+		match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 80`,
+			inport, mac, to.mac(), src, to.ip())
+		out, err := env.Trace(ctx, "--ct=new,trk", "--ct=new,trk", "--ct=new,trk", "--ct=new,trk", to.port().Switch, match)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(realOutRE.FindAllStringSubmatch(out, -1), func(m []string) bool { return m[1] == to.port().Name }), out
+	}
+	if ok, out := trace(web.port().Name, web.mac(), web.ip(), db); !ok {
+		t.Errorf("web -> db not delivered:\n%s", out)
+	}
+	if ok, out := trace(other.port().Name, other.mac(), other.ip(), db); ok {
+		t.Errorf("other -> db delivered:\n%s", out)
+	}
+	mgmt := netip.MustParseAddr("10.128.0.2")
+	if ok, out := trace("k8s-"+red.Prefix()+"node1", ipam.MACFromIP(mgmt).String(), mgmt, db); !ok {
+		t.Errorf("management port -> db not delivered:\n%s", out)
+	}
+}
