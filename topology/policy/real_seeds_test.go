@@ -3,6 +3,7 @@ package policy_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"slices"
 	"testing"
@@ -391,5 +392,78 @@ func TestRealPolicyLayer2(t *testing.T) {
 	mgmt := netip.MustParseAddr("10.128.0.2")
 	if ok, out := trace("k8s-"+red.Prefix()+"node1", ipam.MACFromIP(mgmt).String(), mgmt, db); !ok {
 		t.Errorf("management port -> db not delivered:\n%s", out)
+	}
+}
+
+// TestRealPolicyRandom is a differential test: random policies (the
+// random test's generator) over pods of two namespaces on one network,
+// applied to a real NB; for every ordered pair of pods, a new connection
+// traced by ovn-trace is delivered exactly when Planner.Allows says so.
+func TestRealPolicyRandom(t *testing.T) {
+	blue := l3("ns1_blue", 1, 128)
+	w := newRealWorld(t, blue)
+	gen := &randomWorld{r: rand.New(rand.NewPCG(11, 3)), in: fixture()}
+	var all []*realPod
+	for i := range 6 {
+		ns := []string{"ns1", "ns3"}[i%2]
+		p := w.pod(t, ns, fmt.Sprintf("p%d", i), []string{"node1", "node2"}[i/3], blue, gen.labels("app", rApps))
+		if i%2 == 0 {
+			p.ports = []policy.ContainerPort{{Name: "http", Number: int32(8000 + i)}}
+		}
+		all = append(all, p)
+	}
+	nets := []policy.Network{{Network: blue, Namespaces: []string{"ns1", "ns3"}}}
+	namespaces := []policy.Namespace{{Name: "ns1", Labels: policy.Labels{"team": "a"}}, {Name: "ns3", Labels: policy.Labels{"team": "b"}}}
+	delivered, denied := 0, 0
+	for round := range 2 {
+		var pols []policy.Policy
+		for i := range 3 {
+			pols = append(pols, gen.policy([]string{"ns1", "ns3"}[i%2], fmt.Sprintf("np%d", i)))
+		}
+		in := w.policyInput(nets, namespaces, pols...)
+		for i, p := range all {
+			in.Pods[i].Ports = p.ports
+		}
+		planner, err := policy.New(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := planner.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.sync(t, rows)
+		for _, from := range all {
+			for _, to := range all {
+				if from == to {
+					continue
+				}
+				port := int32(80)
+				if len(to.ports) > 0 {
+					port = to.ports[0].Number
+				}
+				want := planner.Allows(policy.Endpoint{Namespace: from.ns, Name: from.name}, policy.Endpoint{Namespace: to.ns, Name: to.name}, policy.TCP, port)
+				match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && tcp && tcp.dst == %d`,
+					from.port().Name, from.mac(), from.gwMAC(), from.ip(), to.ip(), port)
+				out, err := w.env.Trace(w.ctx, "--ct=new,trk", "--ct=new,trk", "--ct=new,trk", "--ct=new,trk", "--ct=new,trk", "--ct=new,trk", from.port().Switch, match)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := slices.ContainsFunc(realOutRE.FindAllStringSubmatch(out, -1), func(m []string) bool { return m[1] == to.port().Name })
+				if got {
+					delivered++
+				} else {
+					denied++
+				}
+				if got != want {
+					t.Errorf("round %d: %s/%s -> %s/%s tcp %d: ovn-trace delivered %v, Allows %v\npolicies %+v\npods %+v\n%s",
+						round, from.ns, from.name, to.ns, to.name, port, got, want, pols, in.Pods, out)
+				}
+			}
+		}
+	}
+	t.Logf("%d connections delivered, %d denied", delivered, denied)
+	if delivered == 0 || denied == 0 {
+		t.Errorf("the random policies delivered %d and denied %d connections: a differential test needs both", delivered, denied)
 	}
 }
