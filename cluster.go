@@ -14,6 +14,7 @@ import (
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/policy"
 	"github.com/udnkit/udnkit/topology/services"
 )
 
@@ -40,6 +41,8 @@ type Config struct {
 	// primary networks take their pairs from (seed 002);
 	// connect.DefaultPrimaryLinkSubnets when empty.
 	PrimaryLinkSubnets []netip.Prefix
+	// Policy holds the network policy settings.
+	Policy PolicyOptions
 }
 
 // Cluster is the one place a controller keeps what every planner of a
@@ -72,6 +75,7 @@ type Cluster struct {
 	pools    map[poolKey]*ipam.PodIPAllocator
 	portKeys map[string]*portKeys        // Layer2 network → pod port tunnel keys
 	services map[string]services.Service // "<namespace>/<name>"
+	policies map[string]policy.Policy    // "<namespace>/<name>"
 	planned  map[string]*zonePlan
 	stored   *stored // between Restore and EndRestore
 }
@@ -120,7 +124,7 @@ func New(cfg Config) (*Cluster, error) {
 		ids: ipam.NewNetworkIDAllocator(), keys: ipam.NewTunnelKeyAllocator(), networks: map[string]*network{},
 		spaces: map[string]netconf.Namespace{}, connects: map[string]*connection{}, planned: map[string]*zonePlan{},
 		pods: map[string]*podEntry{}, pools: map[poolKey]*ipam.PodIPAllocator{}, portKeys: map[string]*portKeys{},
-		services: map[string]services.Service{}}
+		services: map[string]services.Service{}, policies: map[string]policy.Policy{}}
 	s.cfg.Nodes = nil
 	for _, nd := range cfg.Nodes {
 		if _, dup := s.nodes[nd.Name]; dup {

@@ -46,8 +46,9 @@ func ExampleCluster_Restore() {
 }
 
 // A pod's rows through the Cluster: SetPod allocates its addresses, and
-// the event's changes are its port, ready for Apply; PodAnnotation is what
-// to write on the pod.
+// the event's changes are its port and its place in the network's cluster
+// port group (network policy), ready for Apply; PodAnnotation is what to
+// write on the pod.
 func ExampleCluster_PlanEvent() {
 	u, _ := netconf.DecodeUDN([]byte(`{"kind": "UserDefinedNetwork", "metadata": {"name": "blue", "namespace": "a"},
 		"spec": {"topology": "Layer2", "role": "Primary", "subnets": ["10.100.0.0/16"]}}`))
@@ -56,7 +57,7 @@ func ExampleCluster_PlanEvent() {
 	if _, err := c.Plan("node-a"); err != nil { // Sync this once; then apply events
 		panic(err)
 	}
-	ev, err := c.SetPod(pods.Pod{Namespace: "a", Name: "web-0", UID: "u1", Node: "node-a"}, nil)
+	ev, err := c.SetPod(udnkit.Pod{Pod: pods.Pod{Namespace: "a", Name: "web-0", UID: "u1", Node: "node-a"}})
 	if err != nil {
 		panic(err)
 	}
@@ -68,5 +69,6 @@ func ExampleCluster_PlanEvent() {
 	fmt.Println(len(ann) > 0)
 	// Output:
 	// create switch_port a.blue_a_web-0
+	// update port_group a1622769967181990189
 	// true
 }

@@ -8,11 +8,13 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/pods"
+	"github.com/udnkit/udnkit/topology/policy"
 )
 
 // EventKind says what changed in a Cluster.
@@ -33,6 +35,8 @@ const (
 	EventPodRemoved
 	EventServiceSet
 	EventServiceRemoved
+	EventPolicySet
+	EventPolicyRemoved
 )
 
 // String returns the kind's name.
@@ -62,6 +66,10 @@ func (k EventKind) String() string {
 		return "service-set"
 	case EventServiceRemoved:
 		return "service-removed"
+	case EventPolicySet:
+		return "policy-set"
+	case EventPolicyRemoved:
+		return "policy-removed"
 	}
 	return "event(" + strconv.Itoa(int(k)) + ")"
 }
@@ -70,10 +78,10 @@ func (k EventKind) String() string {
 // it to PlanEvent of every zone a controller programs.
 type Event struct {
 	Kind EventKind
-	// Node, Network, Connect, Namespace, Pod and Service name what the
-	// event is about (the one its Kind says; pods and Services as
-	// "<namespace>/<name>").
-	Node, Network, Connect, Namespace, Pod, Service string
+	// Node, Network, Connect, Namespace, Pod, Service and Policy name what
+	// the event is about (the one its Kind says; pods, Services and
+	// policies as "<namespace>/<name>", with Namespace set too).
+	Node, Network, Connect, Namespace, Pod, Service, Policy string
 	// before is the node as it was, for EventNodeSet of a known node and
 	// EventNodeRemoved; podBefore the pod as it was.
 	before    *topology.Node
@@ -88,7 +96,8 @@ var ErrNotPlanned = errors.New("zone not planned yet")
 
 // zonePlan is what the Cluster last planned for a zone.
 type zonePlan struct {
-	state topology.State
+	state  topology.State
+	policy *policy.Planner // the zone's policies, for their events
 }
 
 // Plan plans every network, link between a namespace's primary networks
@@ -98,15 +107,22 @@ type zonePlan struct {
 func (s *Cluster) Plan(zone string) (topology.State, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.planZone(zone)
+	zp := &zonePlan{}
+	st, err := s.planZoneWith(zp, zone)
 	if err != nil {
 		return topology.State{}, err
 	}
-	s.planned[zone] = &zonePlan{state: st}
+	zp.state = st
+	s.planned[zone] = zp
 	return st, nil
 }
 
+// planZone plans a zone from scratch, keeping nothing.
 func (s *Cluster) planZone(zone string) (topology.State, error) {
+	return s.planZoneWith(&zonePlan{}, zone)
+}
+
+func (s *Cluster) planZoneWith(zp *zonePlan, zone string) (topology.State, error) {
 	nodes := s.nodeList(true)
 	if err := s.zoneReady(zone, nodes); err != nil {
 		return topology.State{}, err
@@ -153,6 +169,11 @@ func (s *Cluster) planZone(zone string) (topology.State, error) {
 			states = append(states, st)
 		}
 	}
+	pol, err := s.policyState(zp, zone, nodes)
+	if err != nil {
+		return topology.State{}, err
+	}
+	states = append(states, pol)
 	return states[0].Merge(states[1:]...)
 }
 
@@ -196,7 +217,7 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 		return nil, nil
 	case EventNodeSet, EventNodeRemoved:
 		var changes topology.Changes
-		next, changes, err = s.nodeEvent(zp.state, zone, ev, nodes)
+		next, changes, err = s.nodeEvent(zp, zone, ev, nodes)
 		if err == nil && changes != nil {
 			zp.state = next
 			return changes, nil
@@ -204,10 +225,10 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 	case EventNetworkSet, EventNetworkRemoved:
 		next, err = s.replaceNetwork(zp.state, zone, ev.Network, nodes)
 		if err == nil {
-			next, err = s.replaceShared(next, zone, nodes)
+			next, err = s.replaceShared(zp, next, zone, nodes)
 		}
 	case EventConnectSet, EventConnectRemoved, EventNamespaceSet:
-		next, err = s.replaceShared(zp.state, zone, nodes)
+		next, err = s.replaceShared(zp, zp.state, zone, nodes)
 	case EventServiceSet, EventServiceRemoved:
 		next, err = s.serviceEvent(zp.state, zone, ev.Namespace, nodes)
 	case EventPodSet, EventPodRemoved:
@@ -215,12 +236,56 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 		if err != nil {
 			return nil, err
 		}
-		next, err := topology.Apply(zp.state, changes)
+		var pol topology.Changes
+		if entry, ok := s.pods[ev.Pod]; ok && ev.Kind == EventPodSet {
+			if p, attached := s.policyPod(entry); attached {
+				pol, err = zp.policy.SetPod(p)
+			} else {
+				pol, err = zp.policy.DeletePod(entry.pod.Namespace, entry.pod.Name)
+			}
+		} else if ev.podBefore != nil {
+			pol, err = zp.policy.DeletePod(ev.podBefore.pod.Namespace, ev.podBefore.pod.Name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("pod %s: network policies: %w", ev.Pod, err)
+		}
+		// A port group may name a port only once it exists: the ports'
+		// creations first, their deletions last.
+		var ordered topology.Changes
+		for _, ch := range changes {
+			if ch.Op != topology.OpDelete {
+				ordered = append(ordered, ch)
+			}
+		}
+		ordered = append(ordered, pol...)
+		for _, ch := range changes {
+			if ch.Op == topology.OpDelete {
+				ordered = append(ordered, ch)
+			}
+		}
+		next, err := topology.Apply(zp.state, ordered)
 		if err != nil {
 			return nil, fmt.Errorf("pod %s: %w", ev.Pod, err)
 		}
 		zp.state = next
-		return changes, nil
+		return ordered, nil
+	case EventPolicySet, EventPolicyRemoved:
+		var pol topology.Changes
+		if p, ok := s.policies[ev.Policy]; ok {
+			pol, err = zp.policy.SetPolicy(p)
+		} else {
+			ns, name, _ := strings.Cut(ev.Policy, "/")
+			pol, err = zp.policy.DeletePolicy(ns, name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("network policy %s: %w", ev.Policy, err)
+		}
+		next, err := topology.Apply(zp.state, pol)
+		if err != nil {
+			return nil, fmt.Errorf("network policy %s: %w", ev.Policy, err)
+		}
+		zp.state = next
+		return pol, nil
 	default:
 		return nil, fmt.Errorf("event %v: %w: unknown kind", ev.Kind, topology.ErrInvalid)
 	}
@@ -237,14 +302,15 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 // services planner reads only the zone's nodes), the whole zone when it is
 // (or was) local. It returns the changes when it computed them (nil: Diff
 // the states).
-func (s *Cluster) nodeEvent(prev topology.State, zone string, ev Event, nodes []topology.Node) (topology.State, topology.Changes, error) {
+func (s *Cluster) nodeEvent(zp *zonePlan, zone string, ev Event, nodes []topology.Node) (topology.State, topology.Changes, error) {
+	prev := zp.state
 	now, known := s.nodes[ev.Node]
 	local := known && now.InZone() == zone || ev.before != nil && ev.before.InZone() == zone
 	if local {
 		if err := s.zoneReady(zone, nodes); err != nil {
 			return topology.State{}, nil, err
 		}
-		st, err := s.planZone(zone)
+		st, err := s.planZoneWith(zp, zone)
 		return st, nil, err
 	}
 	var parts []topology.State
@@ -294,7 +360,11 @@ func (s *Cluster) nodeEvent(prev topology.State, zone string, ev Event, nodes []
 		}
 		next = next.Replace(connect.ControllerConnect, name, with)
 	}
-	next, err := s.servicesState(next, zone, nodes)
+	pol, err := s.policyState(zp, zone, nodes) // the connects join other networks' peers now
+	if err != nil {
+		return topology.State{}, nil, err
+	}
+	next, err = s.servicesState(next.ReplaceController(policy.Controller, pol), zone, nodes)
 	return next, nil, err
 }
 
@@ -325,8 +395,12 @@ func (s *Cluster) replaceNetwork(prev topology.State, zone, name string, nodes [
 
 // replaceShared plans again what depends on several networks: the links
 // between a namespace's primaries and the connects.
-func (s *Cluster) replaceShared(prev topology.State, zone string, nodes []topology.Node) (topology.State, error) {
-	next := prev
+func (s *Cluster) replaceShared(zp *zonePlan, prev topology.State, zone string, nodes []topology.Node) (topology.State, error) {
+	pol, err := s.policyState(zp, zone, nodes)
+	if err != nil {
+		return topology.State{}, err
+	}
+	next := prev.ReplaceController(policy.Controller, pol)
 	links := s.primaryLinks()
 	for _, sc := range prev.Scope(connect.ControllerPrimaryLinks) {
 		if _, ok := links[sc]; !ok {

@@ -13,12 +13,15 @@ import (
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/pods"
+	"github.com/udnkit/udnkit/topology/policy"
 )
 
 // podEntry is one pod and what was allocated for it.
 type podEntry struct {
-	pod  pods.Pod
-	atts []pods.Attachment
+	pod    pods.Pod
+	labels map[string]string
+	ports  []policy.ContainerPort
+	atts   []pods.Attachment
 }
 
 // poolKey names an address pool: a Layer3 network's node, or a Layer2 or
@@ -38,7 +41,8 @@ var ErrUnknownNode = errors.New("unknown node")
 // Plan, and PlanEvent of the Event gives just this pod's. Host-networked
 // pods have no attachment: do not add them. A pod on a network no longer
 // held loses that attachment.
-func (s *Cluster) SetPod(pod pods.Pod, annotations map[string]string) (Event, error) {
+func (s *Cluster) SetPod(p Pod) (Event, error) {
+	pod, annotations := p.Pod, p.Annotations
 	if err := checkNodeName(pod.Namespace); err != nil {
 		return Event{}, fmt.Errorf("pod: namespace: %w", err)
 	}
@@ -49,7 +53,10 @@ func (s *Cluster) SetPod(pod pods.Pod, annotations map[string]string) (Event, er
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if held, ok := s.pods[key]; ok && held.pod == pod {
-		return Event{Kind: EventPodSet, Pod: key, podBefore: held}, nil
+		// Its networks stay; its labels and ports may change.
+		next := &podEntry{pod: pod, labels: maps.Clone(p.Labels), ports: slices.Clone(p.Ports), atts: held.atts}
+		s.pods[key] = next
+		return Event{Kind: EventPodSet, Pod: key, Namespace: pod.Namespace, podBefore: held}, nil
 	}
 	before := s.pods[key]
 	if before != nil {
@@ -59,7 +66,7 @@ func (s *Cluster) SetPod(pod pods.Pod, annotations map[string]string) (Event, er
 	if _, ok := s.nodes[pod.Node]; !ok {
 		return Event{}, fmt.Errorf("pod %s: node %q: %w", key, pod.Node, ErrUnknownNode)
 	}
-	entry := &podEntry{pod: pod}
+	entry := &podEntry{pod: pod, labels: maps.Clone(p.Labels), ports: slices.Clone(p.Ports)}
 	var err error
 	if recorded, ok := annotations[netconf.AnnotationPodNetworks]; ok {
 		err = s.restorePod(entry, recorded)
@@ -75,7 +82,7 @@ func (s *Cluster) SetPod(pod pods.Pod, annotations map[string]string) (Event, er
 		return Event{}, err
 	}
 	s.pods[key] = entry
-	return Event{Kind: EventPodSet, Pod: key, podBefore: before}, nil
+	return Event{Kind: EventPodSet, Pod: key, Namespace: pod.Namespace, podBefore: before}, nil
 }
 
 // RemovePod releases a pod's addresses and tunnel keys.
@@ -89,7 +96,7 @@ func (s *Cluster) RemovePod(namespace, name string) Event {
 	}
 	s.releasePod(entry)
 	delete(s.pods, key)
-	return Event{Kind: EventPodRemoved, Pod: key, podBefore: entry}
+	return Event{Kind: EventPodRemoved, Pod: key, Namespace: namespace, podBefore: entry}
 }
 
 // PodAnnotation returns the k8s.ovn.org/pod-networks value of a pod held,

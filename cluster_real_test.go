@@ -21,6 +21,7 @@ import (
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/pods"
+	"github.com/udnkit/udnkit/topology/policy"
 	"github.com/udnkit/udnkit/topology/services"
 )
 
@@ -143,7 +144,7 @@ func (rc realCluster) build(c *udnkit.Cluster, rng *rand.Rand, podAnnotations ma
 		if v, ok := podAnnotations[p.Namespace+"/"+p.Name]; ok {
 			ann[netconf.AnnotationPodNetworks] = v
 		}
-		if _, err := c.SetPod(p, ann); err != nil {
+		if _, err := c.SetPod(udnkit.Pod{Pod: p, Annotations: ann}); err != nil {
 			if slices.ContainsFunc(skip, func(s string) bool { return strings.HasPrefix(s, p.Namespace+"_") }) {
 				continue // its network is gone
 			}
@@ -300,14 +301,22 @@ func TestRealClusterEvents(t *testing.T) {
 		}},
 		{"a connect", func() (udnkit.Event, error) { _, ev, err := c.SetConnect(rc.cnc); return ev, err }},
 		{"a pod on node1", func() (udnkit.Event, error) {
-			return c.SetPod(pods.Pod{Namespace: "green", Name: "p1", UID: "u1", Node: "node1"}, nil)
+			return c.SetPod(udnkit.Pod{Pod: pods.Pod{Namespace: "green", Name: "p1", UID: "u1", Node: "node1"}})
 		}},
 		{"a pod on node4", func() (udnkit.Event, error) {
-			return c.SetPod(pods.Pod{Namespace: "shop", Name: "p2", UID: "u2", Node: "node4"}, nil)
+			return c.SetPod(udnkit.Pod{Pod: pods.Pod{Namespace: "shop", Name: "p2", UID: "u2", Node: "node4"}})
 		}},
 		{"a Service", func() (udnkit.Event, error) {
 			return c.SetService(services.Service{Namespace: "shop", Name: "web", ClusterIPs: []netip.Addr{netip.MustParseAddr("10.96.0.9")},
 				Ports: []services.Port{{Name: "http", Protocol: services.ProtocolTCP, Port: 80, NodePort: 30080}}})
+		}},
+		{"a network policy in shop, on both its primaries", func() (udnkit.Event, error) {
+			return c.SetNetworkPolicy(policy.Policy{Namespace: "shop", Name: "deny-but-web",
+				PodSelector: policy.Selector{MatchLabels: policy.Labels{"app": "db"}},
+				Ingress:     []policy.Rule{{Peers: []policy.Peer{{PodSelector: &policy.Selector{MatchLabels: policy.Labels{"app": "web"}}}}}}})
+		}},
+		{"the pod on node4 relabelled into the policy", func() (udnkit.Event, error) {
+			return c.SetPod(udnkit.Pod{Pod: pods.Pod{Namespace: "shop", Name: "p2", UID: "u2", Node: "node4"}, Labels: map[string]string{"app": "db"}})
 		}},
 		{"node2 leaves", func() (udnkit.Event, error) { return c.RemoveNode("node2"), nil }},
 		{"the pod on node4 goes", func() (udnkit.Event, error) { return c.RemovePod("shop", "p2"), nil }},

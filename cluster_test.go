@@ -16,6 +16,7 @@ import (
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/pods"
+	"github.com/udnkit/udnkit/topology/policy"
 	"github.com/udnkit/udnkit/topology/services"
 )
 
@@ -138,7 +139,7 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 		var ev Event
 		var what string
 		err = nil
-		switch op := rng.IntN(15); op {
+		switch op := rng.IntN(17); op {
 		case 0, 1: // a primary or secondary UDN
 			netSeq++
 			ns := namespaces[rng.IntN(len(namespaces))]
@@ -221,7 +222,8 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 			}
 			podSeq++
 			what = fmt.Sprintf("add pod %s/p%d on %s %v", ns, podSeq, nd.Name, ann)
-			ev, err = c.SetPod(pods.Pod{Namespace: ns, Name: fmt.Sprint("p", podSeq), UID: fmt.Sprint("uid", podSeq), Node: nd.Name}, ann)
+			ev, err = c.SetPod(Pod{Pod: pods.Pod{Namespace: ns, Name: fmt.Sprint("p", podSeq), UID: fmt.Sprint("uid", podSeq), Node: nd.Name}, Annotations: ann,
+				Labels: map[string]string{"app": fmt.Sprint("a", rng.IntN(2))}})
 			if err == nil {
 				livePods = append(livePods, [2]string{ns, fmt.Sprint("p", podSeq)})
 			}
@@ -247,6 +249,18 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 				Ports:      []services.Port{{Name: "http", Protocol: services.ProtocolTCP, Port: 80, NodePort: uint16(30000 + rng.IntN(2))}},
 				Slices: []services.EndpointSlice{{Ports: []services.EndpointPort{{Name: "http", Protocol: services.ProtocolTCP, Port: 8080}},
 					Endpoints: []services.Endpoint{{Addresses: []netip.Addr{netip.MustParseAddr("10.100.0.5")}, Node: "node1"}}}}})
+		case 15: // a network policy: a0 pods take ingress from a1 pods and from tier t1
+			ns := namespaces[rng.IntN(len(namespaces))]
+			what = "set policy " + ns + "/np"
+			ev, err = c.SetNetworkPolicy(policy.Policy{Namespace: ns, Name: "np",
+				PodSelector: policy.Selector{MatchLabels: map[string]string{"app": "a0"}},
+				Ingress: []policy.Rule{{Peers: []policy.Peer{
+					{PodSelector: &policy.Selector{MatchLabels: map[string]string{"app": "a1"}}},
+					{NamespaceSelector: &policy.Selector{MatchLabels: map[string]string{"tier": "t1"}}}}}}})
+		case 16:
+			ns := namespaces[rng.IntN(len(namespaces))]
+			what = "remove policy " + ns + "/np"
+			ev = c.RemoveNetworkPolicy(ns, "np")
 		}
 		if err != nil {
 			if errors.Is(err, ipam.ErrConflict) || errors.Is(err, netconf.ErrInvalidSpec) || errors.Is(err, ipam.ErrExhausted) ||

@@ -60,6 +60,6 @@ spec: {topology: Layer2, role: Primary, subnets: ["10.128.0.0/16"]}
 		fmt.Printf("%s: %d changes, %d rows written\n", network.Name, len(changes), result.Rows)
 	}
 	// Output:
-	// tenant-b_red: 29 changes, 30 rows written
+	// tenant-b_red: 33 changes, 34 rows written
 	// tenant-b_red: 0 changes, 0 rows written
 }

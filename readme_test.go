@@ -63,7 +63,7 @@ func usingIt(ctx context.Context, nodes []topology.Node, udnYAML, cncYAML []byte
 		return "", err
 	}
 
-	ev, err = cluster.SetPod(pods.Pod{Namespace: u.Namespace, Name: "web-0", UID: "9f1c", Node: nodes[0].Name}, nil)
+	ev, err = cluster.SetPod(udnkit.Pod{Pod: pods.Pod{Namespace: u.Namespace, Name: "web-0", UID: "9f1c", Node: nodes[0].Name}})
 	if err != nil {
 		return "", err
 	}

@@ -126,3 +126,23 @@ func (s State) ReplaceEach(c Controller, with map[string]State) State {
 	out.scope = sortScope(out.scope)
 	return out
 }
+
+// ReplaceController returns s with every partition of the controller's
+// rows dropped and with's put in their place (with should hold only that
+// controller's rows); the scope is s's and with's.
+func (s State) ReplaceController(c Controller, with State) State {
+	c = c.canon()
+	out := State{parts: make(map[partKey]*part, len(s.parts)), scope: slices.Clone(s.scope), partial: s.partial, nodes: s.nodes}
+	for k, p := range s.parts {
+		if k.ctl != c {
+			out.parts[k] = p
+			out.n += len(p.entries)
+		}
+	}
+	for k, p := range with.parts {
+		out.parts[k] = p
+		out.n += len(p.entries)
+	}
+	out.scope = sortScope(append(out.scope, with.scope...))
+	return out
+}

@@ -76,7 +76,7 @@ func plan() (topology.State, map[string]string, error) {
 			return topology.State{}, nil, err
 		}
 		pod := pods.Pod{Namespace: u.Namespace, Name: "web-0", UID: fmt.Sprintf("uid-%d", i), Node: "node-a"}
-		if _, err := cluster.SetPod(pod, nil); err != nil {
+		if _, err := cluster.SetPod(udnkit.Pod{Pod: pod}); err != nil {
 			return topology.State{}, nil, err
 		}
 		ann, err := cluster.PodAnnotation(pod.Namespace, pod.Name)

@@ -1,0 +1,154 @@
+package udnkit
+
+import (
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+
+	"github.com/udnkit/udnkit/connect"
+	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/pods"
+	"github.com/udnkit/udnkit/topology/policy"
+)
+
+// PolicyOptions are the cluster's network policy settings.
+type PolicyOptions struct {
+	// AllowICMP lets ICMP through every default deny (the reference's
+	// allow-icmp-network-policy).
+	AllowICMP bool
+	// Multicast plans the reference's multicast ACLs (its
+	// enable-multicast).
+	Multicast bool
+}
+
+// Pod is a pod as the Cluster takes it: who and where it is, the
+// annotations that choose or record its networks
+// (k8s.v1.cni.cncf.io/networks, k8s.ovn.org/requested-primary-udn,
+// k8s.ovn.org/pod-networks) and what network policies select it by (its
+// labels and its containers' named ports). topology/pods/kube reads one
+// from a corev1.Pod.
+type Pod struct {
+	pods.Pod
+	Annotations map[string]string
+	Labels      map[string]string
+	Ports       []policy.ContainerPort
+}
+
+// SetNetworkPolicy adds or updates a NetworkPolicy: it is planned on every
+// primary network of its namespace (seed 002), with peers in every network
+// a ClusterNetworkConnect of PodNetwork connectivity joins to them (seed
+// 001), by the reference's rules (package policy).
+func (s *Cluster) SetNetworkPolicy(p policy.Policy) (Event, error) {
+	if err := checkNodeName(p.Namespace); err != nil {
+		return Event{}, fmt.Errorf("network policy: namespace: %w", err)
+	}
+	if err := checkNodeName(p.Name); err != nil {
+		return Event{}, fmt.Errorf("network policy %s: name: %w", p.Namespace, err)
+	}
+	key := p.Namespace + "/" + p.Name
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, had := s.policies[key]
+	s.policies[key] = p
+	if _, err := s.policyPlanner(s.nodeList(true), ""); err != nil { // what is set must plan
+		if had {
+			s.policies[key] = old
+		} else {
+			delete(s.policies, key)
+		}
+		return Event{}, err
+	}
+	return Event{Kind: EventPolicySet, Policy: key, Namespace: p.Namespace}, nil
+}
+
+// RemoveNetworkPolicy forgets a NetworkPolicy.
+func (s *Cluster) RemoveNetworkPolicy(namespace, name string) Event {
+	key := namespace + "/" + name
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.policies[key]; !ok {
+		return Event{}
+	}
+	delete(s.policies, key)
+	return Event{Kind: EventPolicyRemoved, Policy: key, Namespace: namespace}
+}
+
+// policyInput is the policy planner's input for a zone.
+func (s *Cluster) policyInput(nodes []topology.Node, zone string) policy.Input {
+	in := policy.Input{Nodes: nodes, Zone: zone, MasqueradeSubnets: s.cfg.Cluster.MasqueradeSubnets,
+		AllowICMP: s.cfg.Policy.AllowICMP, Multicast: s.cfg.Policy.Multicast}
+	for _, nw := range s.networkList() {
+		if !nw.n.IsPrimary() || nw.n.Topology == udn.TopologyLocalnet {
+			continue
+		}
+		pn := policy.Network{Network: nw.n, Namespaces: slices.Clone(nw.namespaces)}
+		if nw.subnets != nil {
+			pn.HostSubnets = make(map[string][]netip.Prefix, len(nodes))
+			for _, nd := range nodes {
+				if sub, ok := nw.hostSubnets[nd.Name]; ok {
+					pn.HostSubnets[nd.Name] = sub
+				}
+			}
+		}
+		in.Networks = append(in.Networks, pn)
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.connects)) {
+		cn := s.connects[name]
+		if cn.alloc == nil || !slices.Contains(cn.c.Spec.ConnectivityEnabled, connect.PodNetwork) {
+			continue
+		}
+		var group []string
+		for _, n := range selectedNetworks(cn.acceptance) {
+			group = append(group, n.Name)
+		}
+		in.Connected = append(in.Connected, group)
+	}
+	for _, ns := range s.namespaceList() {
+		in.Namespaces = append(in.Namespaces, policy.Namespace{Name: ns.Name, Labels: policy.Labels(ns.Labels)})
+	}
+	for _, key := range slices.Sorted(maps.Keys(s.pods)) {
+		if p, ok := s.policyPod(s.pods[key]); ok {
+			in.Pods = append(in.Pods, p)
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(s.policies)) {
+		in.Policies = append(in.Policies, s.policies[key])
+	}
+	return in
+}
+
+// policyPod is a pod as the policy planner sees it; false for a pod with
+// no primary network attachment the planner knows.
+func (s *Cluster) policyPod(entry *podEntry) (policy.Pod, bool) {
+	p := policy.Pod{Namespace: entry.pod.Namespace, Name: entry.pod.Name, Node: entry.pod.Node,
+		Labels: policy.Labels(maps.Clone(entry.labels)), Ports: slices.Clone(entry.ports)}
+	for _, a := range entry.atts {
+		if a.Role != "primary" {
+			continue
+		}
+		att := policy.Attachment{Network: a.Network.Name, Port: pods.PortName(entry.pod.Namespace, entry.pod.Name, a.NAD)}
+		for _, ip := range a.IPs {
+			att.IPs = append(att.IPs, ip.Addr())
+		}
+		p.Networks = append(p.Networks, att)
+	}
+	return p, len(p.Networks) > 0
+}
+
+// policyPlanner plans the policies of a zone ("" only checks they plan).
+func (s *Cluster) policyPlanner(nodes []topology.Node, zone string) (*policy.Planner, error) {
+	return policy.New(s.policyInput(nodes, zone))
+}
+
+// policyState plans the zone's policies and keeps the planner for the
+// zone's events.
+func (s *Cluster) policyState(zp *zonePlan, zone string, nodes []topology.Node) (topology.State, error) {
+	pl, err := s.policyPlanner(nodes, zone)
+	if err != nil {
+		return topology.State{}, err
+	}
+	zp.policy = pl
+	return pl.State()
+}
