@@ -301,7 +301,7 @@ func (s *Cluster) Annotations() Stored {
 }
 
 // nadKeys returns the keys of a network's NADs: a UDN's own, a CUDN's in
-// each namespace it serves.
+// each namespace it serves, those a network added from NADs names.
 func nadKeys(nw *network) []string {
 	switch {
 	case nw.udn != "":
@@ -313,7 +313,7 @@ func nadKeys(nw *network) []string {
 		}
 		return out
 	}
-	return nil
+	return slices.Clone(nw.n.NADs) // a network added from its NADs
 }
 
 // ParseNodeSubnets reads a k8s.ovn.org/node-subnets value: network name to
