@@ -17,7 +17,7 @@ import (
 type Loaded struct {
 	Cluster *udnkit.Cluster
 	// Allocated lists what the Set's objects did not store and the
-	// Cluster allocated, one line each, sorted:
+	// Cluster allocated, one line each (Nodes, NADs, connects, by key):
 	// "NetworkAttachmentDefinition demo/db-network: k8s.ovn.org/network-id=1".
 	Allocated []string
 	// Notes lists what was left out and why (NADs of other plugins, nodes
@@ -136,7 +136,8 @@ func (s *Set) Stored() udnkit.Stored {
 }
 
 // allocated lists the annotations of want that have lost their value or
-// never had one, as "<Kind> <key>: <annotation>=<value>", sorted.
+// never had one, as "<Kind> <key>: <annotation>=<value>": Nodes, NADs,
+// then connects, each sorted by key and annotation.
 func allocated(have, want udnkit.Stored) []string {
 	var out []string
 	for _, group := range []struct {
@@ -162,7 +163,6 @@ func allocated(have, want udnkit.Stored) []string {
 			}
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 
