@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -52,6 +53,9 @@ differs, 1 when something does, 2 on an error: drift detection for a running clu
 			if !slices.Contains(changeFormats, format) {
 				return fail(fmt.Errorf("-o: %q is not one of %v", format, changeFormats))
 			}
+			if endpoint == "" {
+				return fail(errors.New(`required flag "nb" not set: diff compares with a live Northbound database`))
+			}
 			_, l, err := in.load(s)
 			if err != nil {
 				return fail(err)
@@ -89,7 +93,7 @@ differs, 1 when something does, 2 on an error: drift detection for a running clu
 	c.Flags().StringVar(&zone, "zone", "", "the zone the database serves (a node's name); default the first zone of a ready node")
 	c.Flags().StringVar(&endpoint, "nb", "", "the Northbound database: unix:PATH or tcp:HOST:PORT, comma separated for a cluster")
 	c.Flags().StringVarP(&format, "output", "o", "text", "output format: text or nbctl")
-	_ = c.MarkFlagRequired("nb")
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitErr{code: exitError, err: err} })
 	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(changeFormats, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }

@@ -52,7 +52,7 @@ type streams struct {
 func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer) int {
 	root := newRoot(streams{in, out, errOut})
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
@@ -64,6 +64,9 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		return e.code
 	}
 	fmt.Fprintln(errOut, "error:", err)
+	if cmd != nil && cmd.Name() == "diff" { // 1 means "differs"
+		return exitError
+	}
 	return exitFailed
 }
 
