@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 
@@ -44,6 +46,9 @@ func Load(s *Set, cfg udnkit.Config) (*Loaded, error) {
 		return nil, fmt.Errorf("restore: %w", err)
 	}
 	l := &Loaded{Cluster: c}
+	// The Cluster's Annotations name the NADs of UDNs and CUDNs; those of
+	// networks added from a NAD are added here.
+	var fromNADs []udnkit.Object
 	for _, ns := range s.Namespaces {
 		if _, err := c.SetNamespace(netconf.Namespace{Name: ns.Name, Labels: ns.Labels}); err != nil {
 			return nil, fmt.Errorf("%s: Namespace %s: %w", s.Source(KindNamespace, ns.Name), ns.Name, err)
@@ -79,11 +84,13 @@ func Load(s *Set, cfg udnkit.Config) (*Loaded, error) {
 			continue
 		}
 		if err == nil {
-			_, err = c.Add(n)
+			n, err = c.Add(n)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s %s: %w", s.Source(KindNAD, key), KindNAD, key, err)
 		}
+		fromNADs = append(fromNADs, udnkit.Object{Namespace: nad.Namespace, Name: nad.Name, Annotations: map[string]string{
+			udnkit.AnnotationNetworkName: n.Name, udnkit.AnnotationNetworkID: strconv.Itoa(n.ID)}})
 	}
 	for _, cn := range s.Connects {
 		acc, _, err := c.SetConnect(cn)
@@ -100,7 +107,14 @@ func Load(s *Set, cfg udnkit.Config) (*Loaded, error) {
 	for _, nr := range c.NotReady() {
 		l.Notes = append(l.Notes, fmt.Sprintf("Node %s: not ready, planned nowhere: %s", nr.Node, nr.Reason))
 	}
-	l.Allocated = allocated(stored, c.Annotations())
+	want := c.Annotations()
+	for _, o := range fromNADs {
+		if !slices.ContainsFunc(want.NADs, func(w udnkit.Object) bool { return w.Key() == o.Key() }) {
+			want.NADs = append(want.NADs, o)
+		}
+	}
+	slices.SortFunc(want.NADs, func(a, b udnkit.Object) int { return strings.Compare(a.Key(), b.Key()) })
+	l.Allocated = allocated(stored, want)
 	slices.Sort(l.Notes)
 	return l, nil
 }

@@ -26,7 +26,8 @@ type Object struct {
 	// Namespace is empty for cluster-scoped objects.
 	Namespace, Name string
 	// Source says where the object is: "FILE: document N" or
-	// "FILE: document N, items[I]" (N from 1, I from 0).
+	// "FILE: document N, items[I]" (N from 1, empty documents not
+	// counted; I from 0).
 	Source string
 	// JSON is the object as JSON, what the typed decoders read.
 	JSON []byte
