@@ -3,12 +3,10 @@ package manifest
 import (
 	"encoding/json"
 	"errors"
-	"maps"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +15,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/udnkit/udnkit"
-	"github.com/udnkit/udnkit/netconf"
 )
 
 const fixtures = "../../examples/manifests/"
@@ -241,109 +238,18 @@ func plans(t *testing.T, l *Loaded) string {
 	return b.String()
 }
 
-// dump returns objs as a cluster that ran l would store them: each Node's
-// and ClusterNetworkConnect's annotations merged with what l allocated,
-// and the NADs the UDNs and CUDNs render, annotated.
+// dump returns objs annotated (Annotate), through YAML and back as
+// kubectl would print it.
 func dump(t *testing.T, objs []Object, set *Set, l *Loaded) []Object {
 	t.Helper()
-	ann := l.Cluster.Annotations()
-	byKey := map[string]map[string]string{}
-	for _, group := range []struct {
-		kind string
-		objs []udnkit.Object
-	}{{KindNode, ann.Nodes}, {KindNAD, ann.NADs}, {"ClusterNetworkConnect", ann.Connects}} {
-		for _, o := range group.objs {
-			byKey[group.kind+" "+o.Key()] = o.Annotations
-		}
+	out, err := Annotate(objs, set, l)
+	if err != nil {
+		t.Fatal(err)
 	}
-	patch := func(kind, key string, raw []byte) []byte {
-		want, ok := byKey[kind+" "+key]
-		if !ok {
-			return raw
-		}
-		delete(byKey, kind+" "+key)
-		var m map[string]any
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatal(err)
-		}
-		md, _ := m["metadata"].(map[string]any)
-		have, _ := md["annotations"].(map[string]any)
-		if have == nil {
-			have = map[string]any{}
-		}
-		for k, v := range want {
-			if k == udnkit.AnnotationNodeSubnets { // keep the default network's entry
-				subs, _ := udnkit.ParseNodeSubnets(v)
-				if old, ok := have[k].(string); ok {
-					prev, _ := udnkit.ParseNodeSubnets(old)
-					maps.Copy(prev, subs)
-					subs = prev
-				}
-				v = udnkit.FormatNodeSubnets(subs)
-			}
-			have[k] = v
-		}
-		md["annotations"] = have
-		out, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
+	list, err := List(out)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var out []Object
-	for _, o := range objs {
-		o.JSON = patch(o.Kind, o.Key(), o.JSON)
-		out = append(out, o)
-	}
-	var nads []any
-	for _, u := range set.UDNs {
-		r, err := netconf.RenderUDN(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range r.NADs {
-			nads = append(nads, n)
-		}
-	}
-	for _, c := range set.CUDNs {
-		n, _ := l.Cluster.Network(netconf.CUDNNetworkName(c.Name))
-		var namespaces []string
-		for _, o := range ann.NADs {
-			if o.Name == c.Name && o.Annotations[udnkit.AnnotationNetworkName] == n.Name {
-				namespaces = append(namespaces, o.Namespace)
-			}
-		}
-		r, err := netconf.RenderCUDN(c, n.ID, namespaces)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, nad := range r.NADs {
-			nads = append(nads, nad)
-		}
-	}
-	for i, n := range nads {
-		raw, err := json.Marshal(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var h header
-		_ = json.Unmarshal(raw, &h)
-		key := h.Metadata.Namespace + "/" + h.Metadata.Name
-		if set.Source(KindNAD, key) != "" { // the dump has it already
-			continue
-		}
-		out = append(out, Object{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name,
-			Source: "dump: NAD " + strconv.Itoa(i), JSON: patch(KindNAD, key, raw)})
-	}
-	if len(byKey) > 0 {
-		t.Fatalf("allocations with no object to store them on: %v", slices.Sorted(maps.Keys(byKey)))
-	}
-	// Through YAML and back, as kubectl would print it.
-	var items []json.RawMessage
-	for _, o := range out {
-		items = append(items, o.JSON)
-	}
-	list, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
 	y, err := yaml.JSONToYAML(list)
 	if err != nil {
 		t.Fatal(err)
