@@ -14,6 +14,7 @@ import (
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/services"
 )
 
 // Config is the cluster's settings, given once: every planner the Cluster
@@ -67,6 +68,10 @@ type Cluster struct {
 	networks map[string]*network
 	spaces   map[string]netconf.Namespace
 	connects map[string]*connection
+	pods     map[string]*podEntry // "<namespace>/<name>"
+	pools    map[poolKey]*ipam.PodIPAllocator
+	portKeys map[string]*portKeys        // Layer2 network → pod port tunnel keys
+	services map[string]services.Service // "<namespace>/<name>"
 	planned  map[string]*zonePlan
 	stored   *stored // between Restore and EndRestore
 }
@@ -113,7 +118,9 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	s := &Cluster{cfg: cfg, nodes: map[string]topology.Node{}, nodeIDs: ipam.NewNodeIDAllocator(),
 		ids: ipam.NewNetworkIDAllocator(), keys: ipam.NewTunnelKeyAllocator(), networks: map[string]*network{},
-		spaces: map[string]netconf.Namespace{}, connects: map[string]*connection{}, planned: map[string]*zonePlan{}}
+		spaces: map[string]netconf.Namespace{}, connects: map[string]*connection{}, planned: map[string]*zonePlan{},
+		pods: map[string]*podEntry{}, pools: map[poolKey]*ipam.PodIPAllocator{}, portKeys: map[string]*portKeys{},
+		services: map[string]services.Service{}}
 	s.cfg.Nodes = nil
 	for _, nd := range cfg.Nodes {
 		if _, dup := s.nodes[nd.Name]; dup {
@@ -221,8 +228,7 @@ func (s *Cluster) addNode(nd topology.Node) (Event, error) {
 	nd.NextHops = slices.Clone(nd.NextHops)
 	nd.MAC = slices.Clone(nd.MAC)
 	s.nodes[nd.Name] = nd
-	s.readmitAll()
-	ev := Event{Kind: EventNodeSet, Node: nd.Name}
+	ev := Event{Kind: EventNodeSet, Node: nd.Name, connects: s.readmitAll()}
 	if known {
 		ev.before = &old
 	}
@@ -246,8 +252,12 @@ func (s *Cluster) RemoveNode(name string) Event {
 			delete(nw.hostSubnets, name)
 		}
 	}
-	s.readmitAll()
-	return Event{Kind: EventNodeRemoved, Node: name, before: &old}
+	for k := range s.pools {
+		if k.node == name {
+			delete(s.pools, k)
+		}
+	}
+	return Event{Kind: EventNodeRemoved, Node: name, before: &old, connects: s.readmitAll()}
 }
 
 // Nodes returns the nodes, ready or not, sorted by name.
@@ -329,11 +339,21 @@ func (s *Cluster) SetNamespace(ns netconf.Namespace) (Event, error) {
 	return Event{Kind: EventNamespaceSet, Namespace: ns.Name}, nil
 }
 
-// namespaceList returns the namespaces sorted by name.
+// namespaceList returns the namespaces sorted by name: those set, and
+// the namespace of every UDN, which exists though it was never set (with
+// no labels but its name).
 func (s *Cluster) namespaceList() []netconf.Namespace {
-	out := make([]netconf.Namespace, 0, len(s.spaces))
-	for _, name := range slices.Sorted(maps.Keys(s.spaces)) {
-		out = append(out, s.spaces[name])
+	all := maps.Clone(s.spaces)
+	for _, nw := range s.networks {
+		if nw.udn != "" {
+			if _, ok := all[nw.namespaces[0]]; !ok {
+				all[nw.namespaces[0]] = netconf.Namespace{Name: nw.namespaces[0]}
+			}
+		}
+	}
+	out := make([]netconf.Namespace, 0, len(all))
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		out = append(out, all[name])
 	}
 	return out
 }

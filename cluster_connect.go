@@ -145,9 +145,10 @@ func (s *Cluster) Connect(name string) (connect.Acceptance, connect.Allocation, 
 	return cn.acceptance, cn.allocation, true
 }
 
-// readmitAll admits every connect again (the networks or namespaces
-// changed), the accepted ones first so that a newly fitting connect is
-// checked against those that hold their subnets.
+// readmitAll admits every connect again (the networks, namespaces or
+// nodes changed), the accepted ones first so that a newly fitting connect
+// is checked against those that hold their subnets, and returns those whose
+// acceptance or allocation changed.
 func (s *Cluster) readmitAll() []string {
 	var changed []string
 	names := slices.Sorted(maps.Keys(s.connects))
@@ -158,7 +159,7 @@ func (s *Cluster) readmitAll() []string {
 		cn := s.connects[name]
 		before := fmt.Sprint(cn.acceptance.Condition, cn.allocation)
 		s.admit(cn)
-		if fmt.Sprint(cn.acceptance.Condition, cn.allocation) != before || selectsChanged(cn) {
+		if fmt.Sprint(cn.acceptance.Condition, cn.allocation) != before {
 			changed = append(changed, name)
 		}
 	}
@@ -172,10 +173,6 @@ func boolRank(b bool) int {
 	}
 	return 0
 }
-
-// selectsChanged is conservative: a connect that is accepted always plans
-// again when the networks change (its members' IDs or subnets may).
-func selectsChanged(cn *connection) bool { return cn.alloc != nil }
 
 // planConnect plans one accepted connect for a zone.
 func (s *Cluster) planConnect(cn *connection, zone string, nodes []topology.Node) (topology.State, error) {

@@ -295,6 +295,7 @@ func (s *Cluster) Remove(name string) Event {
 	}
 	s.release(nw)
 	delete(s.networks, name)
+	s.dropNetworkFromPods(name)
 	s.readmitAll()
 	return Event{Kind: EventNetworkRemoved, Network: name}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/pods"
 )
 
 // EventKind says what changed in a Cluster.
@@ -27,6 +28,10 @@ const (
 	EventConnectSet
 	EventConnectRemoved
 	EventNamespaceSet
+	EventPodSet
+	EventPodRemoved
+	EventServiceSet
+	EventServiceRemoved
 )
 
 // String returns the kind's name.
@@ -48,6 +53,14 @@ func (k EventKind) String() string {
 		return "connect-removed"
 	case EventNamespaceSet:
 		return "namespace-set"
+	case EventPodSet:
+		return "pod-set"
+	case EventPodRemoved:
+		return "pod-removed"
+	case EventServiceSet:
+		return "service-set"
+	case EventServiceRemoved:
+		return "service-removed"
 	}
 	return "event(" + strconv.Itoa(int(k)) + ")"
 }
@@ -56,12 +69,16 @@ func (k EventKind) String() string {
 // it to PlanEvent of every zone a controller programs.
 type Event struct {
 	Kind EventKind
-	// Node, Network, Connect and Namespace name what the event is about
-	// (the one its Kind says).
-	Node, Network, Connect, Namespace string
+	// Node, Network, Connect, Namespace, Pod and Service name what the
+	// event is about (the one its Kind says; pods and Services as
+	// "<namespace>/<name>").
+	Node, Network, Connect, Namespace, Pod, Service string
 	// before is the node as it was, for EventNodeSet of a known node and
-	// EventNodeRemoved.
-	before *topology.Node
+	// EventNodeRemoved; podBefore the pod as it was.
+	before    *topology.Node
+	podBefore *podEntry
+	// connects are those whose acceptance or allocation the event changed.
+	connects []string
 }
 
 // ErrNotPlanned is returned by PlanEvent for a zone that Plan never
@@ -120,8 +137,20 @@ func (s *Cluster) planZone(zone string) (topology.State, error) {
 		}
 		states = append(states, st)
 	}
-	if len(states) == 0 {
-		return topology.State{}, nil
+	ports, err := s.podPorts(zone, "", "", nodes)
+	if err != nil {
+		return topology.State{}, err
+	}
+	states = append(states, ports)
+	peers := s.peerGroups()
+	for _, nw := range s.networkList() {
+		if nw.n.IsPrimary() {
+			st, err := s.planServices(nw, zone, nodes, peers)
+			if err != nil {
+				return topology.State{}, err
+			}
+			states = append(states, st)
+		}
 	}
 	return states[0].Merge(states[1:]...)
 }
@@ -173,6 +202,19 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 		}
 	case EventConnectSet, EventConnectRemoved, EventNamespaceSet:
 		next, err = s.replaceShared(zp.state, zone, nodes)
+	case EventServiceSet, EventServiceRemoved:
+		next, err = s.serviceEvent(zp.state, zone, ev.Namespace, nodes)
+	case EventPodSet, EventPodRemoved:
+		changes, err := s.podEvent(zone, ev, nodes)
+		if err != nil {
+			return nil, err
+		}
+		next, err := topology.Apply(zp.state, changes)
+		if err != nil {
+			return nil, fmt.Errorf("pod %s: %w", ev.Pod, err)
+		}
+		zp.state = next
+		return changes, nil
 	default:
 		return nil, fmt.Errorf("event %v: %w: unknown kind", ev.Kind, topology.ErrInvalid)
 	}
@@ -208,7 +250,7 @@ func (s *Cluster) nodeEvent(prev topology.State, zone string, ev Event, nodes []
 		}
 		for _, name := range slices.Sorted(maps.Keys(s.connects)) {
 			cn := s.connects[name]
-			if cn.alloc == nil {
+			if cn.alloc == nil || slices.Contains(ev.connects, name) {
 				continue
 			}
 			part, err := connect.PlanNodes(s.connectInput(cn, zone, nodes), ev.Node)
@@ -217,21 +259,43 @@ func (s *Cluster) nodeEvent(prev topology.State, zone string, ev Event, nodes []
 			}
 			parts = append(parts, part)
 		}
+		ports, err := s.podPorts(zone, ev.Node, "", nodes)
+		if err != nil {
+			return topology.State{}, err
+		}
+		parts = append(parts, ports)
 	}
-	return prev.ReplaceNode(ev.Node, parts...), nil
+	next := prev.ReplaceNode(ev.Node, parts...)
+	for _, name := range ev.connects { // admitted again: planned whole
+		with := topology.RemovalFor(connect.ControllerConnect, name)
+		if cn, ok := s.connects[name]; ok && cn.alloc != nil {
+			st, err := s.planConnect(cn, zone, nodes)
+			if err != nil {
+				return topology.State{}, err
+			}
+			with = st
+		}
+		next = next.Replace(connect.ControllerConnect, name, with)
+	}
+	return s.servicesState(next, zone, nodes)
 }
 
 // replaceNetwork plans one network again, or its removal.
 func (s *Cluster) replaceNetwork(prev topology.State, zone, name string, nodes []topology.Node) (topology.State, error) {
 	nw, ok := s.networks[name]
 	if !ok {
-		return prev.Replace(topology.ControllerTopology, name, topology.Removal(name)), nil
+		next := prev.Replace(topology.ControllerTopology, name, topology.Removal(name))
+		return next.Replace(pods.ControllerPods, name, topology.RemovalFor(pods.ControllerPods, name)), nil
 	}
 	st, err := topology.Plan(s.input(nw, zone, nodes))
 	if err != nil {
 		return topology.State{}, err
 	}
-	return prev.Replace(topology.ControllerTopology, name, st), nil
+	ports, err := s.podPorts(zone, "", name, nodes)
+	if err != nil {
+		return topology.State{}, err
+	}
+	return prev.Replace(topology.ControllerTopology, name, st).Replace(pods.ControllerPods, name, ports), nil
 }
 
 // replaceShared plans again what depends on several networks: the links
@@ -267,7 +331,7 @@ func (s *Cluster) replaceShared(prev topology.State, zone string, nodes []topolo
 		}
 		next = next.Replace(connect.ControllerConnect, name, st)
 	}
-	return next, nil
+	return s.servicesState(next, zone, nodes)
 }
 
 func (s *Cluster) connectInput(cn *connection, zone string, nodes []topology.Node) connect.Input {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +15,8 @@ import (
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/pods"
+	"github.com/udnkit/udnkit/topology/services"
 )
 
 // fresh plans zone from scratch without recording it: the oracle of the
@@ -106,7 +110,7 @@ func checkUnique(t *testing.T, what string, st topology.State) {
 // of the zone from scratch, and no tunnel key or router address is
 // requested twice.
 func TestClusterEventsProperty(t *testing.T) {
-	for seed := range uint64(25) {
+	for seed := range uint64(propertySeeds) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) { runEvents(t, seed, 30) })
 	}
 }
@@ -128,12 +132,13 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodeSeq, netSeq := 1, 0
+	nodeSeq, netSeq, podSeq := 1, 0, 0
+	var livePods [][2]string
 	for step := range steps {
 		var ev Event
 		var what string
 		err = nil
-		switch op := rng.IntN(11); op {
+		switch op := rng.IntN(15); op {
 		case 0, 1: // a primary or secondary UDN
 			netSeq++
 			ns := namespaces[rng.IntN(len(namespaces))]
@@ -203,9 +208,49 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 			ns := namespaces[rng.IntN(3)]
 			what = "relabel " + ns
 			ev, err = c.SetNamespace(netconf.Namespace{Name: ns, Labels: map[string]string{"tier": fmt.Sprint("t", rng.IntN(2))}})
+		case 11, 12: // a pod, with a secondary network when its namespace has one
+			nodes := c.Nodes()
+			nd := nodes[rng.IntN(len(nodes))]
+			ns := namespaces[rng.IntN(len(namespaces))]
+			ann := map[string]string{}
+			for _, name := range c.Names() {
+				if n, _ := c.Network(name); n != nil && !n.IsPrimary() && strings.HasPrefix(name, ns+"_") && rng.IntN(2) == 0 {
+					ann[pods.AnnotationNetworks] = ns + "/" + strings.TrimPrefix(name, ns+"_")
+					break
+				}
+			}
+			podSeq++
+			what = fmt.Sprintf("add pod %s/p%d on %s %v", ns, podSeq, nd.Name, ann)
+			ev, err = c.SetPod(pods.Pod{Namespace: ns, Name: fmt.Sprint("p", podSeq), UID: fmt.Sprint("uid", podSeq), Node: nd.Name}, ann)
+			if err == nil {
+				livePods = append(livePods, [2]string{ns, fmt.Sprint("p", podSeq)})
+			}
+		case 13: // a pod goes
+			if len(livePods) == 0 {
+				continue
+			}
+			i := rng.IntN(len(livePods))
+			p := livePods[i]
+			livePods = slices.Delete(livePods, i, i+1)
+			what = "remove pod " + p[0] + "/" + p[1]
+			ev = c.RemovePod(p[0], p[1])
+		case 14: // a Service, or its removal
+			ns := namespaces[rng.IntN(len(namespaces))]
+			if rng.IntN(3) == 0 {
+				what = "remove service " + ns + "/web"
+				ev = c.RemoveService(ns, "web")
+				break
+			}
+			what = "set service " + ns + "/web"
+			ev, err = c.SetService(services.Service{Namespace: ns, Name: "web",
+				ClusterIPs: []netip.Addr{netip.AddrFrom4([4]byte{10, 96, 0, byte(10 + rng.IntN(3))})},
+				Ports:      []services.Port{{Name: "http", Protocol: services.ProtocolTCP, Port: 80, NodePort: uint16(30000 + rng.IntN(2))}},
+				Slices: []services.EndpointSlice{{Ports: []services.EndpointPort{{Name: "http", Protocol: services.ProtocolTCP, Port: 8080}},
+					Endpoints: []services.Endpoint{{Addresses: []netip.Addr{netip.MustParseAddr("10.100.0.5")}, Node: "node1"}}}}})
 		}
 		if err != nil {
-			if errors.Is(err, ipam.ErrConflict) || errors.Is(err, netconf.ErrInvalidSpec) || errors.Is(err, ipam.ErrExhausted) {
+			if errors.Is(err, ipam.ErrConflict) || errors.Is(err, netconf.ErrInvalidSpec) || errors.Is(err, ipam.ErrExhausted) ||
+				errors.Is(err, pods.ErrNoPrimary) || errors.Is(err, pods.ErrOverlap) {
 				if testing.Verbose() {
 					t.Logf("step %d: %s: refused: %v", step, what, err)
 				}
@@ -327,3 +372,80 @@ func TestRemoveNodeFreesOnlyItsOwn(t *testing.T) {
 }
 
 func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
+
+// TestConnectTakesItsOwnTunnelKey: a connect router and a Layer2
+// network's transit router draw from one allocator (they both requested
+// 16715779 when each had its own).
+func TestConnectTakesItsOwnTunnelKey(t *testing.T) {
+	c, err := New(Config{Nodes: []topology.Node{testNode("node-a", 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddUDN(udnDoc("blue", "blue", "Layer3", "Primary", "10.128.0.0/16/24")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddUDN(udnDoc("green", "green", "Layer2", "Primary", "10.129.0.0/16")); err != nil {
+		t.Fatal(err)
+	}
+	acc, _, err := c.SetConnect(cncDoc("blue-green", "192.168.0.0/16", "blue", "green"))
+	if err != nil || !acc.Accepted() {
+		t.Fatalf("connect: %v %+v", err, acc.Condition)
+	}
+	st, err := c.Plan("node-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkUnique(t, "blue-green", st)
+	_, al, _ := c.Connect("blue-green")
+	in, _ := c.Input("green_green", "node-a")
+	if slices.Contains(in.TunnelKeys, al.TunnelKey) {
+		t.Fatalf("the connect router's key %d is one of the Layer2 network's %v", al.TunnelKey, in.TunnelKeys)
+	}
+}
+
+// propertySeeds is how many random clusters TestClusterEventsProperty
+// runs; UDNKIT_PROPERTY_SEEDS raises it for a longer search.
+var propertySeeds = func() int {
+	if n, err := strconv.Atoi(os.Getenv("UDNKIT_PROPERTY_SEEDS")); err == nil && n > 0 {
+		return n
+	}
+	return 25
+}()
+
+// TestSettingsGivenOnce: the cluster's masquerade subnets reach every
+// planner (the services planner wrote the default hairpin address when
+// called as the README showed).
+func TestSettingsGivenOnce(t *testing.T) {
+	masq := []netip.Prefix{mustPrefix("169.254.64.0/18")}
+	c, err := New(Config{Nodes: []topology.Node{testNode("node-a", 0)}, Cluster: topology.Cluster{MasqueradeSubnets: masq}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddUDN(udnDoc("ns", "blue", "Layer3", "Primary", "10.128.0.0/16/24")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetService(services.Service{Namespace: "ns", Name: "web", ClusterIPs: []netip.Addr{netip.MustParseAddr("10.96.0.7")},
+		Ports: []services.Port{{Name: "http", Protocol: services.ProtocolTCP, Port: 80}}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Plan("node-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for o := range st.Objects() {
+		text := topology.Render(o)
+		if strings.Contains(text, "169.254.0.") {
+			t.Fatalf("a row uses the default masquerade subnet: %s", text)
+		}
+		if strings.Contains(text, "169.254.64.") {
+			seen++
+		}
+	}
+	if lbs := st.ObjectsOf(topology.KindLoadBalancer); len(lbs) == 0 || !strings.Contains(topology.Render(lbs[0]), "hairpin_snat_ip=169.254.64.5") {
+		t.Fatalf("the Service's load balancer does not hairpin through the cluster's masquerade subnet: %v", lbs)
+	}
+	if seen < 2 {
+		t.Fatalf("only %d rows use the cluster's masquerade subnet", seen)
+	}
+}

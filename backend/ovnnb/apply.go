@@ -772,6 +772,9 @@ func (p *planner) deleteRow(i int, k topology.Kind, key string, obs observed) er
 			ctl := canonController(obs.obj.OwnedBy().Controller)
 			for col, us := range ms {
 				for _, m := range us {
+					if p.deleted[m] {
+						continue // another controller's member, deleted by this change set too
+					}
 					if c, ok := p.s.mine[m]; !ok || c != ctl {
 						who := "udnkit does not own"
 						if ok {

@@ -257,3 +257,48 @@ func TestRealLegacyRowsBelongToTopology(t *testing.T) {
 		t.Fatalf("topology Sync over legacy rows: %v\n%s", err, ch)
 	}
 }
+
+// TestDeleteParentWithAnotherControllersMembers: one change set that
+// deletes a network's router and switch and, with them, the rows another
+// controller holds on them (a network removed with its connect ports and
+// pods, as udnkit.Cluster.PlanEvent gives it) applies; the parent's guard
+// refused it although the foreign members went in the same transaction.
+func TestDeleteParentWithAnotherControllersMembers(t *testing.T) {
+	ctx := context.Background()
+	c := embedded(t, ovnnb.Config{})
+	const network = "ns1_blue"
+	topo, err := ovntest.Plan(ovntest.Layer3Network(), ovntest.Nodes(3, "zone1"), "zone1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := podsState(t, network, 2)
+	both, err := topo.Merge(pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Sync(ctx, both); err != nil {
+		t.Fatal(err)
+	}
+	// The topology alone may not delete what holds the pods' rows.
+	if _, _, err := c.Sync(ctx, topology.Removal(network)); err == nil || !strings.Contains(err.Error(), "remove it first") {
+		t.Fatalf("deleting the network under the pods' rows: %v, want a refusal", err)
+	}
+	gone, err := topology.Removal(network).Merge(topology.RemovalFor(podsController, network))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, _, err := c.Sync(ctx, gone)
+	if err != nil {
+		t.Fatalf("deleting the network with the pods' rows in one change set: %v", err)
+	}
+	if len(changes) != both.Len() {
+		t.Fatalf("%d changes, want all %d rows deleted", len(changes), both.Len())
+	}
+	left, err := c.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left.Len() != 0 {
+		t.Fatalf("%d rows left: %v", left.Len(), left)
+	}
+}

@@ -15,8 +15,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/udnkit/udnkit"
@@ -76,69 +78,45 @@ func nodes() []topology.Node {
 	return out
 }
 
-// plan returns the networks' state and the connect's.
-func plan(w io.Writer) (networks, connection topology.State, err error) {
-	nets, err := udnkit.New(udnkit.Config{Nodes: nodes()})
+// plan returns the zone's state: the networks and the connect, from one
+// udnkit.Cluster (4 calls: New, AddUDN per network, SetConnect, Plan).
+func plan(w io.Writer) (topology.State, error) {
+	cluster, err := udnkit.New(udnkit.Config{Nodes: nodes()})
 	if err != nil {
-		return networks, connection, err
+		return topology.State{}, err
 	}
-	var members []connect.Network
 	for _, doc := range strings.Split(udns, "---") {
 		u, err := netconf.DecodeUDN([]byte(doc))
 		if err != nil {
-			return networks, connection, err
+			return topology.State{}, err
 		}
-		n, err := nets.AddUDN(u)
-		if err != nil {
-			return networks, connection, err
+		if _, err := cluster.AddUDN(u); err != nil {
+			return topology.State{}, err
 		}
-		members = append(members, connect.Network{Network: n, UDN: u.Namespace + "/" + u.Name, Namespaces: []string{u.Namespace}})
-	}
-	if networks, err = nets.Plan(zone); err != nil {
-		return networks, connection, err
 	}
 	c, err := connect.Decode([]byte(cnc))
 	if err != nil {
-		return networks, connection, err
+		return topology.State{}, err
 	}
-	if errs := connect.Validate(c); len(errs) > 0 {
-		return networks, connection, errs.ToAggregate()
+	acc, _, err := cluster.SetConnect(c)
+	if err != nil {
+		return topology.State{}, err
 	}
-	acc := connect.Accept(c, connect.Cluster{Networks: members,
-		Namespaces: []netconf.Namespace{{Name: "blue"}, {Name: "green"}, {Name: "red"}}})
 	fmt.Fprintf(w, "%s %s: %s=%s (%s)\n", connect.Kind, c.Name, acc.Condition.Type, acc.Condition.Status, acc.Condition.Reason)
 	if !acc.Accepted() {
-		return networks, connection, fmt.Errorf("%s", acc.Condition.Message)
+		return topology.State{}, fmt.Errorf("%s", acc.Condition.Message)
 	}
-	var selected []*udn.Network
-	hostSubnets := map[string]map[string][]netip.Prefix{}
-	for _, m := range acc.Networks {
-		selected = append(selected, m.Network)
-		in, err := nets.Input(m.Network.Name, zone)
-		if err != nil {
-			return networks, connection, err
+	for _, o := range cluster.Annotations().Connects {
+		for _, k := range slices.Sorted(maps.Keys(o.Annotations)) {
+			fmt.Fprintf(w, "  annotation %s: %s\n", k, o.Annotations[k])
 		}
-		hostSubnets[m.Network.Name] = in.HostSubnets
 	}
-	alloc, err := connect.NewAllocator(c, ipam.NewTunnelKeyAllocator())
-	if err != nil {
-		return networks, connection, err
-	}
-	al, err := alloc.Allocate(selected)
-	if err != nil {
-		return networks, connection, err
-	}
-	for k, v := range al.Annotations(udn.ProfileSeeds) {
-		defer fmt.Fprintf(w, "  annotation %s: %s\n", k, v)
-	}
-	connection, err = connect.Plan(connect.Input{Connect: c, Networks: selected, Allocation: al,
-		Nodes: nodes(), Zone: zone, HostSubnets: hostSubnets})
-	return networks, connection, err
+	return cluster.Plan(zone)
 }
 
 func run(ctx context.Context, w io.Writer, endpoints string) error {
 	var head strings.Builder
-	networks, connection, err := plan(&head)
+	desired, err := plan(&head)
 	if err != nil {
 		return err
 	}
@@ -148,23 +126,21 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 	}
 	defer closeNB()
 	_, _ = io.WriteString(w, head.String())
-	for _, s := range []topology.State{networks, connection} {
-		changes, _, err := c.Sync(ctx, s)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "applied %d rows of %v\n", len(changes), s.Controllers())
+	changes, _, err := c.Sync(ctx, desired)
+	if err != nil {
+		return err
 	}
+	fmt.Fprintf(w, "applied %d rows of %v\n", len(changes), desired.Controllers())
 	observed, err := c.Observe(ctx)
 	if err != nil {
 		return err
 	}
 	report(w, observed)
-	changes, _, err := c.Sync(ctx, connection)
+	changes, _, err = c.Sync(ctx, desired)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\napplying the connect again: %d changes\n", len(changes))
+	fmt.Fprintf(w, "\napplying the plan again: %d changes\n", len(changes))
 	return nil
 }
 

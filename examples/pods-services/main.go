@@ -1,8 +1,9 @@
 // Command pods-services gives two tenants a primary network each with the
 // same subnet, attaches a pod to each and plans a ClusterIP Service in
-// front of it, applies everything to an OVN Northbound database as three
-// controllers (topology, pods, services), and prints the pods' ports and
-// pod-networks annotations and the Services' load balancers.
+// front of it, all through one udnkit.Cluster, applies the zone's plan to
+// an OVN Northbound database (rows of three controllers: topology, pods,
+// services), and prints the pods' ports and pod-networks annotations and
+// the Services' load balancers.
 //
 //	go run ./examples/pods-services                        # embedded in-memory NB
 //	go run ./examples/pods-services -nb tcp:127.0.0.1:6641 # a real NB
@@ -13,13 +14,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/backend/ovnnb"
-	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/pods"
@@ -50,71 +52,59 @@ func main() {
 }
 
 func nodes() []topology.Node {
-	return []topology.Node{{Name: "node-a", ID: ipam.MinNodeID, Chassis: "chassis-a",
+	return []topology.Node{{Name: "node-a", Chassis: "chassis-a",
 		Addresses: []netip.Prefix{netip.MustParsePrefix("172.18.0.2/16")}, NextHops: []netip.Addr{netip.MustParseAddr("172.18.0.1")}}}
 }
 
-// tenant is what the example plans for one namespace.
-type tenant struct {
-	pod  pods.Planned
-	lbs  topology.State
-	name string
-}
-
-// plan returns the networks' State and, per tenant, its pod and Service.
-func plan() (topology.State, []tenant, error) {
-	nets, err := udnkit.New(udnkit.Config{Nodes: nodes()})
+// plan returns the zone's State (the networks, the pods' ports and the
+// Services' load balancers, all from one udnkit.Cluster) and each
+// tenant's pod-networks annotation. Calls: New, then per tenant AddUDN,
+// SetPod and SetService, then Plan.
+func plan() (topology.State, map[string]string, error) {
+	cluster, err := udnkit.New(udnkit.Config{Nodes: nodes(),
+		DefaultNetwork: netconf.Cluster{ServiceCIDRs: []netip.Prefix{serviceCIDR}}})
 	if err != nil {
 		return topology.State{}, nil, err
 	}
-	var tenants []tenant
+	annotations := map[string]string{}
 	for i, doc := range strings.Split(udns, "---") {
 		u, err := netconf.DecodeUDN([]byte(doc))
 		if err != nil {
 			return topology.State{}, nil, err
 		}
-		n, err := nets.AddUDN(u)
+		if _, err := cluster.AddUDN(u); err != nil {
+			return topology.State{}, nil, err
+		}
+		pod := pods.Pod{Namespace: u.Namespace, Name: "web-0", UID: fmt.Sprintf("uid-%d", i), Node: "node-a"}
+		if _, err := cluster.SetPod(pod, nil); err != nil {
+			return topology.State{}, nil, err
+		}
+		ann, err := cluster.PodAnnotation(pod.Namespace, pod.Name)
 		if err != nil {
 			return topology.State{}, nil, err
 		}
-		in, err := nets.Input(n.Name, zone)
-		if err != nil {
-			return topology.State{}, nil, err
-		}
-		alloc, err := ipam.NewPodIPAllocator(in.HostSubnets["node-a"], nil)
-		if err != nil {
-			return topology.State{}, nil, err
-		}
-		ips, err := alloc.Allocate()
-		if err != nil {
-			return topology.State{}, nil, err
-		}
-		p, err := pods.PlanPod(pods.Input{
-			Pod: pods.Pod{Namespace: u.Namespace, Name: "web-0", UID: fmt.Sprintf("uid-%d", i), Node: "node-a"},
-			Attachments: []pods.Attachment{{Network: n, NAD: u.Namespace + "/" + u.Name, Role: netconf.PodRolePrimary,
-				IPs: ips, HostSubnets: in.HostSubnets["node-a"]}},
-			Nodes: nodes(), Zone: zone, ServiceCIDRs: []netip.Prefix{serviceCIDR}})
-		if err != nil {
-			return topology.State{}, nil, err
-		}
+		annotations[u.Namespace] = ann
 		// The Service's endpoint is the pod's address on its network (what
-		// the mirrored EndpointSlice carries, see package kube).
-		lbs, err := services.Plan(services.Input{Network: n, Nodes: nodes(), Zone: zone, Services: []services.Service{{
-			Namespace: u.Namespace, Name: "web", ClusterIPs: []netip.Addr{netip.AddrFrom4([4]byte{10, 96, 0, byte(50 + 10*i)})},
-			Ports: []services.Port{{Name: "http", Protocol: services.ProtocolTCP, Port: 80}},
-			Slices: []services.EndpointSlice{{Ports: []services.EndpointPort{{Name: "http", Protocol: services.ProtocolTCP, Port: 8080}},
-				Endpoints: []services.Endpoint{{Addresses: []netip.Addr{ips[0].Addr()}, Node: "node-a"}}}}}}})
+		// the mirrored EndpointSlice carries, see services/kube).
+		recorded, err := netconf.ParsePodNetworks(ann)
 		if err != nil {
 			return topology.State{}, nil, err
 		}
-		tenants = append(tenants, tenant{pod: p, lbs: lbs, name: u.Namespace})
+		ip := recorded[u.Namespace+"/"+u.Name].IPs[0].Addr()
+		if _, err := cluster.SetService(services.Service{Namespace: u.Namespace, Name: "web",
+			ClusterIPs: []netip.Addr{netip.AddrFrom4([4]byte{10, 96, 0, byte(50 + 10*i)})},
+			Ports:      []services.Port{{Name: "http", Protocol: services.ProtocolTCP, Port: 80}},
+			Slices: []services.EndpointSlice{{Ports: []services.EndpointPort{{Name: "http", Protocol: services.ProtocolTCP, Port: 8080}},
+				Endpoints: []services.Endpoint{{Addresses: []netip.Addr{ip}, Node: "node-a"}}}}}); err != nil {
+			return topology.State{}, nil, err
+		}
 	}
-	networks, err := nets.Plan(zone)
-	return networks, tenants, err
+	desired, err := cluster.Plan(zone)
+	return desired, annotations, err
 }
 
 func run(ctx context.Context, w io.Writer, endpoints string) error {
-	networks, tenants, err := plan()
+	desired, annotations, err := plan()
 	if err != nil {
 		return err
 	}
@@ -123,53 +113,34 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 		return err
 	}
 	defer closeNB()
-	states := []topology.State{networks}
-	for _, tn := range tenants {
-		nodePods, err := pods.PlanNode("node-a", []string{tn.pod.Ports[0].Owner.Network}, []pods.Planned{tn.pod})
-		if err != nil {
-			return err
-		}
-		states = append(states, nodePods, tn.lbs)
+	changes, _, err := c.Sync(ctx, desired)
+	if err != nil {
+		return err
 	}
-	for _, s := range states {
-		changes, _, err := c.Sync(ctx, s)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "applied %d rows of %v in %v\n", len(changes), s.Controllers(), s.Networks())
-	}
+	fmt.Fprintf(w, "applied %d rows of %v in %v\n", len(changes), desired.Controllers(), desired.Networks())
 	observed, err := c.Observe(ctx)
 	if err != nil {
 		return err
 	}
-	for _, tn := range tenants {
-		fmt.Fprintf(w, "\n%s\n", tn.name)
-		for _, p := range tn.pod.Ports {
-			fmt.Fprintf(w, "  port %s on %s: %v\n", p.Name, p.Switch, p.Addresses)
-		}
-		ann, err := tn.pod.Annotation.Marshal()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "  %s: %s\n", netconf.AnnotationPodNetworks, ann)
-		for o := range tn.lbs.Objects() {
-			lb := o.(topology.LoadBalancer)
-			got, ok := observed.Get(topology.KindLoadBalancer, lb.Name)
-			if !ok {
-				return fmt.Errorf("load balancer %s not in the database", lb.Name)
+	for _, tenant := range slices.Sorted(maps.Keys(annotations)) {
+		fmt.Fprintf(w, "\n%s\n", tenant)
+		for o := range observed.Objects() {
+			if p, ok := o.(topology.SwitchPort); ok && p.Owner.Controller == pods.ControllerPods && strings.HasPrefix(p.Owner.Network, tenant+"_") {
+				fmt.Fprintf(w, "  port %s on %s: %v\n", p.Name, p.Switch, p.Addresses)
 			}
-			fmt.Fprintf(w, "  %s\n", topology.Render(got))
+		}
+		fmt.Fprintf(w, "  %s: %s\n", netconf.AnnotationPodNetworks, annotations[tenant])
+		for o := range observed.Objects() {
+			if lb, ok := o.(topology.LoadBalancer); ok && strings.HasPrefix(lb.Owner.Network, tenant+"_") {
+				fmt.Fprintf(w, "  %s\n", topology.Render(lb))
+			}
 		}
 	}
-	// A second pass of every controller changes nothing.
-	n := 0
-	for _, s := range states {
-		changes, _, err := c.Sync(ctx, s)
-		if err != nil {
-			return err
-		}
-		n += len(changes)
+	// A second Sync changes nothing.
+	changes, _, err = c.Sync(ctx, desired)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "\napplying everything again: %d changes\n", n)
+	fmt.Fprintf(w, "\napplying everything again: %d changes\n", len(changes))
 	return nil
 }
