@@ -26,7 +26,8 @@ func newPlan(s streams) *cobra.Command {
 		Long: `plan builds the cluster from the manifests — the allocations their annotations store restored,
 what is missing allocated and reported on stderr as "allocated: <Kind> <name>: <annotation>=<value>"
 — and prints the desired OVN Northbound state of a zone: every network, every link between a
-namespace's primary networks and every accepted ClusterNetworkConnect.
+namespace's primary networks, every accepted ClusterNetworkConnect, the pods' ports and the
+Services' load balancers (from the EndpointSlices mirrored onto the networks).
 
 A zone is a node's name (interconnect: every node its own zone). Without --zone, the first zone
 of a ready node (sorted by name); --all-zones plans each.
@@ -36,7 +37,7 @@ them: table, key, owner, columns, references), nbctl (an ovn-nbctl script that c
 state in an empty database).`,
 		Example: `  udnkit plan -f examples/manifests/seed-000.yaml
   udnkit plan -f examples/manifests/seed-004.yaml --zone ovn-control-plane -o nbctl
-  kubectl get nodes,namespaces,network-attachment-definitions,userdefinednetworks,clusteruserdefinednetworks,clusternetworkconnects -A -o yaml | udnkit plan -f - --all-zones -o json`,
+  kubectl get nodes,namespaces,network-attachment-definitions,userdefinednetworks,clusteruserdefinednetworks,clusternetworkconnects,pods,services,endpointslices -A -o yaml | udnkit plan -f - --all-zones -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !slices.Contains(planFormats, format) {

@@ -75,13 +75,14 @@ func newRoot(s streams) *cobra.Command {
 		Use:   "udnkit",
 		Short: "Plan, diff, apply, explain and draw Kubernetes user-defined networks on OVN",
 		Long: `udnkit reads the objects kubectl prints — Nodes, Namespaces, NetworkAttachmentDefinitions,
-UserDefinedNetworks, ClusterUserDefinedNetworks, ClusterNetworkConnects — and shows what OVN
-should hold for them: it restores the allocations the objects' annotations store (node IDs,
-host subnets, network IDs, tunnel keys, connect subnets), allocates what is missing, and plans
-the Northbound state of a zone. No kubeconfig is read: files or stdin in.
+UserDefinedNetworks, ClusterUserDefinedNetworks, ClusterNetworkConnects, Pods, Services and
+EndpointSlices — and shows what OVN should hold for them: it restores the allocations the
+objects' annotations store (node IDs, host subnets, network IDs, tunnel keys, connect subnets,
+pods' addresses), allocates what is missing, and plans the Northbound state of a zone. No
+kubeconfig is read: files or stdin in.
 
   kubectl get nodes,namespaces,network-attachment-definitions,userdefinednetworks,\
-    clusteruserdefinednetworks,clusternetworkconnects -A -o yaml > cluster.yaml
+    clusteruserdefinednetworks,clusternetworkconnects,pods,services,endpointslices -A -o yaml > cluster.yaml
   udnkit plan -f cluster.yaml`,
 		SilenceUsage:  true,
 		SilenceErrors: true,

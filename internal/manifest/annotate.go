@@ -12,8 +12,8 @@ import (
 )
 
 // Annotate returns objs as the cluster stores them once a controller ran
-// l's Cluster: each Node's, NAD's and ClusterNetworkConnect's annotations
-// merged with what the Cluster allocated (a Node's node-subnets keeps the
+// l's Cluster: each Node's, NAD's, ClusterNetworkConnect's and Pod's
+// annotations merged with what the Cluster allocated (a Node's node-subnets keeps the
 // entries of networks the Cluster does not hold, such as "default"), and
 // the NADs the UDNs and CUDNs render (netconf.RenderUDN, RenderCUDN)
 // appended where objs lacks them. Reading its result again restores
@@ -27,6 +27,11 @@ func Annotate(objs []Object, s *Set, l *Loaded) ([]Object, error) {
 	}{{KindNode, ann.Nodes}, {KindNAD, ann.NADs}, {connect.Kind, ann.Connects}} {
 		for _, o := range g.objs {
 			want[g.kind+" "+o.Key()] = o.Annotations
+		}
+	}
+	for _, p := range s.Pods {
+		if v, err := l.Cluster.PodAnnotation(p.Namespace, p.Name); err == nil && v != "" {
+			want[KindPod+" "+p.Namespace+"/"+p.Name] = map[string]string{netconf.AnnotationPodNetworks: v}
 		}
 	}
 	var out []Object

@@ -10,8 +10,9 @@
 // ("FILE: document 2, items[5]") and every error says so. Decode uses the
 // SDK's own strict decoders for UserDefinedNetwork, ClusterUserDefinedNetwork,
 // ClusterNetworkConnect, PodNetwork and PodNetworkAttachment, and reads
-// Nodes, Namespaces and NetworkAttachmentDefinitions as Kubernetes does;
-// other kinds (Pods, Services, ...) are counted and left alone.
+// Nodes, Namespaces, NetworkAttachmentDefinitions, Pods, Services and
+// EndpointSlices as Kubernetes does; other kinds are counted and left
+// alone.
 //
 // Validate reports what the API server and the controllers would refuse,
 // as `kubectl apply` prints it: `UserDefinedNetwork.k8s.ovn.org "x" is
@@ -28,7 +29,12 @@
 // k8s.ovn.org/node-chassis-id and k8s.ovn.org/l3-gateway-config (its
 // "default" entry; k8s.ovn.org/node-primary-ifaddr for the addresses when
 // it has none), which ovnkube-node writes; a node lacking them is held but
-// planned nowhere (Loaded.Notes says why). What nothing stores is allocated
+// planned nowhere (Loaded.Notes says why). Pods are attached
+// (udnkit.Cluster.SetPod; a pod's k8s.ovn.org/pod-networks restores its
+// addresses), host-networked and unscheduled ones skipped; a Service is
+// planned with the EndpointSlices the reference's mirror controller wrote
+// onto user-defined networks (the default network's own slices hold other
+// addresses), without endpoints when there are none. What nothing stores is allocated
 // and listed in Loaded.Allocated as "<Kind> <key>: <annotation>=<value>".
 // Annotate writes those allocations back into the stream (rendering the
 // NADs of UDNs and CUDNs that it lacks): loading its result allocates

@@ -9,10 +9,14 @@ import (
 	"strings"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf"
+	podkube "github.com/udnkit/udnkit/topology/pods/kube"
+	svckube "github.com/udnkit/udnkit/topology/services/kube"
 )
 
 // Loaded is a Cluster built from a Set, and what building it found.
@@ -101,6 +105,38 @@ func Load(s *Set, cfg udnkit.Config) (*Loaded, error) {
 			l.Notes = append(l.Notes, fmt.Sprintf("%s %s: not accepted (%s): %s", connect.Kind, cn.Name, acc.Condition.Reason, acc.Condition.Message))
 		}
 	}
+	for _, p := range s.Pods {
+		kp, err := podkube.PodFrom(p)
+		if errors.Is(err, podkube.ErrNotAttached) {
+			continue // host-networked, unscheduled or completed: no port
+		}
+		if err == nil {
+			_, err = c.SetPod(kp.Pod, kp.Annotations)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s %s/%s: %w", s.Source(KindPod, p.Namespace+"/"+p.Name), KindPod, p.Namespace, p.Name, err)
+		}
+		if v, err := c.PodAnnotation(p.Namespace, p.Name); err == nil && v != "" && v != p.Annotations[netconf.AnnotationPodNetworks] {
+			l.Allocated = append(l.Allocated, fmt.Sprintf("%s %s/%s: %s=%s", KindPod, p.Namespace, p.Name, netconf.AnnotationPodNetworks, v))
+		}
+	}
+	for _, svc := range s.Services {
+		key := svc.Namespace + "/" + svc.Name
+		sls := s.mirroredSlices(svc)
+		out, ok, err := svckube.ServiceFrom(svc, sls)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s %s: %w", s.Source(KindService, key), KindService, key, err)
+		}
+		if !ok {
+			continue // no cluster IP: no load balancer
+		}
+		if len(sls) == 0 && len(svc.Spec.Selector) > 0 {
+			l.Notes = append(l.Notes, fmt.Sprintf("%s %s: no EndpointSlice mirrored onto a user-defined network: planned without endpoints", KindService, key))
+		}
+		if _, err := c.SetService(out); err != nil {
+			return nil, fmt.Errorf("%s: %s %s: %w", s.Source(KindService, key), KindService, key, err)
+		}
+	}
 	for _, freed := range c.EndRestore() {
 		l.Notes = append(l.Notes, fmt.Sprintf("%s: stored allocations freed: no object holds them any more", freed))
 	}
@@ -114,7 +150,7 @@ func Load(s *Set, cfg udnkit.Config) (*Loaded, error) {
 		}
 	}
 	slices.SortFunc(want.NADs, func(a, b udnkit.Object) int { return strings.Compare(a.Key(), b.Key()) })
-	l.Allocated = allocated(stored, want)
+	l.Allocated = append(allocated(stored, want), l.Allocated...)
 	slices.Sort(l.Notes)
 	return l, nil
 }
@@ -131,6 +167,20 @@ func rendered(nad *nadv1.NetworkAttachmentDefinition) bool {
 		}
 	}
 	return false
+}
+
+// mirroredSlices returns the EndpointSlices the reference's mirror
+// controller wrote for svc onto user-defined networks (the default
+// network's own slices hold the default network's addresses).
+func (s *Set) mirroredSlices(svc *corev1.Service) []*discoveryv1.EndpointSlice {
+	var out []*discoveryv1.EndpointSlice
+	for _, sl := range s.EndpointSlices {
+		if sl.Namespace == svc.Namespace && sl.Labels[svckube.LabelServiceName] == svc.Name &&
+			sl.Labels[discoveryv1.LabelManagedBy] == svckube.EndpointSliceMirrorController {
+			out = append(out, sl)
+		}
+	}
+	return out
 }
 
 // Stored returns the annotations of the Set's Nodes, NADs and

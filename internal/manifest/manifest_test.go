@@ -115,13 +115,13 @@ kind: UserDefinedNetwork
 metadata: {name: typo, namespace: a}
 spec: {topology: Layer2, role: Secondary, subnetz: ["10.0.0.0/24"]}
 ---
-kind: Pod
+kind: ConfigMap
 metadata: {name: p, namespace: a}
 ---
-kind: Pod
+kind: ConfigMap
 metadata: {name: q, namespace: a}
 ---
-kind: Service
+kind: Secret
 metadata: {name: s, namespace: a}
 `), "s")
 	if err != nil {
@@ -135,7 +135,7 @@ metadata: {name: s, namespace: a}
 	if len(set.UDNs) != 2 || set.UDNs[0].Namespace != "a" || set.UDNs[1].Namespace != "b" {
 		t.Errorf("UDNs not sorted by key: %v", set.UDNs)
 	}
-	if got := set.IgnoredKinds(); !slices.Equal(got, []string{"2 Pod", "1 Service"}) {
+	if got := set.IgnoredKinds(); !slices.Equal(got, []string{"2 ConfigMap", "1 Secret"}) {
 		t.Errorf("ignored %v", got)
 	}
 	if got := set.Source("UserDefinedNetwork", "b/u"); got != "s: document 1" {
@@ -289,14 +289,16 @@ func TestRestart(t *testing.T) {
 }
 
 // TestRestartAfterDelete restarts from a dump in which the first network
-// and the first node are gone (deleted while no controller ran): the
+// and the first node are gone (deleted while no controller ran, with their
+// pods and Service): the
 // others keep the IDs, subnets and keys they had instead of being
 // renumbered from the start, and nothing is allocated.
 func TestRestartAfterDelete(t *testing.T) {
 	objs := readFixture(t, "quickstart.yaml")
 	set, first := load(t, objs)
 	d := slices.DeleteFunc(dump(t, objs, set, first), func(o Object) bool {
-		return o.Key() == "tenant-a/blue" || o.Key() == "node-a"
+		// blue, its namespace's pods and Service, node-a and its pod
+		return o.Namespace == "tenant-a" || o.Key() == "node-a" || o.Key() == "tenant-b/db-1"
 	})
 	_, second := load(t, d)
 	if len(second.Allocated) > 0 {

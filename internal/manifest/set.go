@@ -10,6 +10,7 @@ import (
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -24,6 +25,9 @@ const (
 	KindNode      = "Node"
 	KindNamespace = "Namespace"
 	KindNAD       = "NetworkAttachmentDefinition"
+	KindPod       = "Pod"
+	KindService   = "Service"
+	KindSlice     = "EndpointSlice"
 )
 
 // Set is a stream's objects by kind, each list sorted by key. Objects of
@@ -37,6 +41,9 @@ type Set struct {
 	Connects              []*connect.ClusterNetworkConnect
 	PodNetworks           []*podnetwork.PodNetwork
 	PodNetworkAttachments []*podnetwork.PodNetworkAttachment
+	Pods                  []*corev1.Pod
+	Services              []*corev1.Service
+	EndpointSlices        []*discoveryv1.EndpointSlice
 	// Ignored counts the objects of kinds the Set does not hold, by kind.
 	Ignored map[string]int
 
@@ -128,6 +135,24 @@ func (s *Set) add(o Object) error {
 			return err
 		}
 		s.PodNetworkAttachments = append(s.PodNetworkAttachments, pna)
+	case KindPod:
+		var p corev1.Pod
+		if err := json.Unmarshal(o.JSON, &p); err != nil {
+			return err
+		}
+		s.Pods = append(s.Pods, &p)
+	case KindService:
+		var svc corev1.Service
+		if err := json.Unmarshal(o.JSON, &svc); err != nil {
+			return err
+		}
+		s.Services = append(s.Services, &svc)
+	case KindSlice:
+		var sl discoveryv1.EndpointSlice
+		if err := json.Unmarshal(o.JSON, &sl); err != nil {
+			return err
+		}
+		s.EndpointSlices = append(s.EndpointSlices, &sl)
 	default:
 		s.Ignored[o.Kind]++
 	}
@@ -152,6 +177,15 @@ func (s *Set) sort() {
 	slices.SortFunc(s.CUDNs, func(a, b *netconf.ClusterUserDefinedNetwork) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(s.Connects, func(a, b *connect.ClusterNetworkConnect) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(s.PodNetworks, func(a, b *podnetwork.PodNetwork) int {
+		return cmp.Compare(byKey(a.Namespace, a.Name), byKey(b.Namespace, b.Name))
+	})
+	slices.SortFunc(s.Pods, func(a, b *corev1.Pod) int {
+		return cmp.Compare(byKey(a.Namespace, a.Name), byKey(b.Namespace, b.Name))
+	})
+	slices.SortFunc(s.Services, func(a, b *corev1.Service) int {
+		return cmp.Compare(byKey(a.Namespace, a.Name), byKey(b.Namespace, b.Name))
+	})
+	slices.SortFunc(s.EndpointSlices, func(a, b *discoveryv1.EndpointSlice) int {
 		return cmp.Compare(byKey(a.Namespace, a.Name), byKey(b.Namespace, b.Name))
 	})
 	slices.SortFunc(s.PodNetworkAttachments, func(a, b *podnetwork.PodNetworkAttachment) int {
