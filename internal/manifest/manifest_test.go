@@ -414,3 +414,75 @@ func FuzzRead(f *testing.F) {
 		set.Validate()
 	})
 }
+
+// FuzzNodeOf reads any pair of gateway and interface-address annotations
+// without panicking: a node it returns has at most one address and one
+// next hop per family; an error is an AnnotationError naming the node and
+// one of the two annotations.
+func FuzzNodeOf(f *testing.F) {
+	f.Add(`{"default":{"mode":"shared","mac-address":"02:42:ac:12:00:03","ip-addresses":["172.18.0.3/16","fc00::3/64"],"next-hops":["172.18.0.1","fc00::1"]}}`, `{"ipv4":"172.18.0.3/16"}`)
+	f.Add(`{"default":{"mode":"local","ip-address":"10.0.0.5/24","next-hop":"10.0.0.1"}}`, ``)
+	f.Add(`{"default":{"mode":"disabled"}}`, `{"ipv6":"fd00::5/64"}`)
+	f.Fuzz(func(t *testing.T, gw, ifaddr string) {
+		ann := map[string]string{AnnotationChassisID: "c"}
+		if gw != "" {
+			ann[AnnotationL3Gateway] = gw
+		}
+		if ifaddr != "" {
+			ann[AnnotationPrimaryIfAddr] = ifaddr
+		}
+		nd, err := NodeOf(node(ann))
+		if err != nil {
+			var ae *AnnotationError
+			if !errors.As(err, &ae) || ae.Node != "n1" || (ae.Annotation != AnnotationL3Gateway && ae.Annotation != AnnotationPrimaryIfAddr) {
+				t.Fatalf("error %v is not an AnnotationError of n1", err)
+			}
+			return
+		}
+		for _, fam := range []bool{true, false} {
+			a := 0
+			for _, p := range nd.Addresses {
+				if p.Addr().Is4() == fam {
+					a++
+				}
+			}
+			h := 0
+			for _, x := range nd.NextHops {
+				if x.Is4() == fam {
+					h++
+				}
+			}
+			if a > 1 || h > 1 {
+				t.Fatalf("node %+v: more than one address or next hop of a family", nd)
+			}
+		}
+	})
+}
+
+// BenchmarkLoad reads, decodes, validates and loads seed 001's cluster
+// (four networks, a connect, three nodes) and plans one zone: what `udnkit
+// plan` does before printing.
+func BenchmarkLoad(b *testing.B) {
+	data, err := os.ReadFile(fixtures + "seed-001.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		objs, err := Read(strings.NewReader(string(data)), "seed-001.yaml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		set, errs := Decode(objs)
+		if len(errs) > 0 || len(set.Validate()) > 0 {
+			b.Fatal(errs)
+		}
+		l, err := Load(set, udnkit.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := l.Cluster.Plan("ovn-worker"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
