@@ -384,13 +384,26 @@ spec: {config: '{"cniVersion":"1.0.0","name":"a_sec","type":"ovn-k8s-cni-overlay
 // FuzzRead reads any stream without panicking; what it reads has a kind
 // and a name, and its JSON reads back as the same object.
 func FuzzRead(f *testing.F) {
-	for _, name := range []string{"quickstart.yaml", "invalid.yaml"} {
-		b, err := os.ReadFile(fixtures + name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	// Small kubectl-shaped seeds: whole fixture files stall the fuzzer here.
+	f.Add([]byte(`apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n1
+    annotations:
+      k8s.ovn.org/node-id: "2"
+      k8s.ovn.org/l3-gateway-config: '{"default":{"mode":"shared","ip-addresses":["172.18.0.2/16"],"next-hops":["172.18.0.1"]}}'
+- apiVersion: k8s.ovn.org/v1
+  kind: UserDefinedNetwork
+  metadata: {name: blue, namespace: a}
+  spec: {topology: Layer3, role: Primary, subnets: ["10.128.0.0/16/24"]}
+- apiVersion: k8s.cni.cncf.io/v1
+  kind: NetworkAttachmentDefinition
+  metadata: {name: sec, namespace: a}
+  spec: {config: '{"cniVersion":"1.0.0","name":"a_sec","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"secondary","subnets":"10.9.0.0/24","netAttachDefName":"a/sec"}'}
+`))
 	f.Add([]byte("kind: List\nitems: [{kind: Node, metadata: {name: a}}, {kind: List, items: []}]\n---\n{\"kind\":\"Node\",\"metadata\":{\"name\":\"b\"}}"))
 	f.Add([]byte("---\n---\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
