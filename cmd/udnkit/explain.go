@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -16,13 +17,14 @@ import (
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/pods"
 	"github.com/udnkit/udnkit/vrf"
 )
 
 func newExplain(s streams) *cobra.Command {
 	var in inputs
 	c := &cobra.Command{
-		Use:   "explain network|node NAME -f FILE|DIR|-",
+		Use:   "explain network|node|pod NAME -f FILE|DIR|-",
 		Short: "Everything about one network or node: IDs, keys, subnets, VRF, masquerade IPs, marks, NB object names",
 		Long: `explain prints the table a person otherwise assembles from five places.
 
@@ -33,12 +35,17 @@ masquerade IPs, conntrack and packet marks, and per node its host subnets, addre
 names of its Northbound objects.
 
 For a node: its ID, zone, chassis, external addresses, next hops and MAC, and per network the
-node's host subnets, join, transit and management addresses and Northbound objects.`,
+node's host subnets, join, transit and management addresses and Northbound objects.
+
+For a pod ("<namespace>/<name>"): its node and zone, and per network its NAD, role, switch port,
+addresses, MAC, gateways, routes and (Layer2) port tunnel key, as its k8s.ovn.org/pod-networks
+annotation records them.`,
 		Example: `  udnkit explain network tenant-a/blue -f examples/manifests/quickstart.yaml
   udnkit explain network cluster_udn_db-network -f examples/manifests/seed-000.yaml
-  udnkit explain node ovn-control-plane -f examples/manifests/seed-004.yaml`,
+  udnkit explain node ovn-control-plane -f examples/manifests/seed-004.yaml
+  udnkit explain pod tenant-a/web-1 -f examples/manifests/quickstart.yaml`,
 		Args:      cobra.ExactArgs(2),
-		ValidArgs: []string{"network", "node"},
+		ValidArgs: []string{"network", "node", "pod"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			set, l, err := in.load(s)
 			if err != nil {
@@ -50,8 +57,10 @@ node's host subnets, join, transit and management addresses and Northbound objec
 				return ex.network(args[1])
 			case "node":
 				return ex.node(args[1])
+			case "pod":
+				return ex.pod(args[1])
 			}
-			return fmt.Errorf("explain %s: neither network nor node", args[0])
+			return fmt.Errorf("explain %s: not one of network, node, pod", args[0])
 		},
 	}
 	in.register(c)
@@ -370,4 +379,55 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+func (e explainer) pod(key string) error {
+	ns, name, ok := strings.Cut(key, "/")
+	if !ok {
+		return fmt.Errorf("pod %q: want <namespace>/<name>", key)
+	}
+	var node string
+	for _, p := range e.set.Pods {
+		if p.Namespace == ns && p.Name == name {
+			node = p.Spec.NodeName
+		}
+	}
+	value, err := e.c.PodAnnotation(ns, name)
+	if err != nil || value == "" {
+		return fmt.Errorf("pod %s: not attached to any network (not in the manifests, host-networked or not scheduled)", key)
+	}
+	nets, err := netconf.ParsePodNetworks(value)
+	if err != nil {
+		return fmt.Errorf("pod %s: %s: %w", key, netconf.AnnotationPodNetworks, err)
+	}
+	e.line(0, "pod", key)
+	e.line(0, "node", node)
+	zone := node
+	for _, nd := range e.c.Nodes() {
+		if nd.Name == node {
+			zone = nd.InZone()
+		}
+	}
+	e.line(0, "zone", zone)
+	for _, nad := range slices.Sorted(maps.Keys(nets)) {
+		pn := nets[nad]
+		fmt.Fprintf(e.w, "network %s\n", nad)
+		e.line(1, "role", pn.Role)
+		e.line(1, "switch port", pods.PortName(ns, name, nad))
+		e.line(1, "addresses", prefixList(pn.IPs))
+		e.line(1, "MAC", pn.MAC)
+		var gws, routes []string
+		for _, g := range pn.Gateways {
+			gws = append(gws, g.String())
+		}
+		for _, r := range pn.Routes {
+			routes = append(routes, r.Dest.String()+" via "+r.NextHop.String())
+		}
+		e.line(1, "gateways", orNone(strings.Join(gws, ", ")))
+		e.line(1, "routes", orNone(strings.Join(routes, ", ")))
+		if pn.TunnelID != 0 {
+			e.line(1, "port tunnel key", pn.TunnelID)
+		}
+	}
+	return nil
 }

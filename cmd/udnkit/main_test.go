@@ -70,6 +70,8 @@ func TestGolden(t *testing.T) {
 		{"explain_network_layer2", []string{"explain", "network", "test12_namespace-scoped", "-f", manifests + "seed-004.yaml"}, 0},
 		{"explain_network_unknown", []string{"explain", "network", "nope", "-f", manifests + "seed-004.yaml"}, 1},
 		{"explain_node", []string{"explain", "node", "ovn-worker", "-f", manifests + "seed-001.yaml"}, 0},
+		{"explain_pod", []string{"explain", "pod", "tenant-a/web-1", "-f", manifests + "quickstart.yaml"}, 0},
+		{"explain_pod_host_network", []string{"explain", "pod", "tenant-b/agent", "-f", manifests + "quickstart.yaml"}, 1},
 		{"draw_seed-001_mermaid", []string{"draw", "-f", manifests + "seed-001.yaml", "--zone", "ovn-worker"}, 0},
 		{"draw_seed-002_dot", []string{"draw", "-f", manifests + "seed-002.yaml", "-o", "dot"}, 0},
 		{"draw_seed-004_dot", []string{"draw", "-f", manifests + "seed-004.yaml", "-o", "dot", "--zone", "ovn-control-plane"}, 0},
