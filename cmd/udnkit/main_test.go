@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/internal/golden"
 )
@@ -78,6 +80,7 @@ func TestGolden(t *testing.T) {
 		{"draw_seed-004_mermaid", []string{"draw", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane"}, 0},
 		{"apply_embedded", []string{"apply", "-f", manifests + "seed-002.yaml"}, 0},
 		{"apply_embedded_dry-run", []string{"apply", "-f", manifests + "seed-004.yaml", "--dry-run", "-o", "text"}, 0},
+		{"apply_embedded_dry-run_nbctl", []string{"apply", "-f", manifests + "seed-002.yaml", "--dry-run"}, 0},
 		{"diff_missing_nb", []string{"diff", "-f", manifests + "seed-004.yaml"}, 2},
 		{"diff_unreachable_nb", []string{"diff", "-f", manifests + "seed-004.yaml", "--nb", "unix:/nonexistent/nb.sock"}, 2},
 	} {
@@ -145,7 +148,40 @@ func TestDiffApplyEmbedded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nb.Close()
+	for _, format := range []string{"text", "nbctl"} {
+		args := []string{"diff", "-f", manifests + "seed-004.yaml", "--nb", nb.Endpoint(), "-o", format}
+		r := runCmd(t, "", args...)
+		if r.code != 1 {
+			t.Fatalf("diff -o %s of an empty NB: exit %d, want 1\n%s", format, r.code, r.stderr)
+		}
+		golden.Check(t, "diff_embedded_"+format+".txt", r.text(args, manifests, "examples/manifests/", nb.Endpoint(), "ENDPOINT"))
+	}
 	checkDiffApply(t, nb.Endpoint(), nil)
+}
+
+// TestPlanAllZonesJSON: --all-zones -o json|yaml is a PlanList with one
+// Plan per ready node, each naming its zone.
+func TestPlanAllZonesJSON(t *testing.T) {
+	for _, format := range []string{"json", "yaml"} {
+		r := runCmd(t, "", "plan", "-f", manifests+"seed-002.yaml", "--all-zones", "-o", format)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		var list planList
+		if err := yaml.Unmarshal([]byte(r.stdout), &list); err != nil {
+			t.Fatal(err)
+		}
+		var zones []string
+		for _, p := range list.Items {
+			zones = append(zones, p.Zone)
+			if p.Kind != "Plan" || len(p.Rows) == 0 || strings.Join(p.Networks, ",") != "tenant,tenant_l2-network,tenant_l3-network" { // the link between the primaries is scoped by namespace
+				t.Errorf("%s: zone %s: kind %s, %d rows, networks %v", format, p.Zone, p.Kind, len(p.Rows), p.Networks)
+			}
+		}
+		if list.Kind != "PlanList" || strings.Join(zones, ",") != "ovn-control-plane,ovn-worker,ovn-worker2" {
+			t.Errorf("%s: %s of zones %v", format, list.Kind, zones)
+		}
+	}
 }
 
 // checkDiffApply is the diff/apply sequence against the NB at endpoint;
