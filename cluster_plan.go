@@ -1,6 +1,7 @@
 package udnkit
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -194,7 +195,12 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 	case EventNone:
 		return nil, nil
 	case EventNodeSet, EventNodeRemoved:
-		next, err = s.nodeEvent(zp.state, zone, ev, nodes)
+		var changes topology.Changes
+		next, changes, err = s.nodeEvent(zp.state, zone, ev, nodes)
+		if err == nil && changes != nil {
+			zp.state = next
+			return changes, nil
+		}
 	case EventNetworkSet, EventNetworkRemoved:
 		next, err = s.replaceNetwork(zp.state, zone, ev.Network, nodes)
 		if err == nil {
@@ -227,24 +233,26 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 }
 
 // nodeEvent plans a node's rows again: only its own rows when it is remote
-// to zone (nothing else of the zone depends on a remote node), the whole
-// zone when it is (or was) local.
-func (s *Cluster) nodeEvent(prev topology.State, zone string, ev Event, nodes []topology.Node) (topology.State, error) {
+// to zone (nothing else of the zone depends on a remote node: the
+// services planner reads only the zone's nodes), the whole zone when it is
+// (or was) local. It returns the changes when it computed them (nil: Diff
+// the states).
+func (s *Cluster) nodeEvent(prev topology.State, zone string, ev Event, nodes []topology.Node) (topology.State, topology.Changes, error) {
 	now, known := s.nodes[ev.Node]
 	local := known && now.InZone() == zone || ev.before != nil && ev.before.InZone() == zone
 	if local {
 		if err := s.zoneReady(zone, nodes); err != nil {
-			return topology.State{}, err
+			return topology.State{}, nil, err
 		}
-		return s.planZone(zone)
+		st, err := s.planZone(zone)
+		return st, nil, err
 	}
-	ready := known && notReady(now) == ""
 	var parts []topology.State
-	if ready {
-		for _, name := range slices.Sorted(maps.Keys(s.networks)) {
-			part, err := topology.PlanNodes(s.input(s.networks[name], zone, nodes), ev.Node)
+	if known && notReady(now) == "" {
+		for _, nw := range s.networkList() {
+			part, err := topology.PlanNodes(s.input(nw, zone, nodes), ev.Node)
 			if err != nil {
-				return topology.State{}, err
+				return topology.State{}, nil, err
 			}
 			parts = append(parts, part)
 		}
@@ -255,29 +263,46 @@ func (s *Cluster) nodeEvent(prev topology.State, zone string, ev Event, nodes []
 			}
 			part, err := connect.PlanNodes(s.connectInput(cn, zone, nodes), ev.Node)
 			if err != nil {
-				return topology.State{}, err
+				return topology.State{}, nil, err
 			}
 			parts = append(parts, part)
 		}
 		ports, err := s.podPorts(zone, ev.Node, "", nodes)
 		if err != nil {
-			return topology.State{}, err
+			return topology.State{}, nil, err
 		}
-		parts = append(parts, ports)
+		parts = append(parts, ports.Partial(ev.Node))
+	} else {
+		parts = append(parts, prev.Empty().Partial(ev.Node))
 	}
 	next := prev.ReplaceNode(ev.Node, parts...)
+	if len(ev.connects) == 0 { // the common case: the node's own rows
+		var changes topology.Changes
+		for _, part := range parts {
+			changes = append(changes, topology.Diff(prev, part)...)
+		}
+		return next, orderChanges(changes), nil
+	}
 	for _, name := range ev.connects { // admitted again: planned whole
 		with := topology.RemovalFor(connect.ControllerConnect, name)
 		if cn, ok := s.connects[name]; ok && cn.alloc != nil {
 			st, err := s.planConnect(cn, zone, nodes)
 			if err != nil {
-				return topology.State{}, err
+				return topology.State{}, nil, err
 			}
 			with = st
 		}
 		next = next.Replace(connect.ControllerConnect, name, with)
 	}
-	return s.servicesState(next, zone, nodes)
+	next, err := s.servicesState(next, zone, nodes)
+	return next, nil, err
+}
+
+// orderChanges puts changes gathered from several Diffs in the order one
+// Diff gives: creates, then updates, then deletes (stable within each).
+func orderChanges(changes topology.Changes) topology.Changes {
+	slices.SortStableFunc(changes, func(a, b topology.Change) int { return cmp.Compare(a.Op, b.Op) })
+	return changes
 }
 
 // replaceNetwork plans one network again, or its removal.

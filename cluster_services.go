@@ -80,10 +80,10 @@ func (s *Cluster) planServices(nw *network, zone string, nodes []topology.Node, 
 // servicesState plans the Services of every primary network.
 func (s *Cluster) servicesState(prev topology.State, zone string, nodes []topology.Node) (topology.State, error) {
 	peers := s.peerGroups()
-	next := prev
+	with := map[string]topology.State{}
 	for _, sc := range prev.Scope(services.ControllerServices) {
 		if nw, ok := s.networks[sc]; !ok || !nw.n.IsPrimary() {
-			next = next.Replace(services.ControllerServices, sc, topology.RemovalFor(services.ControllerServices, sc))
+			with[sc] = topology.RemovalFor(services.ControllerServices, sc)
 		}
 	}
 	for _, nw := range s.networkList() {
@@ -94,9 +94,9 @@ func (s *Cluster) servicesState(prev topology.State, zone string, nodes []topolo
 		if err != nil {
 			return topology.State{}, err
 		}
-		next = next.Replace(services.ControllerServices, nw.n.Name, st)
+		with[nw.n.Name] = st
 	}
-	return next, nil
+	return prev.ReplaceEach(services.ControllerServices, with), nil
 }
 
 // serviceEvent plans again the Services of the primary networks of one
@@ -116,3 +116,5 @@ func (s *Cluster) serviceEvent(prev topology.State, zone, namespace string, node
 	}
 	return next, nil
 }
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -13,9 +13,18 @@ import (
 	"github.com/udnkit/udnkit/topology"
 )
 
+// testNode returns a ready node; id 0 leaves the ID to the Cluster, and
+// the address then follows the name.
 func testNode(name string, id int) topology.Node {
+	host := byte(id)
+	if id == 0 {
+		for _, c := range []byte(name) {
+			host = host*31 + c
+		}
+		host = 10 + host%200
+	}
 	return topology.Node{Name: name, ID: id, Chassis: "chassis-" + name,
-		Addresses: []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{172, 18, 0, byte(id)}), 16)},
+		Addresses: []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{172, 18, 1, host}), 16)},
 		NextHops:  []netip.Addr{netip.MustParseAddr("172.18.0.1")}}
 }
 

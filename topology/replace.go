@@ -1,6 +1,9 @@
 package topology
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // Replace returns s with every partition of the controller's rows of
 // network dropped and with's partitions put in their place; the result
@@ -36,14 +39,52 @@ func (s State) Replace(c Controller, network string, with State) State {
 // (the parts of PlanNodes for that node, say). The scope is s's and the
 // parts'; s and parts are not modified.
 func (s State) ReplaceNode(node string, parts ...State) State {
-	out := State{parts: make(map[partKey]*part, len(s.parts)), scope: slices.Clone(s.scope), partial: s.partial, nodes: s.nodes}
+	out := State{parts: maps.Clone(s.parts), n: s.n, scope: slices.Clone(s.scope), partial: s.partial, nodes: s.nodes}
+	if out.parts == nil {
+		out.parts = map[partKey]*part{}
+	}
+	for k, p := range out.parts {
+		if k.node == node {
+			delete(out.parts, k)
+			out.n -= len(p.entries)
+		}
+	}
+	for _, o := range parts { // out's map is its own: overlay in place
+		for k, p := range o.parts {
+			if q, ok := out.parts[k]; ok {
+				out.n -= len(q.entries)
+			}
+			out.parts[k] = p
+			out.n += len(p.entries)
+		}
+		out.scope = append(out.scope, o.scope...)
+	}
+	out.scope = sortScope(out.scope)
+	return out
+}
+
+// Partial returns the part of s owned by the nodes ("" names the
+// network-wide objects), as an incremental State that speaks for those
+// nodes only, in s's (controller, network) pairs: Diff(observed,
+// s.Partial(n)) touches node n's rows and nothing else, at a cost that
+// does not grow with the other nodes.
+func (s State) Partial(nodes ...string) State {
+	only := slices.Sorted(slices.Values(nodes))
+	only = slices.Compact(only)
+	out := State{parts: map[partKey]*part{}, scope: slices.Clone(s.scope), partial: true, nodes: only}
 	for k, p := range s.parts {
-		if node == "" || k.node != node {
+		if _, ok := slices.BinarySearch(only, k.node); ok {
 			out.parts[k] = p
 			out.n += len(p.entries)
 		}
 	}
-	return out.Overlay(parts...)
+	return out
+}
+
+// Empty returns a State with s's scope and no object: Diff(s, s.Empty())
+// deletes everything s holds.
+func (s State) Empty() State {
+	return State{scope: slices.Clone(s.scope), partial: s.partial, nodes: slices.Clone(s.nodes)}
 }
 
 // Scope returns the networks the State speaks for on the controller's
@@ -56,5 +97,32 @@ func (s State) Scope(c Controller) []string {
 			out = append(out, k.network)
 		}
 	}
+	return out
+}
+
+// ReplaceEach is Replace for several networks of one controller at once
+// (with maps a network to its rows), copying s once.
+func (s State) ReplaceEach(c Controller, with map[string]State) State {
+	c = c.canon()
+	out := State{parts: make(map[partKey]*part, len(s.parts)), partial: s.partial, nodes: s.nodes}
+	for k, p := range s.parts {
+		if _, ok := with[k.network]; k.ctl != c || !ok {
+			out.parts[k] = p
+			out.n += len(p.entries)
+		}
+	}
+	out.scope = slices.Clone(s.scope)
+	for network, w := range with {
+		for k, p := range w.parts {
+			if q, ok := out.parts[k]; ok {
+				out.n -= len(q.entries)
+			}
+			out.parts[k] = p
+			out.n += len(p.entries)
+		}
+		out.scope = append(out.scope, w.scope...)
+		out.scope = append(out.scope, scopeKey{ctl: c, network: network})
+	}
+	out.scope = sortScope(out.scope)
 	return out
 }
