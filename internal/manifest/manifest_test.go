@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -496,6 +497,42 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		if _, err := l.Cluster.Plan("ovn-worker"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestValidate validates the invalid fixture: one StatusError per invalid
+// object, in the stream's order, each naming the kind, the object and the
+// field as the API server would; the valid UDN and the macvlan NAD pass.
+func TestValidate(t *testing.T) {
+	set, errs := Decode(readFixture(t, "invalid.yaml"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	want := []struct{ group, kind, name, field string }{
+		{"", "Node", "bad-node", "metadata.annotations[k8s.ovn.org/l3-gateway-config]"},
+		{"k8s.ovn.org", "UserDefinedNetwork", "join-overlap", "spec.subnets[0]"},
+		{"k8s.ovn.org", "UserDefinedNetwork", "no-subnets", "spec.subnets"},
+		{"k8s.ovn.org", "ClusterUserDefinedNetwork", "tiny-mtu", "spec.template.spec.mtu"},
+		{"k8s.ovn.org", "ClusterNetworkConnect", "bad-prefix", "spec.connectSubnets[0]"},
+		{"k8s.cni.cncf.io", "NetworkAttachmentDefinition", "bad-config", "spec.config"},
+	}
+	got := set.Validate()
+	if len(got) != len(want) {
+		t.Fatalf("%d invalid objects, want %d: %v", len(got), len(want), got)
+	}
+	for i, inv := range got {
+		var se *apierrors.StatusError
+		if !errors.As(inv, &se) || !apierrors.IsInvalid(inv) {
+			t.Fatalf("%v is not an Invalid StatusError", inv)
+		}
+		d := se.ErrStatus.Details
+		w := want[i]
+		if d.Group != w.group || d.Kind != w.kind || d.Name != w.name || len(d.Causes) != 1 || d.Causes[0].Field != w.field {
+			t.Errorf("#%d: %s %s.%s %q causes %v, want %s.%s %q at %s", i, inv.Source, d.Kind, d.Group, d.Name, d.Causes, w.kind, w.group, w.name, w.field)
+		}
+		if !strings.HasPrefix(inv.Source, fixtures+"invalid.yaml: document 1, items[") {
+			t.Errorf("#%d: source %q", i, inv.Source)
 		}
 	}
 }

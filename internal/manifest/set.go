@@ -208,10 +208,11 @@ func (s *Set) IgnoredKinds() []string {
 type Invalid struct {
 	// Source is where the object was read (Object.Source).
 	Source string
-	pos    int
 	// Err is what kubectl prints: `UserDefinedNetwork.k8s.ovn.org "x" is
 	// invalid: spec.subnets[0]: Invalid value: ...` (an *apierrors.StatusError).
 	Err error
+
+	pos int // in the stream, for sorting
 }
 
 func (e Invalid) Error() string { return e.Source + ": " + e.Err.Error() }
