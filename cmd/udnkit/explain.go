@@ -266,11 +266,17 @@ type ownerKey struct{ network, node string }
 
 // objects returns the names of the named objects of every zone's plan, by
 // network and node, sorted: "router GR_...", "switch_port k8s-...".
-// Unnamed rows (routes, policies, NATs) are counted per kind.
+// Unnamed rows (routes, policies, NATs) are counted per kind, those of a
+// node in its own zone's plan only (a remote node's routes in another
+// zone are that zone's).
 func (e explainer) objects() (map[ownerKey][]string, error) {
 	zs, err := manifest.Zones(e.c)
 	if err != nil {
 		return nil, nil
+	}
+	zoneOf := map[string]string{}
+	for _, nd := range e.c.Nodes() {
+		zoneOf[nd.Name] = nd.InZone()
 	}
 	named := map[ownerKey]map[string]bool{}
 	counts := map[ownerKey]map[topology.Kind]int{}
@@ -289,8 +295,8 @@ func (e explainer) objects() (map[ownerKey][]string, error) {
 			switch o.Kind() {
 			case topology.KindSwitch, topology.KindRouter, topology.KindSwitchPort, topology.KindRouterPort, topology.KindLoadBalancerGroup, topology.KindPortGroup, topology.KindAddressSet:
 				named[k][o.Kind().String()+" "+o.Key()] = true
-			default:
-				if z == zs[0] || ow.Node == z {
+			default: // counted where they are planned for their own node's zone
+				if ow.Node == "" && z == zs[0] || ow.Node != "" && zoneOf[ow.Node] == z {
 					counts[k][o.Kind()]++
 				}
 			}
