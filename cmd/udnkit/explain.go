@@ -25,7 +25,7 @@ func newExplain(s streams) *cobra.Command {
 	var in inputs
 	c := &cobra.Command{
 		Use:   "explain network|node|pod NAME -f FILE|DIR|-",
-		Short: "Everything about one network or node: IDs, keys, subnets, VRF, masquerade IPs, marks, NB object names",
+		Short: "Everything about one network, node or pod: IDs, keys, subnets, VRF, masquerade IPs, marks, addresses, NB object names",
 		Long: `explain prints the table a person otherwise assembles from five places.
 
 For a network (its OVN network name, "<namespace>/<name>" of a UserDefinedNetwork, or a
