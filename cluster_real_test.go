@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -336,4 +338,79 @@ func TestRealClusterEvents(t *testing.T) {
 			t.Fatalf("%s: after its %d changes the database differs from the plan (%v):\n%v", step.what, len(changes), err, missed)
 		}
 	}
+}
+
+// BenchmarkRealClusterNodeJoin is the system issue's figure: a node joins
+// (and, every other iteration, leaves) a cluster of primary Layer3
+// networks × 100 nodes, interconnect, zone node1 held by a real NB with
+// ovn-northd running; one iteration is the facade event (SetNode or
+// RemoveNode), its changes (PlanEvent) and their Apply through the
+// monitored ovnnb client. Sizes: UDNKIT_BENCH_NETWORKS (default 100).
+func BenchmarkRealClusterNodeJoin(b *testing.B) {
+	networks := 100
+	if n, err := strconv.Atoi(os.Getenv("UDNKIT_BENCH_NETWORKS")); err == nil && n > 0 {
+		networks = n
+	}
+	env := ovntest.Start(b)
+	// 100 nodes' unknown chassis are warned about more often than northd's
+	// log allows (the tests check each message; a benchmark does not).
+	env.AllowNorthd(regexp.MustCompile(`Dropped \d+ log messages in last \d+ seconds .*due to excessive rate`))
+	ctx := context.Background()
+	nb, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}, Monitor: true, Timeout: 10 * time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nb.Close()
+	nodes := ovntest.Nodes(101, "")
+	c, err := udnkit.New(udnkit.Config{Nodes: nodes[:100]})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range networks {
+		u, err := netconf.DecodeUDN([]byte(fmt.Sprintf("kind: UserDefinedNetwork\nmetadata: {name: net, namespace: ns%d}\nspec: {topology: Layer3, role: Primary, subnets: [\"10.%d.%d.0/20/27\"]}",
+			i, 100+i/16, (i%16)*16)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.AddUDN(u); err != nil {
+			b.Fatal(err)
+		}
+	}
+	desired, err := c.Plan("node1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := nb.Sync(ctx, desired); err != nil {
+		b.Fatal(err)
+	}
+	var planned, applied time.Duration
+	changes := 0
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		var ev udnkit.Event
+		if i%2 == 0 {
+			ev, err = c.SetNode(nodes[100])
+		} else {
+			ev = c.RemoveNode(nodes[100].Name)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		ch, err := c.PlanEvent("node1", ev)
+		if err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if _, err := nb.Apply(ctx, ch); err != nil {
+			b.Fatal(err)
+		}
+		planned += mid.Sub(start)
+		applied += time.Since(mid)
+		changes = len(ch)
+	}
+	b.ReportMetric(float64(changes), "changes/event")
+	b.ReportMetric(float64(desired.Len()), "objects")
+	b.ReportMetric(float64(planned.Microseconds())/float64(b.N)/1000, "plan-ms/op")
+	b.ReportMetric(float64(applied.Microseconds())/float64(b.N)/1000, "apply-ms/op")
 }

@@ -26,8 +26,17 @@
 // The import graph is a DAG: ipam and netconf at the bottom, the planners above them,
 // backends above the planners, examples and commands on top.
 //
-// This package holds the short path: [Networks] takes UDNs and CUDNs, allocates their
-// IDs, tunnel keys and host subnets, and plans any zone, in a few calls (see the
-// example). A controller that keeps its own allocators uses the packages above
-// directly.
+// This package holds the system: a [Cluster] owns what every planner of a cluster
+// shares — the settings and profile given once, the nodes, and one set of
+// allocators (network and node IDs, host subnets, the tunnel keys of Layer2
+// networks and connect routers, connect subnets, pod addresses and port keys) — and
+// plans networks, ClusterNetworkConnects, the links between a namespace's primary
+// networks, pods and Services into a zone's rows ([Cluster.Plan]), a node's kernel and
+// bridge state ([Cluster.PlanNode]), and, for each change a controller sees, just the
+// rows it alters ([Cluster.PlanEvent]). It starts from what the cluster stores
+// ([Cluster.Restore] reads the annotations [Cluster.Annotations] wrote, in the
+// reference implementation's formats), so a restart renumbers nothing, and it keeps
+// bootstrapping nodes out of every plan ([Cluster.NotReady]). A UDN reaches rows in
+// four calls (New, AddUDN, Plan, Sync); a ClusterNetworkConnect in two more (SetConnect,
+// Plan); a pod in two (SetPod, then PlanEvent's changes applied).
 package udnkit

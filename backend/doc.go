@@ -1,5 +1,7 @@
 // Package backend holds what every backend adapter of udnkit shares: the
-// Applier interface (observe, apply, sync) and its Result.
+// Applier interface (observe, apply, sync) and its Result, and
+// NodeApplier, the same shape for the node-side adapters (backend/kernel,
+// backend/ovs), generic in the state, changes and result they speak.
 //
 // backend/ovnnb writes an OVN Northbound database and backend/nbctl
 // renders ovn-nbctl scripts; both satisfy Applier, so a program chooses

@@ -14,7 +14,8 @@ func scale(n, ips int) Input {
 		nw := Network{ID: i + 1, Name: fmt.Sprintf("ns%d_net", i), Patch: Port{fmt.Sprintf("p%d", i), 10 + i},
 			GatewayMAC: mac("02:42:ac:12:00:05"), IPv4: true, IPv6: true}
 		for j := range ips {
-			nw.ClusterIPs = append(nw.ClusterIPs, netip.AddrFrom4([4]byte{10, byte(96 + i/256), byte(i % 256), byte(j)}))
+			k := i*ips + j + 1 // inside the service CIDR 10.96.0.0/16
+			nw.ClusterIPs = append(nw.ClusterIPs, netip.AddrFrom4([4]byte{10, 96, byte(k >> 8), byte(k)}))
 		}
 		in.Networks = append(in.Networks, nw)
 	}

@@ -48,5 +48,17 @@
 // whose text Open vSwitch installs as the same flow (matches it has no
 // type for, reg1 and pkt_mark, are ovs.FieldMatch).
 //
+// Script renders flows as the ovs-ofctl add-flow commands of a bridge, every
+// word shell-quoted: a dry run safe to run whatever the bridge is called.
+//
+// Plan refuses (ErrInvalid, naming the field) what a bridge cannot hold
+// consistently: a bridge name Linux refuses, two ports (uplink, default
+// patch, the networks' patch ports) with one OpenFlow number or name, a
+// port numbered or named as the bridge's own LOCAL port, a multicast or
+// zero MAC, two node addresses of a family, duplicate network IDs or names,
+// a network with no family, a cluster IP outside the service CIDRs, of a
+// family its network lacks, or on two networks, and control characters in
+// names. Duplicate patch ports would break the no-crossing property above.
+//
 // Plan is pure and safe for concurrent use.
 package flows

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/udnkit/udnkit/internal/shell"
 	"github.com/udnkit/udnkit/ipam"
 )
 
@@ -158,10 +159,10 @@ type family struct {
 // Plan returns the flows of in's gateway bridge, sorted by table, priority
 // and match. It is pure.
 func Plan(in Input) ([]Flow, error) {
-	nd := in.Node
-	if nd.Bridge == "" || nd.Physical.OFPort == 0 || nd.DefaultPatch.OFPort == 0 || len(nd.MAC) != 6 {
-		return nil, fmt.Errorf("node: %w: bridge, physical port, default patch port and a 6-byte MAC are required", ErrInvalid)
+	if err := validateInput(in); err != nil {
+		return nil, err
 	}
+	nd := in.Node
 	masqs := in.Cluster.MasqueradeSubnets
 	if len(masqs) == 0 {
 		masqs = ipam.DefaultMasqueradeSubnets()
@@ -193,14 +194,6 @@ func Plan(in Input) ([]Flow, error) {
 	}
 	nets := slices.Clone(in.Networks)
 	slices.SortFunc(nets, func(a, b Network) int { return cmp.Compare(a.ID, b.ID) })
-	for i, n := range nets {
-		if n.ID < 1 || n.ID > ipam.MaxNetworkID || n.Patch.OFPort == 0 || len(n.GatewayMAC) != 6 {
-			return nil, fmt.Errorf("network %q: %w: ID, patch port and a 6-byte gateway MAC are required", n.Name, ErrInvalid)
-		}
-		if i > 0 && nets[i-1].ID == n.ID {
-			return nil, fmt.Errorf("network %q: id %d: %w: used twice", n.Name, n.ID, ErrInvalid)
-		}
-	}
 
 	var out []Flow
 	add := func(table, prio int, match, actions string) {
@@ -290,6 +283,11 @@ func Plan(in Input) ([]Flow, error) {
 			return nil, fmt.Errorf("flow %s: %w: planned twice with different actions", out[i].Key(), ErrInvalid)
 		}
 	}
+	for _, f := range out {
+		if err := f.Validate(); err != nil { // what the checks above missed
+			return nil, err
+		}
+	}
 	return out, nil
 }
 
@@ -343,6 +341,17 @@ func Diff(observed, desired []Flow) Changes {
 	slices.SortFunc(c.Add, compareFlows)
 	slices.SortFunc(c.Delete, compareFlows)
 	return c
+}
+
+// Script returns the flows as the ovs-ofctl commands that add them to
+// bridge, one per flow: a dry run to read, and safe to run whatever bridge
+// is called (every word is shell-quoted).
+func Script(bridge string, fs []Flow) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(shell.Join("ovs-ofctl", "add-flow", bridge, f.String()) + "\n")
+	}
+	return b.String()
 }
 
 // Text returns the flows as ovs-ofctl add-flow lines, one per flow.

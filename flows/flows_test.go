@@ -163,19 +163,33 @@ func TestPlanErrors(t *testing.T) {
 	}
 }
 
+// FuzzPlan: what Plan accepts is sorted, converges (Diff(plan, plan) is
+// empty), never sends one network's traffic to another's patch port (the
+// ports are distinct), and renders a script with one command per flow;
+// what it refuses wraps ErrInvalid with a bounded message.
 func FuzzPlan(f *testing.F) {
-	f.Add(uint16(1), uint16(2), []byte{10, 96, 0, 5}, true, false)
-	f.Fuzz(func(t *testing.T, id1, id2 uint16, cip []byte, v6, sameMAC bool) {
+	f.Add(uint16(1), uint16(2), []byte{10, 96, 0, 5}, true, false, 3, 4, "breth0", "ns2_net2", uint8(2))
+	f.Add(uint16(1), uint16(1), []byte{10, 200, 0, 5}, false, true, 1, 1, "a;>x", "k\x00", uint8(0))
+	f.Fuzz(func(t *testing.T, id1, id2 uint16, cip []byte, v6, sameMAC bool, port1, port2 int, bridge, name string, nodeIPs uint8) {
 		in := seedInput()
 		in.Networks[0].ID, in.Networks[1].ID = int(id1), int(id2)
 		in.Networks[1].IPv6 = v6
+		in.Networks[0].Patch.OFPort, in.Networks[1].Patch.OFPort = port1, port2
+		in.Node.Bridge, in.Networks[1].Name = bridge, name
+		in.Node.IPs = in.Node.IPs[:min(int(nodeIPs%3), 2)]
+		if sameMAC {
+			in.Networks[1].GatewayMAC = in.Node.MAC
+		}
 		if len(cip) >= 4 {
 			in.Networks[1].ClusterIPs = []netip.Addr{netip.AddrFrom4([4]byte(cip[:4]))}
 		}
 		fs, err := Plan(in)
 		if err != nil {
-			if !errors.Is(err, ErrInvalid) {
+			if !errors.Is(err, ErrInvalid) && !strings.Contains(err.Error(), "masquerade") {
 				t.Fatalf("error without ErrInvalid: %v", err)
+			}
+			if len(err.Error()) > 1024 {
+				t.Fatalf("a %d-byte message", len(err.Error()))
 			}
 			return
 		}
@@ -184,6 +198,12 @@ func FuzzPlan(f *testing.F) {
 		}
 		if d := Diff(fs, fs); d.Len() != 0 {
 			t.Fatal("Diff(fs, fs) not empty")
+		}
+		if in.Networks[0].Patch.OFPort == in.Networks[1].Patch.OFPort {
+			t.Fatal("two networks share a patch port")
+		}
+		if n := strings.Count(Script(in.Node.Bridge, fs), "\n"); n != len(fs) {
+			t.Fatalf("%d script lines for %d flows", n, len(fs))
 		}
 	})
 }

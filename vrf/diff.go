@@ -1,7 +1,6 @@
 package vrf
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -18,7 +17,7 @@ type Changes struct {
 	// AddSets are sets and maps to create; AddElements and DeleteElements
 	// the elements to add to or remove from a set, by set name.
 	AddSets, DeleteSets         []Set
-	AddElements, DeleteElements map[string][]string
+	AddElements, DeleteElements map[string][]Element
 }
 
 // Len returns the number of changes, set elements counted one by one.
@@ -35,39 +34,42 @@ func (c Changes) Len() int {
 }
 
 // Diff returns the changes from observed to desired (both as Plan returns
-// them: sorted). It is pure; warnings are not compared.
+// them: sorted). It is pure; warnings and the comments of sets and chains
+// (descriptions the kernel backend cannot read back) are not compared.
 func Diff(observed, desired State) Changes {
 	var c Changes
 	c.AddLinks, c.DeleteLinks = diffBy(observed.Links, desired.Links, func(l Link) string { return l.Name }, linksEqual)
-	c.AddRoutes, c.DeleteRoutes = diffBy(observed.Routes, desired.Routes, func(r Route) string { return r.Dst.String() + " " + r.String() },
+	// A route or rule is identified by all it says: one that differs is
+	// another (deleted, and the planned one added).
+	c.AddRoutes, c.DeleteRoutes = diffBy(observed.Routes, desired.Routes, func(r Route) Route { return r },
 		func(a, b Route) bool { return a == b })
-	c.AddRules, c.DeleteRules = diffBy(observed.Rules, desired.Rules, func(r Rule) string { return fmt.Sprint(r.IPv6, r) },
+	c.AddRules, c.DeleteRules = diffBy(observed.Rules, desired.Rules, func(r Rule) Rule { return r },
 		func(a, b Rule) bool { return a == b })
 	c.AddChains, c.DeleteChains = diffBy(observed.NFT.Chains, desired.NFT.Chains, func(ch Chain) string { return ch.Name },
 		func(a, b Chain) bool {
-			return a.Hook == b.Hook && a.Priority == b.Priority && a.Comment == b.Comment && slices.Equal(a.Rules, b.Rules)
+			return a.Hook == b.Hook && a.Priority == b.Priority && slices.Equal(a.Rules, b.Rules)
 		})
-	c.AddSets, c.DeleteSets = diffBy(observed.NFT.Sets, desired.NFT.Sets, func(s Set) string { return s.Name },
-		func(a, b Set) bool { return a.Type == b.Type && a.Map == b.Map })
+	sameType := func(a, b Set) bool { return slices.Equal(a.Key, b.Key) && a.Map == b.Map }
+	c.AddSets, c.DeleteSets = diffBy(observed.NFT.Sets, desired.NFT.Sets, func(s Set) string { return s.Name }, sameType)
 	have := map[string]Set{}
 	for _, s := range observed.NFT.Sets {
 		have[s.Name] = s
 	}
 	for _, s := range desired.NFT.Sets {
 		old := have[s.Name]
-		if old.Type != s.Type || old.Map != s.Map {
+		if !sameType(old, s) {
 			old = Set{} // created anew: every element is added
 		}
-		add, del := diffBy(old.Elements, s.Elements, func(e string) string { return e }, func(a, b string) bool { return a == b })
+		add, del := diffBy(old.Elements, s.Elements, func(e Element) Element { return e }, func(a, b Element) bool { return a == b })
 		if len(add) > 0 {
 			if c.AddElements == nil {
-				c.AddElements = map[string][]string{}
+				c.AddElements = map[string][]Element{}
 			}
 			c.AddElements[s.Name] = add
 		}
 		if len(del) > 0 && old.Name != "" {
 			if c.DeleteElements == nil {
-				c.DeleteElements = map[string][]string{}
+				c.DeleteElements = map[string][]Element{}
 			}
 			c.DeleteElements[s.Name] = del
 		}
@@ -78,12 +80,12 @@ func Diff(observed, desired State) Changes {
 // diffBy returns the elements of desired that observed lacks or holds
 // differently, and the elements of observed that desired lacks, in their
 // slices' order.
-func diffBy[T any](observed, desired []T, key func(T) string, equal func(a, b T) bool) (add, del []T) {
-	have := make(map[string]T, len(observed))
+func diffBy[T any, K comparable](observed, desired []T, key func(T) K, equal func(a, b T) bool) (add, del []T) {
+	have := make(map[K]T, len(observed))
 	for _, o := range observed {
 		have[key(o)] = o
 	}
-	want := make(map[string]bool, len(desired))
+	want := make(map[K]bool, len(desired))
 	for _, d := range desired {
 		k := key(d)
 		want[k] = true

@@ -11,9 +11,24 @@
 // (0x1000+id). Diff compares two plans element by element, so that adding
 // or removing a network or a pod changes only its own objects.
 //
-// State.Script renders a plan as the ip and nft commands that would create
-// it on an empty node: a dry run to read. backend/kernel applies it
-// (netlink and google/nftables).
+// The nftables plan is typed values (NFT: sets with typed keys and
+// elements, chains, rules as NFTRule structs); NFT.String renders it as
+// nft syntax and backend/kernel turns it into netlink expressions without
+// parsing text. State.Script renders a plan as the ip and nft commands
+// that would create it on an empty node: a dry run to read, and safe to
+// run whatever the names hold: every word of the ip commands is
+// shell-quoted, and the nft text quotes only cgroup paths, device names
+// and comments that cannot end an nft string (comments are sanitised and
+// bounded to MaxComment bytes, keeping what the object is).
+//
+// Plan refuses (ErrInvalid, naming the field) what the kernel cannot hold
+// consistently: reserved (0, 253-255) or shared routing tables, two
+// gateways of one family, a host subnet outside the network, an MTU
+// outside 0..udn.MaxMTU, one NodePort or external IP on two networks, a
+// Localnet or secondary network, device names Linux refuses, control
+// characters in any name, cgroup paths nft strings cannot hold. State.Validate
+// checks a state (a plan, or one built by hand) the same way; backend/kernel
+// calls it before it writes.
 //
 // # Where the seed and the reference part ways
 //
@@ -40,6 +55,11 @@
 //     lacks) is planned in nftables rather than the seed's iptables: per pod
 //     cgroup, its allowed cluster IPs accepted and the service CIDRs dropped,
 //     ahead of the other isolation rules.
+//   - Comments: the reference's set, map and chain comments are planned
+//     and rendered. google/nftables v0.3.0 writes set and map comments but
+//     has no chain comments, so backend/kernel's chains carry none; Diff
+//     compares neither. A network name too long for a 128-byte comment is
+//     cut, with "...", before ": UDN packet marking".
 //
 // Plan and Diff are pure and safe for concurrent use; errors wrap
 // ErrInvalid (or an ipam sentinel) and name the network and field.

@@ -28,9 +28,9 @@ func Example() {
 		}
 	}
 	// Output:
-	// ip link add udn-1-vrf type vrf table 1001
-	// ip link set udn-1-vrf up
-	// ip link set ovn-k8s-mp1 address 0a:58:0a:80:01:02 mtu 1400 master udn-1-vrf up
+	// ip link add name udn-1-vrf type vrf table 1001
+	// ip link set dev udn-1-vrf up
+	// ip link set dev ovn-k8s-mp1 address 0a:58:0a:80:01:02 mtu 1400 master udn-1-vrf up
 	// ip addr add 10.128.1.2/24 dev ovn-k8s-mp1
 	// ip route add default via 172.18.0.1 dev breth0 mtu 1400 proto 85 table 1001
 	// ip route add unreachable default metric 4278198272 proto 85 table 1001

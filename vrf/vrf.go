@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/udnkit/udnkit/internal/netdev"
+	"github.com/udnkit/udnkit/internal/shell"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -215,10 +217,10 @@ type State struct {
 // management port, routes and ip rules, and the nftables host isolation
 // and service marking. It is pure and deterministic.
 func Plan(in Input) (State, error) {
-	nd := in.Node
-	if nd.Bridge == "" {
-		return State{}, fmt.Errorf("node %q: bridge: %w: required", nd.Name, ErrInvalid)
+	if err := validateInput(in); err != nil {
+		return State{}, err
 	}
+	nd := in.Node
 	masqs := in.Cluster.MasqueradeSubnets
 	if len(masqs) == 0 {
 		masqs = ipam.DefaultMasqueradeSubnets()
@@ -232,9 +234,6 @@ func Plan(in Input) (State, error) {
 	slices.SortFunc(nets, func(a, b Network) int { return cmp.Compare(netID(a), netID(b)) })
 	seen := map[string]string{}
 	for _, n := range nets {
-		if n.Network == nil || !n.Network.IsPrimary() || n.Network.ID < 1 || n.Network.ID > ipam.MaxNetworkID {
-			return State{}, fmt.Errorf("node %q: networks: %w: a primary network with its ID is required", nd.Name, ErrInvalid)
-		}
 		if err := planNetwork(&s, nd, n, in.Cluster.ServiceCIDRs, masqs, mtu, seen); err != nil {
 			return State{}, err
 		}
@@ -245,6 +244,9 @@ func Plan(in Input) (State, error) {
 			Message: fmt.Sprintf("node %s: no kubelet cgroup v2 path: kubelet probes of pods of user-defined networks are blocked", nd.Name)})
 	}
 	s.sort()
+	if err := s.Validate(); err != nil { // what the checks above missed
+		return State{}, fmt.Errorf("node %s: %w", netdev.Bounded(nd.Name), err)
+	}
 	return s, nil
 }
 
@@ -276,11 +278,14 @@ func planNetwork(s *State, nd Node, n Network, services, masqs []netip.Prefix, c
 	nw := n.Network
 	vrfName, mp := VRFName(n), ManagementPortName(nw.ID)
 	for _, name := range []string{vrfName, mp} {
-		if len(name) > MaxLinkName {
-			return fmt.Errorf("network %q: link %q: %w: longer than %d characters", nw.Name, name, ErrInvalid, MaxLinkName)
+		if err := netdev.Check(name); err != nil {
+			return fmt.Errorf("network %s: vrf: %w: %v", netdev.Bounded(nw.Name), ErrInvalid, err)
+		}
+		if name == nd.Bridge {
+			return fmt.Errorf("network %s: vrf: %w: %q is the node's bridge", netdev.Bounded(nw.Name), ErrInvalid, name)
 		}
 		if other, ok := seen[name]; ok {
-			return fmt.Errorf("network %q: link %q: %w: network %q has it too", nw.Name, name, ErrInvalid, other)
+			return fmt.Errorf("network %s: vrf: %w: link %q is network %s's too", netdev.Bounded(nw.Name), ErrInvalid, name, netdev.Bounded(other))
 		}
 		seen[name] = nw.Name
 	}
@@ -404,31 +409,41 @@ func cmpBool(a, b bool) int {
 // String renders a route as `ip route` prints its arguments.
 func (r Route) String() string {
 	var b strings.Builder
+	for i, w := range r.words() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+func (r Route) words() []string {
+	w := make([]string, 0, 16)
 	if r.Type == RouteUnreachable {
-		b.WriteString("unreachable ")
+		w = append(w, "unreachable")
 	}
 	if r.Dst.Bits() == 0 {
-		b.WriteString("default")
+		w = append(w, "default")
 	} else {
-		b.WriteString(r.Dst.String())
+		w = append(w, r.Dst.String())
 	}
 	if r.Gateway.IsValid() {
-		b.WriteString(" via " + r.Gateway.String())
+		w = append(w, "via", r.Gateway.String())
 	}
 	if r.Dev != "" {
-		b.WriteString(" dev " + r.Dev)
+		w = append(w, "dev", r.Dev)
 	}
 	if r.Src.IsValid() {
-		b.WriteString(" src " + r.Src.String())
+		w = append(w, "src", r.Src.String())
 	}
 	if r.MTU != 0 {
-		b.WriteString(" mtu " + strconv.Itoa(r.MTU))
+		w = append(w, "mtu", strconv.Itoa(r.MTU))
 	}
 	if r.Metric != 0 {
-		b.WriteString(" metric " + strconv.Itoa(r.Metric))
+		w = append(w, "metric", strconv.Itoa(r.Metric))
 	}
-	b.WriteString(" proto " + strconv.Itoa(RouteProtocol) + " table " + strconv.Itoa(r.Table))
-	return b.String()
+	return append(w, "proto", strconv.Itoa(RouteProtocol), "table", strconv.Itoa(r.Table))
 }
 
 // String renders a rule as `ip rule` takes it.
@@ -444,42 +459,45 @@ func (r Rule) String() string {
 }
 
 // Script returns the state as the ip and nft commands that would create it
-// on an empty node: a dry run a person can read.
+// on an empty node: a dry run a person can read, and safe to run: every
+// word is shell-quoted (a device may be called "a;>x"), and the nft text
+// holds only names nft syntax cannot be broken out of (Validate).
 func (s State) Script() string {
 	var b strings.Builder
+	line := func(words ...string) { b.WriteString(shell.Join(words...) + "\n") }
 	for _, l := range s.Links {
 		if l.Kind == LinkVRF {
-			fmt.Fprintf(&b, "ip link add %s type vrf table %d\nip link set %s up\n", l.Name, l.Table, l.Name)
+			line("ip", "link", "add", "name", l.Name, "type", "vrf", "table", strconv.Itoa(l.Table))
+			line("ip", "link", "set", "dev", l.Name, "up")
 		}
 	}
 	// The management ports exist (Open vSwitch internal ports): they join
 	// their VRF.
 	for _, l := range s.Links {
-		switch l.Kind {
-		case LinkManagementPort:
-			fmt.Fprintf(&b, "ip link set %s address %s mtu %d master %s up\n", l.Name, l.MAC, l.MTU, l.Master)
+		if l.Kind == LinkManagementPort {
+			line("ip", "link", "set", "dev", l.Name, "address", l.MAC.String(), "mtu", strconv.Itoa(l.MTU), "master", l.Master, "up")
 			for _, a := range l.Addresses {
-				fmt.Fprintf(&b, "ip addr add %s dev %s\n", a, l.Name)
+				line("ip", "addr", "add", a.String(), "dev", l.Name)
 			}
 		}
 	}
 	for _, r := range s.Routes {
-		fam := ""
+		cmd := []string{"ip"}
 		if r.Dst.Addr().Is6() {
-			fam = "-6 "
+			cmd = append(cmd, "-6")
 		}
-		fmt.Fprintf(&b, "ip %sroute add %s\n", fam, r)
+		line(append(append(cmd, "route", "add"), r.words()...)...)
 	}
 	for _, r := range s.Rules {
-		fam := ""
+		cmd := []string{"ip"}
 		if r.IPv6 {
-			fam = "-6 "
+			cmd = append(cmd, "-6")
 		}
-		fmt.Fprintf(&b, "ip %srule add %s\n", fam, r)
+		line(append(append(cmd, "rule", "add"), strings.Fields(r.String())...)...)
 	}
 	b.WriteString("nft -f - <<'EOF'\n" + s.NFT.String() + "EOF\n")
 	for _, w := range s.Warnings {
-		fmt.Fprintf(&b, "# warning %s: %s\n", w.Reason, w.Message)
+		fmt.Fprintf(&b, "# warning %s: %s\n", commentSafe(w.Reason), commentSafe(w.Message))
 	}
 	return b.String()
 }

@@ -61,9 +61,9 @@ func TestPlanFacts(t *testing.T) {
 	s := mustPlan(t, seedNode())
 	script := s.Script()
 	for _, want := range []string{
-		"ip link add udn-1-vrf type vrf table 1001",
-		"ip link add green-vrf type vrf table 1002",
-		"ip link set ovn-k8s-mp1 address 0a:58:0a:80:01:02 mtu 1400 master udn-1-vrf up",
+		"ip link add name udn-1-vrf type vrf table 1001",
+		"ip link add name green-vrf type vrf table 1002",
+		"ip link set dev ovn-k8s-mp1 address 0a:58:0a:80:01:02 mtu 1400 master udn-1-vrf up",
 		"ip addr add 10.128.1.2/24 dev ovn-k8s-mp1",
 		"ip route add 10.96.0.0/16 via 169.254.0.4 dev breth0 src 169.254.0.2 mtu 1400 proto 85 table 1001",
 		"ip route add default via 172.18.0.1 dev breth0 mtu 1400 proto 85 table 1001",
@@ -238,29 +238,55 @@ func BenchmarkPlan500(b *testing.B) {
 	b.ReportMetric(float64(changes), "changes/op")
 }
 
+// FuzzPlan: what Plan accepts validates (the kernel backend takes it),
+// converges (Diff(plan, plan) is empty), renders a script whose nft part
+// cannot end early, and plans the same again; what it refuses is an error
+// with a sentinel and a bounded message.
 func FuzzPlan(f *testing.F) {
-	f.Add(uint16(1), uint16(2), "green", "", uint8(24), true)
-	f.Fuzz(func(t *testing.T, id1, id2 uint16, cudn, vrf string, hostPrefix uint8, v6 bool) {
-		in := seedNode()
-		in.Networks[0].Network = in.Networks[0].Network.Clone()
-		in.Networks[1].Network = in.Networks[1].Network.Clone()
+	f.Add(uint16(1), uint16(2), "green", "", uint8(24), true, 0, 0, "ns1_blue", "breth0", "kubelet.slice/kubelet.service", uint16(30724), false)
+	f.Add(uint16(1), uint16(1), "a;>x", "$(x)", uint8(33), false, 254, -1, "k\" ; }", "b r", "a\"b", uint16(0), true)
+	f.Fuzz(func(t *testing.T, id1, id2 uint16, cudn, vrf string, hostPrefix uint8, v6 bool, table, mtu int, name, bridge, cgroup string,
+		nodePort uint16, secondGateway bool) {
+		in := clonedSeed()
 		in.Networks[0].Network.ID, in.Networks[1].Network.ID = int(id1), int(id2)
 		in.Networks[1].CUDN, in.Networks[1].Network.VRF = cudn, vrf
 		in.Networks[0].HostSubnets = []netip.Prefix{netip.PrefixFrom(addr("10.128.1.0"), int(hostPrefix%33)).Masked()}
+		in.Networks[1].Table, in.Networks[1].Network.MTU = table, mtu
+		in.Networks[1].Network.Name, in.Node.Bridge, in.Node.KubeletCgroup = name, bridge, cgroup
+		in.Networks[1].NodePorts = []L4Port{{TCP, nodePort}}
 		if !v6 {
 			in.Networks[1].Network.Subnets = in.Networks[1].Network.Subnets[:1]
+		}
+		if secondGateway {
+			in.Node.Gateways = append(in.Node.Gateways, addr("172.18.0.2"))
 		}
 		s, err := Plan(in)
 		if err != nil {
 			if !errors.Is(err, ErrInvalid) && !errors.Is(err, ipam.ErrInvalid) && !errors.Is(err, ipam.ErrOutOfRange) {
 				t.Fatalf("error without a sentinel: %v", err)
 			}
+			if len(err.Error()) > 1024 {
+				t.Fatalf("a %d-byte message", len(err.Error()))
+			}
 			return
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("a plan that does not validate: %v", err)
+		}
+		if d := Diff(s, s); d.Len() != 0 {
+			t.Fatalf("Diff(plan, plan) = %+v", d)
 		}
 		for _, l := range s.Links {
 			if len(l.Name) > MaxLinkName || l.Name == "" {
 				t.Fatalf("link name %q", l.Name)
 			}
+		}
+		script := s.Script()
+		if strings.Count(script, "\nEOF\n") != 1 || strings.Count(script, "nft -f -") != 1 {
+			t.Fatalf("the nft part can end early:\n%s", script)
+		}
+		if again, _ := Plan(in); !reflect.DeepEqual(again, s) {
+			t.Fatal("planning twice differs")
 		}
 	})
 }
@@ -313,8 +339,12 @@ func TestHostNetworkedPodRules(t *testing.T) {
 		`socket cgroupv2 level 3 "kubelet.slice/kubelet-kubepods.slice/pod42.slice" ip daddr 10.96.0.0/16 drop`,
 		`socket cgroupv2 level 3 "kubelet.slice/kubelet-kubepods.slice/pod42.slice" ip6 daddr fd00:10:96::/112 drop`,
 	}
-	if len(iso.Rules) < 3 || !reflect.DeepEqual(iso.Rules[:3], want) {
-		t.Errorf("udn-isolation starts with\n%s", strings.Join(iso.Rules, "\n"))
+	var got []string
+	for _, r := range iso.Rules {
+		got = append(got, r.String())
+	}
+	if len(got) < 3 || !reflect.DeepEqual(got[:3], want) {
+		t.Errorf("udn-isolation starts with\n%s", strings.Join(got, "\n"))
 	}
 }
 

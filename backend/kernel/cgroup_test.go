@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/nftables"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
@@ -45,7 +44,7 @@ func cgroup2Root(t *testing.T) string {
 // host-networked pod of a UDN namespace reaches only its allowed cluster
 // IP; everyone else is dropped.
 func TestCgroupRules(t *testing.T) {
-	freshNetns(t)
+	freshNetns(t) // root check
 	root := cgroup2Root(t)
 	base := filepath.Join(root, fmt.Sprintf("udnkit-test-%d.slice", os.Getpid()))
 	kubelet, allowed, other := filepath.Join(base, "kubelet.service"), filepath.Join(base, "allowed.scope"), filepath.Join(base, "other.scope")
@@ -100,12 +99,10 @@ func TestCgroupRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := nftables.New(nftables.WithNetNSFd(int(host)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := kernel.ApplyIsolation(conn, s.NFT, kernel.CgroupID(root)); err != nil {
-		t.Fatal(err)
+	k := newKernel(t, hh, host, kernel.CgroupID(root))
+	sync(t, k, s)
+	if again := sync(t, k, s); again != (kernel.Result{}) {
+		t.Errorf("second apply: %+v", again)
 	}
 	// connect from a process in cgroup (none: this test's own) in the host
 	// namespace.
@@ -127,5 +124,24 @@ func TestCgroupRules(t *testing.T) {
 	}
 	if connect(other) {
 		t.Error("a host-networked pod reaches a cluster IP it is not allowed")
+	}
+
+	// The kubelet restarts: its cgroup is made anew, with a new ID, which
+	// the loaded rules do not match. Sync sees it (the rules' comments hold
+	// the ID they were resolved to) and rewrites the chain.
+	if err := os.Remove(kubelet); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(kubelet, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if connect(kubelet) {
+		t.Fatal("the rules match the kubelet's new cgroup before Sync (its ID did not change?)")
+	}
+	if res := sync(t, k, s); res.ChainsWritten != 1 || res.Batches != 1 {
+		t.Errorf("after the kubelet's restart: %+v", res)
+	}
+	if !connect(kubelet) {
+		t.Error("the restarted kubelet does not reach the pod")
 	}
 }

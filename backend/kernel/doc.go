@@ -1,21 +1,34 @@
-// Package kernel applies a node's vrf plan to the Linux kernel through
-// netlink: VRF devices and their tables, the management ports' addresses,
-// MTU and VRF, the routes of protocol 85 in the plan's tables and the ip
-// rules at priority 2000 that look them up. Routes of other protocols or
-// tables and other rules are never touched; applying the same plan twice
-// changes nothing. A kernel without VRF devices (CONFIG_NET_VRF) fails
-// the apply with a *NotSupportedError before anything else changed.
+// Package kernel applies a node's vrf plan to the Linux kernel, with the
+// node-side contract of package backend
+// (backend.NodeApplier[vrf.State, vrf.Changes, Result]): Observe reads what
+// a plan names, Apply writes vrf.Changes, Sync does both.
 //
-// ApplyIsolation applies the host-isolation part of the nftables plan with
-// google/nftables in one batch: the udn-open-ports, udn-open-ports-icmp and
-// udn-pod-default-ips sets element by element, and the udn-isolation
-// output chain, rewritten only when its rules differ (each rule carries its
-// planned text as its comment); nothing else of table inet ovn-kubernetes
-// is touched. ApplyServiceMarking applies the rest: the udn-mark-0x<mark>
-// chains, the NodePort and external-IP verdict maps (element by element)
-// and the udn-service-mark, udn-service-prerouting and udn-service-output
-// chains; marking chains of networks no longer planned are deleted.
+// Through netlink: VRF devices and their tables, the management ports'
+// addresses, MTU and VRF, the routes of protocol 85 in the plan's tables
+// and the ip rules at priority 2000 that look them up. Routes of other
+// protocols or tables and other rules are never touched. A kernel without
+// VRF devices (CONFIG_NET_VRF) fails the apply with a *NotSupportedError
+// before anything else changed.
+//
+// Through google/nftables, in one batch (one Flush) per Apply: the SDK's
+// sets and verdict maps of table inet ovn-kubernetes (element by element),
+// the udn-isolation, udn-service-* and udn-mark-0x<mark> chains (rewritten
+// only when their rules differ; marking chains of networks no longer
+// planned are deleted). Rules are built from the plan's typed values
+// (vrf.NFTRule) directly, never parsed from text; each carries a comment
+// (nft user data, at most 128 bytes: its nft text, the cgroup ID a cgroup
+// match was resolved to, a digest when cut) by which Observe recognises
+// it, so a kubelet restart that changes the kubelet cgroup's ID rewrites
+// the chain. Nothing else of the table is touched. Set and map comments
+// are written; google/nftables v0.3.0 has no chain comments, and reads a
+// verdict map's key type back wrong (Observe takes the planned one).
+//
+// Sync and Apply refuse a state or changes that do not validate
+// (vrf.State.Validate, vrf.Changes.Validate: reserved or shared routing
+// tables, two default routes of a family, device names Linux refuses,
+// nftables strings that could end early) before they touch the kernel.
 //
 // Tests run in a fresh network namespace of the host kernel (routes,
-// tables, rules, dummy links); VRF devices need a kernel that has them.
+// tables, rules, veth links, nftables, cgroup matches); VRF devices in a
+// QEMU guest with a kernel that has them (TestVRFInQEMU).
 package kernel

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -9,9 +10,11 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/google/nftables"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/udnkit/udnkit/backend"
 	"github.com/udnkit/udnkit/vrf"
 )
 
@@ -37,66 +40,116 @@ func (e *NotSupportedError) Unwrap() []error { return []error{ErrNotSupported, e
 // vSwitch creates it (an internal port), the plan only configures it.
 var ErrMissingLink = errors.New("link does not exist")
 
-// Kernel applies vrf plans through one netlink handle, so to one network
-// namespace. It is not safe for concurrent use.
+// Kernel applies vrf plans to one network namespace: links, routes and
+// rules through a netlink handle, the nftables part through a
+// google/nftables connection. It is not safe for concurrent use.
 type Kernel struct {
-	h *netlink.Handle
+	h        *netlink.Handle
+	nft      *nftables.Conn
+	cgroupID func(string) (uint64, error)
 }
 
-// New returns the adapter writing through h (netlink.NewHandleAt for a
-// network namespace, netlink.NewHandle for the current one).
-func New(h *netlink.Handle) *Kernel { return &Kernel{h: h} }
+// Config says where a Kernel writes.
+type Config struct {
+	// Netlink is the handle of the network namespace (netlink.NewHandleAt,
+	// or netlink.NewHandle for the current one). Required.
+	Netlink *netlink.Handle
+	// NFT is an nftables connection to the same namespace (nftables.New,
+	// with nftables.WithNetNSFd for another one). Required.
+	NFT *nftables.Conn
+	// CgroupID resolves the plan's cgroup v2 paths (the kubelet's,
+	// host-networked pods') to IDs; nil is CgroupID("/sys/fs/cgroup").
+	CgroupID func(path string) (uint64, error)
+}
 
-// Result counts what Apply changed.
+// New returns the adapter of cfg.
+func New(cfg Config) (*Kernel, error) {
+	if cfg.Netlink == nil || cfg.NFT == nil {
+		return nil, fmt.Errorf("kernel: %w: Config.Netlink and Config.NFT are required", vrf.ErrInvalid)
+	}
+	if cfg.CgroupID == nil {
+		cfg.CgroupID = CgroupID("/sys/fs/cgroup")
+	}
+	return &Kernel{h: cfg.Netlink, nft: cfg.NFT, cgroupID: cfg.CgroupID}, nil
+}
+
+var _ backend.NodeApplier[vrf.State, vrf.Changes, Result] = (*Kernel)(nil)
+
+// Result counts what an Apply or Sync changed.
 type Result struct {
-	Links, RoutesAdded, RoutesDeleted, RulesAdded, RulesDeleted int
+	Links, LinksDeleted, RoutesAdded, RoutesDeleted, RulesAdded, RulesDeleted int
+	// The nftables part: sets and maps, their elements, chains written
+	// (created or their rules rewritten) and deleted, and the batches sent
+	// (one per Apply with nftables changes, none without).
+	SetsCreated, SetsDeleted, ElementsAdded, ElementsDeleted, ChainsWritten, ChainsDeleted, Batches int
 }
 
-// Apply makes the kernel hold desired's links, routes and rules. It owns
-// the routes of protocol vrf.RouteProtocol in the plan's tables and the
-// rules at vrf.RulePriority that look them up; routes of other protocols,
-// other tables' routes and other rules are never touched. VRFs are created
-// first, so a kernel without VRF support fails the apply
-// (*NotSupportedError) before anything else changed. Applying twice changes
-// nothing. The nftables part of the plan is not applied yet.
-func (k *Kernel) Apply(desired vrf.State) (Result, error) {
-	var res Result
-	for _, l := range desired.Links {
-		if l.Kind != vrf.LinkVRF {
-			continue
-		}
-		changed, err := k.ensureVRF(l)
-		if err != nil {
-			return res, err
-		}
-		if changed {
-			res.Links++
-		}
+// Sync makes the kernel hold desired: it refuses a desired state that does
+// not validate (vrf.State.Validate) before it reads or writes anything,
+// observes desired's scope, diffs (vrf.Diff) and applies. It owns the
+// routes of protocol vrf.RouteProtocol in desired's tables, the rules at
+// vrf.RulePriority that look them up and the SDK's sets, maps and chains
+// of table inet vrf.NFTTable; other routes, rules and nftables objects are
+// never touched. Applying twice changes nothing.
+func (k *Kernel) Sync(ctx context.Context, desired vrf.State) (vrf.Changes, Result, error) {
+	if err := desired.Validate(); err != nil {
+		return vrf.Changes{}, Result{}, fmt.Errorf("kernel: %w", err)
 	}
-	for _, l := range desired.Links {
-		if l.Kind != vrf.LinkManagementPort {
-			continue
-		}
-		changed, err := k.ensurePort(l)
-		if err != nil {
-			return res, err
-		}
-		if changed {
-			res.Links++
-		}
-	}
-	tables := planTables(desired)
-	add, del, err := k.routeChanges(desired.Routes, tables)
+	observed, err := k.Observe(ctx, desired)
 	if err != nil {
-		return res, err
+		return vrf.Changes{}, Result{}, err
 	}
-	for _, r := range del {
-		if err := k.h.RouteDel(&r); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return res, fmt.Errorf("kernel: delete route %s table %d: %w", r.Dst, r.Table, err)
+	changes := vrf.Diff(observed, desired)
+	res, err := k.Apply(ctx, changes)
+	return changes, res, err
+}
+
+// Apply writes changes (from vrf.Diff against what Observe returned),
+// refusing changes that do not validate (vrf.Changes.Validate) before
+// anything is written. VRFs are created first, so a kernel without VRF
+// support fails the apply (*NotSupportedError) before anything else
+// changed; then management ports, routes and rules (deletes first); then
+// the nftables changes in one batch. A changed link is in AddLinks and is
+// brought to its planned state; deleted links are VRFs (management ports
+// are Open vSwitch's and stay). A partial failure leaves a kernel the
+// next Sync converges from.
+func (k *Kernel) Apply(ctx context.Context, c vrf.Changes) (Result, error) {
+	var res Result
+	if err := c.Validate(); err != nil {
+		return res, fmt.Errorf("kernel: %w", err)
+	}
+	for _, kind := range []vrf.LinkKind{vrf.LinkVRF, vrf.LinkManagementPort} {
+		for _, l := range c.AddLinks {
+			if l.Kind != kind {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return res, err
+			}
+			ensure := k.ensureVRF
+			if kind == vrf.LinkManagementPort {
+				ensure = k.ensurePort
+			}
+			changed, err := ensure(l)
+			if err != nil {
+				return res, err
+			}
+			if changed {
+				res.Links++
+			}
+		}
+	}
+	for _, r := range c.DeleteRoutes {
+		nr, err := k.route(r)
+		if err != nil {
+			nr = &netlink.Route{Table: r.Table, Dst: ipNet(r.Dst), Protocol: vrf.RouteProtocol, Priority: r.Metric}
+		}
+		if err := k.h.RouteDel(nr); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return res, fmt.Errorf("kernel: delete route %s: %w", r, err)
 		}
 		res.RoutesDeleted++
 	}
-	for _, r := range add {
+	for _, r := range c.AddRoutes {
 		nr, err := k.route(r)
 		if err != nil {
 			return res, err
@@ -106,59 +159,59 @@ func (k *Kernel) Apply(desired vrf.State) (Result, error) {
 		}
 		res.RoutesAdded++
 	}
-	radd, rdel, err := k.ruleChanges(desired.Rules, tables)
-	if err != nil {
-		return res, err
-	}
-	for _, r := range rdel {
-		if err := k.h.RuleDel(r); err != nil && !errors.Is(err, syscall.ENOENT) {
-			return res, fmt.Errorf("kernel: delete rule to table %d: %w", r.Table, err)
+	for _, r := range c.DeleteRules {
+		if err := k.h.RuleDel(toRule(r)); err != nil && !errors.Is(err, syscall.ENOENT) {
+			return res, fmt.Errorf("kernel: delete rule %s: %w", r, err)
 		}
 		res.RulesDeleted++
 	}
-	for _, r := range radd {
-		if err := k.h.RuleAdd(toRule(r)); err != nil {
+	for _, r := range c.AddRules {
+		if err := k.h.RuleAdd(toRule(r)); err != nil && !errors.Is(err, syscall.EEXIST) {
 			return res, fmt.Errorf("kernel: rule %s: %w", r, err)
 		}
 		res.RulesAdded++
 	}
-	return res, nil
-}
-
-// Remove deletes what Apply wrote for the tables of gone (the routes of
-// protocol vrf.RouteProtocol and the rules at vrf.RulePriority looking them
-// up) and its VRF devices; management ports are Open vSwitch's and stay.
-func (k *Kernel) Remove(gone vrf.State) error {
-	tables := planTables(gone)
-	_, del, err := k.routeChanges(nil, tables)
-	if err != nil {
-		return err
+	if err := ctx.Err(); err != nil {
+		return res, err
 	}
-	for _, r := range del {
-		if err := k.h.RouteDel(&r); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return fmt.Errorf("kernel: delete route %s table %d: %w", r.Dst, r.Table, err)
-		}
+	if err := k.applyNFT(c, &res); err != nil {
+		return res, err
 	}
-	_, rdel, err := k.ruleChanges(nil, tables)
-	if err != nil {
-		return err
-	}
-	for _, r := range rdel {
-		if err := k.h.RuleDel(r); err != nil && !errors.Is(err, syscall.ENOENT) {
-			return err
-		}
-	}
-	for _, l := range gone.Links {
+	for _, l := range c.DeleteLinks {
 		if l.Kind != vrf.LinkVRF {
 			continue
 		}
 		if link, err := k.h.LinkByName(l.Name); err == nil {
-			if err := k.h.LinkDel(link); err != nil {
-				return fmt.Errorf("kernel: delete VRF %s: %w", l.Name, err)
+			if _, ok := link.(*netlink.Vrf); !ok {
+				return res, fmt.Errorf("kernel: link %s: is a %s, not a VRF: not deleted", l.Name, link.Type())
 			}
+			if err := k.h.LinkDel(link); err != nil {
+				return res, fmt.Errorf("kernel: delete VRF %s: %w", l.Name, err)
+			}
+			res.LinksDeleted++
 		}
 	}
-	return nil
+	return res, nil
+}
+
+// Remove deletes what Sync wrote for a network that is no longer planned:
+// the routes of protocol vrf.RouteProtocol in gone's tables, the rules at
+// vrf.RulePriority looking them up, and gone's VRF devices (management
+// ports are Open vSwitch's and stay). Its marking chain goes with the
+// next Sync, which sees it unplanned. gone must validate.
+func (k *Kernel) Remove(ctx context.Context, gone vrf.State) error {
+	if err := gone.Validate(); err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	scope := vrf.State{Links: gone.Links, Routes: gone.Routes, Rules: gone.Rules}
+	observed, err := k.Observe(ctx, scope)
+	if err != nil {
+		return err
+	}
+	c := vrf.Diff(observed, vrf.State{})
+	c.DeleteChains, c.DeleteSets, c.DeleteElements = nil, nil, nil
+	_, err = k.Apply(ctx, c)
+	return err
 }
 
 func planTables(s vrf.State) map[int]bool {
@@ -257,61 +310,26 @@ func (k *Kernel) ensurePort(l vrf.Link) (bool, error) {
 	return changed, nil
 }
 
-// routeChanges returns the planned routes the kernel lacks and the
-// kernel's routes of the SDK (protocol, table) that the plan lacks.
-func (k *Kernel) routeChanges(want []vrf.Route, tables map[int]bool) (add []vrf.Route, del []netlink.Route, err error) {
+// listRoutes returns the kernel's routes of protocol vrf.RouteProtocol in
+// tables: one dump per family, filtered here.
+func (k *Kernel) listRoutes(tables map[int]bool) ([]netlink.Route, error) {
 	var have []netlink.Route
-	for t := range tables {
-		for _, fam := range []int{netlink.FAMILY_V4, netlink.FAMILY_V6} {
-			rs, err := k.h.RouteListFiltered(fam, &netlink.Route{Table: t, Protocol: vrf.RouteProtocol},
-				netlink.RT_FILTER_TABLE|netlink.RT_FILTER_PROTOCOL)
-			if err != nil {
-				return nil, nil, fmt.Errorf("kernel: list routes of table %d: %w", t, err)
+	if len(tables) == 0 {
+		return nil, nil
+	}
+	for _, fam := range []int{netlink.FAMILY_V4, netlink.FAMILY_V6} {
+		rs, err := k.h.RouteListFiltered(fam, &netlink.Route{Table: unix.RT_TABLE_UNSPEC, Protocol: vrf.RouteProtocol},
+			netlink.RT_FILTER_TABLE|netlink.RT_FILTER_PROTOCOL)
+		if err != nil {
+			return nil, fmt.Errorf("kernel: list routes: %w", err)
+		}
+		for _, r := range rs {
+			if tables[r.Table] {
+				have = append(have, r)
 			}
-			have = append(have, rs...)
 		}
 	}
-	keep := make([]bool, len(have))
-	for _, w := range want {
-		i := slices.IndexFunc(have, func(h netlink.Route) bool { return k.sameRoute(h, w) })
-		if i < 0 {
-			add = append(add, w)
-			continue
-		}
-		keep[i] = true
-	}
-	for i, h := range have {
-		if !keep[i] {
-			del = append(del, h)
-		}
-	}
-	return add, del, nil
-}
-
-func (k *Kernel) sameRoute(h netlink.Route, w vrf.Route) bool {
-	dst := netip.PrefixFrom(zeroOf(w.Dst.Addr().Is4()), 0)
-	if h.Dst != nil {
-		dst = prefixOf(h.Dst)
-	}
-	if dst != w.Dst.Masked() || h.Table != w.Table || h.MTU != w.MTU || h.Priority != w.Metric {
-		return false
-	}
-	if (w.Type == vrf.RouteUnreachable) != (h.Type == unix.RTN_UNREACHABLE) {
-		return false
-	}
-	if gw, _ := netip.AddrFromSlice(h.Gw); w.Gateway.IsValid() != (h.Gw != nil) || w.Gateway.IsValid() && gw.Unmap() != w.Gateway {
-		return false
-	}
-	if src, _ := netip.AddrFromSlice(h.Src); w.Src.IsValid() != (h.Src != nil) || w.Src.IsValid() && src.Unmap() != w.Src {
-		return false
-	}
-	if w.Dev != "" {
-		link, err := k.h.LinkByName(w.Dev)
-		if err != nil || link.Attrs().Index != h.LinkIndex {
-			return false
-		}
-	}
-	return true
+	return have, nil
 }
 
 func (k *Kernel) route(r vrf.Route) (*netlink.Route, error) {
@@ -344,14 +362,13 @@ func (k *Kernel) route(r vrf.Route) (*netlink.Route, error) {
 	return nr, nil
 }
 
-// ruleChanges returns the planned rules the kernel lacks and the kernel's
-// rules at vrf.RulePriority into the plan's tables that the plan lacks.
-func (k *Kernel) ruleChanges(want []vrf.Rule, tables map[int]bool) (add []vrf.Rule, del []*netlink.Rule, err error) {
+// listRules returns the kernel's rules at vrf.RulePriority into tables.
+func (k *Kernel) listRules(tables map[int]bool) ([]netlink.Rule, error) {
 	var have []netlink.Rule
 	for _, fam := range []int{netlink.FAMILY_V4, netlink.FAMILY_V6} {
 		rs, err := k.h.RuleList(fam)
 		if err != nil {
-			return nil, nil, fmt.Errorf("kernel: list rules: %w", err)
+			return nil, fmt.Errorf("kernel: list rules: %w", err)
 		}
 		for _, r := range rs {
 			if r.Priority == vrf.RulePriority && tables[r.Table] {
@@ -360,31 +377,7 @@ func (k *Kernel) ruleChanges(want []vrf.Rule, tables map[int]bool) (add []vrf.Ru
 			}
 		}
 	}
-	keep := make([]bool, len(have))
-	for _, w := range want {
-		i := slices.IndexFunc(have, func(h netlink.Rule) bool { return sameRule(h, w) })
-		if i < 0 {
-			add = append(add, w)
-			continue
-		}
-		keep[i] = true
-	}
-	for i := range have {
-		if !keep[i] {
-			del = append(del, &have[i])
-		}
-	}
-	return add, del, nil
-}
-
-func sameRule(h netlink.Rule, w vrf.Rule) bool {
-	if h.Table != w.Table || h.Mark != w.Mark || (h.Family == netlink.FAMILY_V6) != w.IPv6 {
-		return false
-	}
-	if w.To.IsValid() != (h.Dst != nil) {
-		return false
-	}
-	return !w.To.IsValid() || prefixOf(h.Dst) == w.To
+	return have, nil
 }
 
 func toRule(r vrf.Rule) *netlink.Rule {
@@ -421,14 +414,35 @@ func zeroOf(v4 bool) netip.Addr {
 }
 
 // Observe reads back what the kernel holds of plan's objects: its links,
-// the routes of protocol vrf.RouteProtocol in its tables and the rules at
-// vrf.RulePriority that look them up, in the plan's terms, sorted as
-// vrf.Plan sorts (compare with vrf.Diff). The nftables part is not read.
-func (k *Kernel) Observe(plan vrf.State) (vrf.State, error) {
+// the routes of protocol vrf.RouteProtocol in its tables, the rules at
+// vrf.RulePriority that look them up, and the SDK's sets, maps and chains
+// of table inet vrf.NFTTable (plan's, and every marking chain), in the
+// plan's terms, sorted as vrf.Plan sorts (compare with vrf.Diff). A rule
+// is recognised by the comment Apply wrote on it; one that carries no
+// planned rule's comment reads back as an NFTRule with that Comment. A
+// plan without nftables objects reads (and Sync writes) none.
+func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error) {
 	var s vrf.State
+	if err := ctx.Err(); err != nil {
+		return s, err
+	}
+	// One dump of the links and one of the addresses, however many links
+	// the plan has.
+	var links []netlink.Link
+	byName, names := map[string]netlink.Link{}, map[int]string{} // names: link names by index
+	var addrs map[int][]netip.Prefix
+	if len(plan.Links) > 0 || len(plan.Routes) > 0 {
+		var err error
+		if links, err = k.h.LinkList(); err != nil {
+			return s, fmt.Errorf("kernel: list links: %w", err)
+		}
+		for _, l := range links {
+			byName[l.Attrs().Name], names[l.Attrs().Index] = l, l.Attrs().Name
+		}
+	}
 	for _, l := range plan.Links {
-		link, err := k.h.LinkByName(l.Name)
-		if err != nil {
+		link, ok := byName[l.Name]
+		if !ok {
 			continue
 		}
 		a := link.Attrs()
@@ -438,26 +452,27 @@ func (k *Kernel) Observe(plan vrf.State) (vrf.State, error) {
 		} else if l.Kind == vrf.LinkManagementPort {
 			got.MAC, got.MTU = a.HardwareAddr, a.MTU
 			if a.MasterIndex != 0 {
-				if m, err := k.h.LinkByIndex(a.MasterIndex); err == nil {
-					got.Master = m.Attrs().Name
+				got.Master = names[a.MasterIndex]
+			}
+			if addrs == nil {
+				all, err := k.h.AddrList(nil, netlink.FAMILY_ALL)
+				if err != nil {
+					return s, fmt.Errorf("kernel: list addresses: %w", err)
+				}
+				addrs = map[int][]netip.Prefix{}
+				for _, ad := range all {
+					if p := prefixOf(ad.IPNet); !p.Addr().IsLinkLocalUnicast() {
+						addrs[ad.LinkIndex] = append(addrs[ad.LinkIndex], p)
+					}
 				}
 			}
-			addrs, err := k.h.AddrList(link, netlink.FAMILY_ALL)
-			if err != nil {
-				return s, err
-			}
-			for _, ad := range addrs {
-				p := prefixOf(ad.IPNet)
-				if !p.Addr().IsLinkLocalUnicast() {
-					got.Addresses = append(got.Addresses, p)
-				}
-			}
+			got.Addresses = slices.Clone(addrs[a.Index])
 			slices.SortFunc(got.Addresses, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
 		}
 		s.Links = append(s.Links, got)
 	}
 	tables := planTables(plan)
-	_, have, err := k.routeChanges(nil, tables)
+	have, err := k.listRoutes(tables)
 	if err != nil {
 		return s, err
 	}
@@ -478,13 +493,11 @@ func (k *Kernel) Observe(plan vrf.State) (vrf.State, error) {
 			vr.Src = a.Unmap()
 		}
 		if vr.Type == vrf.RouteUnicast && r.LinkIndex != 0 {
-			if l, err := k.h.LinkByIndex(r.LinkIndex); err == nil {
-				vr.Dev = l.Attrs().Name
-			}
+			vr.Dev = names[r.LinkIndex]
 		}
 		s.Routes = append(s.Routes, vr)
 	}
-	_, rules, err := k.ruleChanges(nil, tables)
+	rules, err := k.listRules(tables)
 	if err != nil {
 		return s, err
 	}
@@ -494,6 +507,11 @@ func (k *Kernel) Observe(plan vrf.State) (vrf.State, error) {
 			vr.To = prefixOf(r.Dst)
 		}
 		s.Rules = append(s.Rules, vr)
+	}
+	if len(plan.NFT.Sets)+len(plan.NFT.Chains) > 0 { // a state without nftables speaks for none
+		if s.NFT, err = k.observeNFT(plan.NFT); err != nil {
+			return s, err
+		}
 	}
 	vrf.SortState(&s)
 	return s, nil

@@ -1,6 +1,7 @@
 package kernel_test
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/netip"
@@ -8,6 +9,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/google/nftables"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
@@ -17,7 +19,7 @@ import (
 	"github.com/udnkit/udnkit/vrf"
 )
 
-func need(t *testing.T, why string) {
+func need(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("CI=true and %s", why)
@@ -25,8 +27,9 @@ func need(t *testing.T, why string) {
 	t.Skip(why)
 }
 
-// freshNetns returns a netlink handle into a new network namespace.
-func freshNetns(t *testing.T) *netlink.Handle {
+// freshNetns returns a netlink handle into a new network namespace, and
+// the namespace.
+func freshNetns(t testing.TB) (*netlink.Handle, netns.NsHandle) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		need(t, "network namespaces need root")
@@ -50,12 +53,37 @@ func freshNetns(t *testing.T) *netlink.Handle {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close(); ns.Close() })
-	return h
+	return h, ns
+}
+
+// newKernel returns the adapter of the namespace ns (h its handle);
+// cgroupID may be nil.
+func newKernel(t testing.TB, h *netlink.Handle, ns netns.NsHandle, cgroupID func(string) (uint64, error)) *kernel.Kernel {
+	t.Helper()
+	conn, err := nftables.New(nftables.WithNetNSFd(int(ns)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.New(kernel.Config{Netlink: h, NFT: conn, CgroupID: cgroupID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// sync runs k.Sync and fails the test on an error.
+func sync(t *testing.T, k *kernel.Kernel, desired vrf.State) kernel.Result {
+	t.Helper()
+	_, res, err := k.Sync(context.Background(), desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // dummy adds a link called name (one end of a veth pair: this kernel has
 // no dummy devices) with addrs, up.
-func dummy(t *testing.T, h *netlink.Handle, name string, addrs ...string) {
+func dummy(t testing.TB, h *netlink.Handle, name string, addrs ...string) {
 	t.Helper()
 	if err := h.LinkAdd(&netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: name}, PeerName: name + "-p"}); err != nil {
 		t.Fatal(err)
@@ -78,7 +106,7 @@ func dummy(t *testing.T, h *netlink.Handle, name string, addrs ...string) {
 	}
 }
 
-func plan(t *testing.T, nets ...vrf.Network) vrf.State {
+func plan(t testing.TB, nets ...vrf.Network) vrf.State {
 	t.Helper()
 	s, err := vrf.Plan(vrf.Input{
 		Node:     vrf.Node{Name: "node1", Bridge: "breth0", Gateways: []netip.Addr{netip.MustParseAddr("172.18.0.1")}},
@@ -94,7 +122,8 @@ func plan(t *testing.T, nets ...vrf.Network) vrf.State {
 var (
 	blue = vrf.Network{Network: &udn.Network{Name: "ns1_blue", ID: 1, Topology: udn.TopologyLayer3, Role: udn.RolePrimary,
 		Subnets: []udn.Subnet{{CIDR: netip.MustParsePrefix("10.128.0.0/16"), HostPrefix: 24}}},
-		HostSubnets: []netip.Prefix{netip.MustParsePrefix("10.128.1.0/24")}}
+		HostSubnets: []netip.Prefix{netip.MustParsePrefix("10.128.1.0/24")},
+		NodePorts:   []vrf.L4Port{{Protocol: vrf.TCP, Port: 30080}}}
 	red = vrf.Network{Network: &udn.Network{Name: "ns2_red", ID: 2, Topology: udn.TopologyLayer2, Role: udn.RolePrimary,
 		Subnets: []udn.Subnet{{CIDR: netip.MustParsePrefix("10.128.0.0/16")}}}}
 )
@@ -123,17 +152,18 @@ func routes(t *testing.T, h *netlink.Handle, table int) []netlink.Route {
 }
 
 func TestApplyInANetworkNamespace(t *testing.T) {
-	h := freshNetns(t)
+	h, ns := freshNetns(t)
 	dummy(t, h, "breth0", "172.18.0.3/16", "169.254.0.2/17")
 	dummy(t, h, "ovn-k8s-mp1")
 	dummy(t, h, "ovn-k8s-mp2")
-	k := kernel.New(h)
+	k := newKernel(t, h, ns, nil)
+	ctx := context.Background()
 
 	// A kernel without VRFs refuses the plan before changing anything.
 	both := plan(t, blue, red)
-	_, err := k.Apply(both)
-	var ns *kernel.NotSupportedError
-	if !errors.As(err, &ns) || !errors.Is(err, kernel.ErrNotSupported) {
+	_, _, err := k.Sync(ctx, both)
+	var nse *kernel.NotSupportedError
+	if !errors.As(err, &nse) || !errors.Is(err, kernel.ErrNotSupported) {
 		if err == nil {
 			need(t, "this kernel has VRF devices: the not-supported path is tested on kernels without them")
 		}
@@ -156,15 +186,15 @@ func TestApplyInANetworkNamespace(t *testing.T) {
 	}
 
 	desired := withoutVRFs(both)
-	res, err := k.Apply(desired)
-	if err != nil {
-		t.Fatal(err)
+	res := sync(t, k, desired)
+	if res.RoutesAdded != len(desired.Routes) || res.RulesAdded != len(desired.Rules) || res.RoutesDeleted+res.RulesDeleted != 0 ||
+		res.SetsCreated != len(desired.NFT.Sets) || res.ChainsWritten != len(desired.NFT.Chains) || res.Batches != 1 ||
+		res.ElementsAdded != 1 { // blue's NodePort: a map element jumping to a chain of the same batch
+		t.Errorf("first apply: %+v for %d routes, %d rules, %d sets, %d chains", res, len(desired.Routes), len(desired.Rules),
+			len(desired.NFT.Sets), len(desired.NFT.Chains))
 	}
-	if res.RoutesAdded != len(desired.Routes) || res.RulesAdded != len(desired.Rules) || res.RoutesDeleted+res.RulesDeleted != 0 {
-		t.Errorf("first apply: %+v for %d routes, %d rules", res, len(desired.Routes), len(desired.Rules))
-	}
-	if again, err := k.Apply(desired); err != nil || again != (kernel.Result{}) {
-		t.Errorf("second apply: %+v %v", again, err)
+	if again := sync(t, k, desired); again != (kernel.Result{}) {
+		t.Errorf("second apply: %+v", again)
 	}
 	checkObserved(t, k, desired)
 	mp1, _ = h.LinkByName("ovn-k8s-mp1")
@@ -187,15 +217,19 @@ func TestApplyInANetworkNamespace(t *testing.T) {
 		t.Errorf("table 1001: %d routes of protocol 85 (want %d), %d in all (want %d with the foreign one)", ours, planned, len(routes(t, h, 1001)), planned+1)
 	}
 
-	// red goes: its routes and rules go, blue's and the foreign ones stay.
-	if err := k.Remove(withoutVRFs(plan(t, red))); err != nil {
+	// red goes: its routes and rules go, then its marking chain; blue's
+	// and the foreign ones stay.
+	if err := k.Remove(ctx, withoutVRFs(plan(t, red))); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(routes(t, h, 1002)); n != 0 {
 		t.Errorf("table 1002 keeps %d routes", n)
 	}
-	if again, err := k.Apply(withoutVRFs(plan(t, blue))); err != nil || again != (kernel.Result{}) {
-		t.Errorf("blue after red left: %+v %v", again, err)
+	if again := sync(t, k, withoutVRFs(plan(t, blue))); again != (kernel.Result{ChainsDeleted: 1, Batches: 1}) {
+		t.Errorf("blue after red left: %+v", again)
+	}
+	if again := sync(t, k, withoutVRFs(plan(t, blue))); again != (kernel.Result{}) {
+		t.Errorf("blue again: %+v", again)
 	}
 	rules, _ := h.RuleList(netlink.FAMILY_V4)
 	var foreignRule, redRules bool
@@ -215,15 +249,13 @@ func TestApplyInANetworkNamespace(t *testing.T) {
 	}
 }
 
-// checkObserved reads the kernel back and compares it with desired (its
-// nftables part aside).
+// checkObserved reads the kernel back and compares it with desired.
 func checkObserved(t *testing.T, k *kernel.Kernel, desired vrf.State) {
 	t.Helper()
-	observed, err := k.Observe(desired)
+	observed, err := k.Observe(context.Background(), desired)
 	if err != nil {
 		t.Fatal(err)
 	}
-	desired.NFT, desired.Warnings = vrf.NFT{}, nil
 	if d := vrf.Diff(observed, desired); d.Len() != 0 {
 		t.Errorf("the kernel differs from the plan: %+v", d)
 	}
@@ -234,12 +266,12 @@ func checkObserved(t *testing.T, k *kernel.Kernel, desired vrf.State) {
 // apply fails) leaves a kernel from which the next Apply, once the port
 // exists, reaches the plan exactly.
 func TestApplyConvergesAfterAFailure(t *testing.T) {
-	h := freshNetns(t)
+	h, ns := freshNetns(t)
 	dummy(t, h, "breth0", "172.18.0.3/16", "169.254.0.2/17")
 	dummy(t, h, "ovn-k8s-mp1")
-	k := kernel.New(h)
+	k := newKernel(t, h, ns, nil)
 	desired := withoutVRFs(plan(t, blue, red))
-	if _, err := k.Apply(desired); err == nil {
+	if _, _, err := k.Sync(context.Background(), desired); err == nil {
 		t.Fatal("applying with red's management port missing succeeded")
 	}
 	mp1, _ := h.LinkByName("ovn-k8s-mp1")
@@ -247,11 +279,9 @@ func TestApplyConvergesAfterAFailure(t *testing.T) {
 		t.Fatalf("the failed apply did not get as far as blue's port (mtu %d)", mp1.Attrs().MTU)
 	}
 	dummy(t, h, "ovn-k8s-mp2")
-	if _, err := k.Apply(desired); err != nil {
-		t.Fatal(err)
-	}
+	sync(t, k, desired)
 	checkObserved(t, k, desired)
-	if again, err := k.Apply(desired); err != nil || again != (kernel.Result{}) {
-		t.Errorf("third apply: %+v %v", again, err)
+	if again := sync(t, k, desired); again != (kernel.Result{}) {
+		t.Errorf("third apply: %+v", again)
 	}
 }

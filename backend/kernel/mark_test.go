@@ -73,9 +73,8 @@ func TestServiceMarkingTraffic(t *testing.T) {
 		}
 		return plan(t, b)
 	}
-	if _, err := kernel.New(hh).Apply(withoutVRFs(stateOf(true))); err != nil {
-		t.Fatal(err)
-	}
+	k := newKernel(t, hh, host, nil)
+	sync(t, k, withoutVRFs(stateOf(false)))
 	if !reach("8080") || !reach("9090") {
 		t.Fatal("the pod is not reachable before marking")
 	}
@@ -95,12 +94,8 @@ func TestServiceMarkingTraffic(t *testing.T) {
 	if err := conn.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := kernel.ApplyServiceMarking(conn, stateOf(true).NFT)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.SetsCreated != 3 || res.ElementsAdded != 1 || !res.ChainRewritten {
-		t.Errorf("first apply: %+v", res)
+	if res := sync(t, k, withoutVRFs(stateOf(true))); res != (kernel.Result{ElementsAdded: 1, Batches: 1}) {
+		t.Errorf("adding the external IP: %+v", res)
 	}
 	if reach("8080") {
 		t.Error("blue's external IP is not marked")
@@ -108,12 +103,11 @@ func TestServiceMarkingTraffic(t *testing.T) {
 	if !reach("9090") {
 		t.Error("an unmarked port of the same address does not reach the pod")
 	}
-	if again, err := kernel.ApplyServiceMarking(conn, stateOf(true).NFT); err != nil || again != (kernel.NFTResult{}) {
-		t.Errorf("second apply: %+v %v", again, err)
+	if again := sync(t, k, withoutVRFs(stateOf(true))); again != (kernel.Result{}) {
+		t.Errorf("second apply: %+v", again)
 	}
-	res, err = kernel.ApplyServiceMarking(conn, stateOf(false).NFT)
-	if err != nil || res.ElementsDeleted != 1 {
-		t.Errorf("removing the external IP: %+v %v", res, err)
+	if res := sync(t, k, withoutVRFs(stateOf(false))); res != (kernel.Result{ElementsDeleted: 1, Batches: 1}) {
+		t.Errorf("removing the external IP: %+v", res)
 	}
 	if !reach("8080") {
 		t.Error("the external IP is still marked after its removal")

@@ -1,13 +1,17 @@
 package kernel_test
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/nftables"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 
@@ -92,8 +96,7 @@ func newNetns(t *testing.T) netns.NsHandle {
 // and drops the rest; applying twice changes nothing; closing the port
 // closes it.
 func TestIsolationTraffic(t *testing.T) {
-	h := freshNetns(t) // proves root; its namespace is not used here
-	_ = h
+	freshNetns(t) // root check
 	host, pod := newNetns(t), newNetns(t)
 	hh, err := netlink.NewHandleAt(host)
 	if err != nil {
@@ -139,7 +142,7 @@ func TestIsolationTraffic(t *testing.T) {
 	if !reach("8080") || !reach("9090") {
 		t.Fatal("the pod is not reachable before isolation")
 	}
-	plan := func(open bool) vrf.NFT {
+	plan := func(open bool) vrf.State {
 		in := vrf.Input{Node: vrf.Node{Name: "n", Bridge: "breth0"},
 			Pods: vrf.Pods{DefaultIPs: []netip.Addr{netip.MustParseAddr("10.244.1.5")}}}
 		if open {
@@ -149,17 +152,11 @@ func TestIsolationTraffic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.NFT
+		return s
 	}
-	conn, err := nftables.New(nftables.WithNetNSFd(int(host)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := kernel.ApplyIsolation(conn, plan(true), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.SetsCreated != 6 || res.ElementsAdded != 2 || !res.ChainRewritten {
+	k := newKernel(t, hh, host, nil)
+	res := sync(t, k, plan(true))
+	if res.SetsCreated != 9 || res.ElementsAdded != 2 || res.ChainsWritten != 4 || res.Batches != 1 {
 		t.Errorf("first apply: %+v", res)
 	}
 	if !reach("8080") {
@@ -168,14 +165,59 @@ func TestIsolationTraffic(t *testing.T) {
 	if reach("9090") {
 		t.Error("the host reaches a port the pod did not open")
 	}
-	if again, err := kernel.ApplyIsolation(conn, plan(true), nil); err != nil || again != (kernel.NFTResult{}) {
-		t.Errorf("second apply: %+v %v", again, err)
+	if again := sync(t, k, plan(true)); again != (kernel.Result{}) {
+		t.Errorf("second apply: %+v", again)
 	}
-	res, err = kernel.ApplyIsolation(conn, plan(false), nil)
-	if err != nil || res.ElementsDeleted != 1 || res.ChainRewritten {
-		t.Errorf("closing the port: %+v %v", res, err)
+	checkListing(t, host)
+	// Someone adds a rule to udn-isolation: Sync sees a rule it did not
+	// plan and rewrites the chain without it.
+	if out, err := exec.Command("nsenter", fmt.Sprintf("--net=/proc/%d/fd/%d", os.Getpid(), int(host)),
+		"nft", "add", "rule", "inet", vrf.NFTTable, "udn-isolation", "ip", "daddr", "6.6.6.6", "accept").CombinedOutput(); err != nil {
+		t.Fatalf("nft add rule: %v\n%s", err, out)
+	}
+	if res := sync(t, k, plan(true)); res != (kernel.Result{ChainsWritten: 1, Batches: 1}) {
+		t.Errorf("after a foreign rule: %+v", res)
+	}
+	if again := sync(t, k, plan(true)); again != (kernel.Result{}) {
+		t.Errorf("after the rewrite: %+v", again)
+	}
+	if res = sync(t, k, plan(false)); res != (kernel.Result{ElementsDeleted: 1, Batches: 1}) {
+		t.Errorf("closing the port: %+v", res)
 	}
 	if reach("8080") {
 		t.Error("a closed port is still reachable")
+	}
+}
+
+// checkListing lists table inet ovn-kubernetes of ns with nft: the sets
+// and maps carry the reference's comments, and the listing loads again
+// (nft -c in a fresh namespace): the rules' comments hold nothing that
+// breaks nft syntax.
+func checkListing(t *testing.T, ns netns.NsHandle) {
+	t.Helper()
+	nft, err := exec.LookPath("nft")
+	if err != nil {
+		need(t, "nft is not installed (apt-get install nftables)")
+	}
+	out, err := exec.Command("nsenter", fmt.Sprintf("--net=/proc/%d/fd/%d", os.Getpid(), int(ns)), nft, "list", "table", "inet", vrf.NFTTable).CombinedOutput()
+	if err != nil {
+		t.Fatalf("nft list: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`comment "default network IPs of pods in user defined networks (IPv4)"`,
+		`comment "UDN services NodePorts mark"`,
+		`comment "ip daddr . meta l4proto . th dport @udn-open-ports-v4 accept"`,
+		`comment "iifname != 'ovn-k8s-mp0' jump udn-service-mark"`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("nft list lacks %s:\n%s", want, out)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "listed.nft")
+	if err := os.WriteFile(file, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := exec.Command("unshare", "-n", nft, "-c", "-f", file).CombinedOutput(); err != nil {
+		t.Errorf("the listing does not load again: %v\n%s", err, again)
 	}
 }

@@ -1,9 +1,13 @@
 // Package ovs applies a node's gateway-bridge flows (package flows) to Open
-// vSwitch with ovs-ofctl: it reads the bridge's flows of flows.Cookie,
-// compares them with the desired ones as Open vSwitch itself normalises
-// both (ovs-ofctl diff-flows), and writes the difference in one bundle
-// (ovs-ofctl --bundle), strict deletes first. Flows of other cookies are
-// never deleted or modified; applying the same flows twice changes nothing.
+// vSwitch with ovs-ofctl, with the node-side contract of package backend
+// (backend.NodeApplier[[]flows.Flow, flows.Changes, Result]): Observe reads
+// the bridge's flows of flows.Cookie, those Open vSwitch holds as a
+// desired flow (compared as Open vSwitch normalises both, with ovs-ofctl
+// diff-flows) spelled as the plan spells them, so that flows.Diff lists
+// real differences only; Apply writes flows.Changes in one bundle
+// (ovs-ofctl --bundle, atomic), strict deletes first; Sync does both.
+// Flows of other cookies are never deleted or modified; applying the same
+// flows twice changes nothing.
 //
 // The adapter runs ovs-ofctl through a RunFunc, the shape of
 // go-openvswitch's ovs.ExecFunc with standard input added, so the caller
@@ -21,5 +25,5 @@
 //     it, and deleting a port's drop flow its NORMAL flow. The adapter's
 //     bundle deletes strictly (delete_strict), then adds.
 //
-// A Bridge is safe for concurrent use; Sync calls are serialised.
+// A Bridge is safe for concurrent use; Sync and Apply calls are serialised.
 package ovs

@@ -12,9 +12,10 @@ import (
 	"github.com/udnkit/udnkit/flows"
 )
 
-// Sync a node's flows. Here ovs-ofctl is replaced by a stand-in that
-// reports the flows differ and prints the bundle it is given; on a node,
-// leave Config.Run nil to run the real ovs-ofctl.
+// Sync a node's flows. Here ovs-ofctl is replaced by a stand-in: the
+// bridge holds one foreign flow and none of the SDK's, and the bundle it
+// is given is printed (its first lines). On a node, leave Config.Run nil
+// to run the real ovs-ofctl.
 func Example() {
 	mac, _ := net.ParseMAC("02:42:ac:12:00:03")
 	desired, err := flows.Plan(flows.Input{
@@ -28,17 +29,21 @@ func Example() {
 	defer os.RemoveAll(dir)
 	standIn := func(_ context.Context, _ []byte, args ...string) ([]byte, error) {
 		switch args[2] {
-		case "diff-flows": // the bridge holds none of the SDK's flows yet, and a foreign one
-			b, _ := os.ReadFile(args[4])
+		case "diff-flows":
+			if args[3] == "breth0" { // the bridge's flows: a foreign one
+				return []byte("-table=7 priority=5,ip cookie=0x1234 actions=drop\n"), differ{}
+			}
+			b, _ := os.ReadFile(args[4]) // the desired flows, printed as diff-flows prints them
 			var out strings.Builder
-			out.WriteString("-table=7 priority=5,ip cookie=0x1234 actions=drop\n")
-			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[:2] {
-				out.WriteString("+" + l + "\n")
+			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				cookie, rest, _ := strings.Cut(l, ",")
+				match, actions, _ := strings.Cut(rest, ",actions=")
+				out.WriteString("+" + match + " " + cookie + " actions=" + actions + "\n")
 			}
 			return []byte(out.String()), differ{}
 		case "--bundle":
 			b, _ := os.ReadFile(args[5])
-			fmt.Print(string(b))
+			fmt.Print(strings.Join(strings.SplitAfter(string(b), "\n")[:2], ""))
 		}
 		return nil, nil
 	}
@@ -46,12 +51,12 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := br.Sync(context.Background(), desired)
-	fmt.Println(res.Added, "added,", res.Deleted, "deleted", err)
+	changes, res, err := br.Sync(context.Background(), desired)
+	fmt.Println(changes.Len(), "changes:", res.Added, "added,", res.Deleted, "deleted", err)
 	// Output:
 	// add cookie=0xdeff105,table=0,priority=100,ip,in_port=2,dl_src=02:42:ac:12:00:03,actions=ct(commit,zone=64000,exec(set_field:0x1->ct_mark)),output:1
 	// add cookie=0xdeff105,table=0,priority=50,ip,dl_dst=02:42:ac:12:00:03,actions=ct(zone=64000,nat,table=1)
-	// 2 added, 0 deleted <nil>
+	// 13 changes: 13 added, 0 deleted <nil>
 }
 
 // differ is the stand-in's exit status 2: the flows differ.

@@ -55,14 +55,21 @@ func TestRealSync(t *testing.T) {
 	}
 	sync := func(want ovs.Result) {
 		t.Helper()
-		got, err := br.Sync(ctx, plan())
+		changes, got, err := br.Sync(ctx, plan())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != want {
-			t.Errorf("Sync = %+v, want %+v", got, want)
+		if got != want || changes.Len() != want.Added+want.Deleted {
+			t.Errorf("Sync = %+v (%d changes), want %+v", got, changes.Len(), want)
 		}
-		observed, err := br.Observe(ctx)
+		observed, err := br.Observe(ctx, plan())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := flows.Diff(observed, plan()); d.Len() != 0 {
+			t.Errorf("observed after Sync differs from the plan: %+v", d)
+		}
+		observed, err = br.Observe(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,19 +115,25 @@ func TestRealSync(t *testing.T) {
 	in.Networks[1].ClusterIPs = append(in.Networks[1].ClusterIPs, netip.MustParseAddr("10.96.0.7"))
 	sync(ovs.Result{Added: 1})
 
-	// Someone changes one of the SDK's flows: Sync puts it back.
+	// Someone changes one of the SDK's flows: Sync puts it back (an add of
+	// the same match replaces the actions).
 	if out, err := env.Ofctl(ctx, "", "mod-flows", "--strict", "breth0", "cookie=0xdeff105,table=2,priority=300,reg1=0x4,actions=drop"); err != nil {
 		t.Fatal(err, out)
 	}
-	sync(ovs.Result{Added: 1, Deleted: 1})
+	sync(ovs.Result{Added: 1})
+	// Someone adds a flow of the SDK's cookie: Sync deletes it.
+	if out, err := env.Ofctl(ctx, "", "add-flow", "breth0", "cookie=0xdeff105,table=9,priority=1,ip,actions=drop"); err != nil {
+		t.Fatal(err, out)
+	}
+	sync(ovs.Result{Deleted: 1})
 
 	// Network b goes: its flows and the fan-out that listed its port.
 	in.Networks = in.Networks[:1]
-	got, err := br.Sync(ctx, plan())
+	_, got, err := br.Sync(ctx, plan())
 	if err != nil || got.Deleted == 0 {
 		t.Fatalf("removing b: %+v %v", got, err)
 	}
-	observed, _ := br.Observe(ctx)
+	observed, _ := br.Observe(ctx, nil)
 	for _, f := range observed {
 		if strings.Contains(f.Match, "in_port="+itoa(ports[pb])) || strings.Contains(f.Actions, "output:"+itoa(ports[pb])) {
 			t.Errorf("a flow of b remains: %+v", f)
@@ -131,15 +144,15 @@ func TestRealSync(t *testing.T) {
 	// Why the bundle deletes strictly: a non-strict delete of the host's
 	// service-CIDR flow (what go-openvswitch's transaction sends) also
 	// takes the cluster-IP flow under it. Sync then restores both.
-	before, _ := br.Observe(ctx)
+	before, _ := br.Observe(ctx, nil)
 	if out, err := env.Ofctl(ctx, "", "del-flows", "breth0", "cookie=0xdeff105/-1,table=0,ip,in_port=LOCAL,nw_dst=10.96.0.0/16"); err != nil {
 		t.Fatal(err, out)
 	}
-	after, _ := br.Observe(ctx)
+	after, _ := br.Observe(ctx, nil)
 	if gone := len(before) - len(after); gone < 3 {
 		t.Errorf("a non-strict delete of the service-CIDR flow took %d flows, expected it and the cluster-IP flow under it", gone)
 	}
-	got, err = br.Sync(ctx, plan())
+	_, got, err = br.Sync(ctx, plan())
 	if err != nil || got.Added != len(before)-len(after) || got.Deleted != 0 {
 		t.Errorf("restoring: %+v %v", got, err)
 	}

@@ -2,7 +2,11 @@
 // networks with overlapping pod subnets on one node, as commands a person
 // can read: the VRFs, management ports, routes, ip rules and nftables host
 // isolation (ip and nft), and the gateway bridge's OpenFlow flows
-// (ovs-ofctl add-flow lines, with the ports of a fresh breth0).
+// (ovs-ofctl add-flow lines, with the ports of a fresh breth0), planned by
+// the udnkit.Cluster that holds the networks (calls: New, AddUDN and
+// SetService per network, PlanNode). Every word is shell-quoted: the output
+// is safe to run whatever the names hold. On a node, backend/kernel and
+// backend/ovs apply the same plans (Sync).
 //
 //	go run ./examples/node
 //
@@ -15,9 +19,13 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strings"
 
+	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/flows"
-	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/services"
 	"github.com/udnkit/udnkit/vrf"
 )
 
@@ -28,68 +36,68 @@ func main() {
 	}
 }
 
-func mac(s string) net.HardwareAddr {
-	m, err := net.ParseMAC(s)
+const udns = `
+kind: UserDefinedNetwork
+metadata: {name: net, namespace: blue}
+spec: {topology: Layer3, role: Primary, subnets: ["10.128.0.0/16/24"]}
+---
+kind: UserDefinedNetwork
+metadata: {name: net, namespace: red}
+spec: {topology: Layer2, role: Primary, subnets: ["10.128.0.0/16"]}
+`
+
+// cluster is what the node's controller holds: the two networks, each
+// with a Service, on the cluster's nodes (ovn-worker has the MAC of its
+// gateway bridge).
+func cluster() (*udnkit.Cluster, error) {
+	worker := topology.Node{Name: "ovn-worker", ID: 2, Chassis: "chassis-worker",
+		Addresses: []netip.Prefix{netip.MustParsePrefix("172.18.0.3/16")}, NextHops: []netip.Addr{netip.MustParseAddr("172.18.0.1")},
+		MAC: net.HardwareAddr{0x02, 0x42, 0xac, 0x12, 0x00, 0x03}}
+	c, err := udnkit.New(udnkit.Config{Nodes: []topology.Node{worker},
+		DefaultNetwork: netconf.Cluster{ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}}})
 	if err != nil {
-		panic(err)
+		return nil, err
 	}
-	return m
+	for i, doc := range strings.Split(udns, "---") {
+		u, err := netconf.DecodeUDN([]byte(doc))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := c.AddUDN(u); err != nil {
+			return nil, err
+		}
+		svc := services.Service{Namespace: u.Namespace, Name: "web", ClusterIPs: []netip.Addr{netip.AddrFrom4([4]byte{10, 96, 0, byte(5 + i)})},
+			Ports: []services.Port{{Name: "http", Protocol: services.ProtocolTCP, Port: 80}}}
+		if i == 0 {
+			svc.Ports[0].NodePort = 30080
+		}
+		if _, err := c.SetService(svc); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
-// input is node ovn-worker (172.18.0.3) with the default network and two
-// primary networks, blue (ID 1) and red (ID 2), each with a ClusterIP
-// service; the OpenFlow port numbers are those a fresh breth0 would give.
-func input() flows.Input {
-	return flows.Input{
-		Node: flows.Node{Bridge: "breth0", Physical: flows.Port{Name: "eth0", OFPort: 1}, MAC: mac("02:42:ac:12:00:03"),
-			IPs:          []netip.Addr{netip.MustParseAddr("172.18.0.3")},
-			DefaultPatch: flows.Port{Name: "patch-breth0_ovn-worker-to-br-int", OFPort: 2}},
-		Networks: []flows.Network{
-			{ID: 1, Name: "blue_net", Patch: flows.Port{Name: "patch-breth0_blue_net_ovn-worker-to-br-int", OFPort: 3},
-				GatewayMAC: mac("02:42:ac:12:00:03"), IPv4: true, ClusterIPs: []netip.Addr{netip.MustParseAddr("10.96.0.5")}},
-			{ID: 2, Name: "red_net", Patch: flows.Port{Name: "patch-breth0_red_net_ovn-worker-to-br-int", OFPort: 4},
-				GatewayMAC: mac("02:42:ac:12:00:03"), IPv4: true, ClusterIPs: []netip.Addr{netip.MustParseAddr("10.96.0.6")}},
-		},
-		Cluster: flows.Cluster{ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}},
-	}
-}
-
-// kernel is the same node's kernel-side input: blue is Layer3 (node subnet
-// 10.128.1.0/24), red Layer2 with the same 10.128.0.0/16.
-func kernel() vrf.Input {
-	subnet := netip.MustParsePrefix("10.128.0.0/16")
-	return vrf.Input{
-		Node: vrf.Node{Name: "ovn-worker", Bridge: "breth0", Gateways: []netip.Addr{netip.MustParseAddr("172.18.0.1")},
-			KubeletCgroup: "kubelet.slice/kubelet.service"},
-		Networks: []vrf.Network{
-			{Network: &udn.Network{Name: "blue_net", ID: 1, Topology: udn.TopologyLayer3, Role: udn.RolePrimary,
-				Subnets: []udn.Subnet{{CIDR: subnet, HostPrefix: 24}}}, HostSubnets: []netip.Prefix{netip.MustParsePrefix("10.128.1.0/24")},
-				NodePorts: []vrf.L4Port{{Protocol: vrf.TCP, Port: 30080}}},
-			{Network: &udn.Network{Name: "red_net", ID: 2, Topology: udn.TopologyLayer2, Role: udn.RolePrimary,
-				Subnets: []udn.Subnet{{CIDR: subnet}}}},
-		},
-		Cluster: vrf.Cluster{ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}},
-		Pods:    vrf.Pods{DefaultIPs: []netip.Addr{netip.MustParseAddr("10.244.1.5")}},
-	}
-}
+// local is what only the node knows: its bridge's OpenFlow port numbers
+// and its kubelet's cgroup.
+var local = udnkit.NodeLocal{Uplink: flows.Port{Name: "eth0", OFPort: 1}, DefaultPatchOFPort: 2,
+	PatchOFPorts: map[string]int{"blue_net": 3, "red_net": 4}, KubeletCgroup: "kubelet.slice/kubelet.service",
+	Pods: vrf.Pods{DefaultIPs: []netip.Addr{netip.MustParseAddr("10.244.1.5")}}}
 
 func run(w io.Writer) error {
-	k, err := vrf.Plan(kernel())
+	c, err := cluster()
+	if err != nil {
+		return err
+	}
+	plan, err := c.PlanNode("ovn-worker", local)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "# kernel: VRFs, management ports, routes, rules and nftables")
-	fmt.Fprint(w, k.Script())
+	fmt.Fprint(w, plan.Kernel.Script())
 	fmt.Fprintln(w)
-	in := input()
-	fs, err := flows.Plan(in)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "# %s on node %s: %d flows of cookie 0x%x (networks: blue ID 1 on port 3, red ID 2 on port 4)\n",
-		in.Node.Bridge, in.Node.IPs[0], len(fs), flows.Cookie)
-	for _, f := range fs {
-		fmt.Fprintf(w, "ovs-ofctl add-flow %s '%s'\n", in.Node.Bridge, f)
-	}
+	fmt.Fprintf(w, "# breth0 on node 172.18.0.3: %d flows of cookie 0x%x (networks: blue ID 1 on port 3, red ID 2 on port 4)\n",
+		len(plan.Flows), flows.Cookie)
+	fmt.Fprint(w, flows.Script("breth0", plan.Flows))
 	return nil
 }

@@ -1,0 +1,56 @@
+// Package netdev holds the name rules of the node-side planners (vrf,
+// flows): a Linux network device name, and a name free of control
+// characters. Standard library only, as planners are.
+package netdev
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// MaxName is the longest Linux network device name (IFNAMSIZ - 1).
+const MaxName = 15
+
+// Check returns why name cannot name a Linux network device, or nil: the
+// kernel's dev_valid_name (not empty, not "." or "..", no '/', ':' or
+// whitespace) and at most MaxName bytes. Other printable characters (';',
+// '$', quotes) are valid device names: scripts quote them.
+func Check(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("must not be empty")
+	case len(name) > MaxName:
+		return fmt.Errorf("%s is longer than %d bytes", Bounded(name), MaxName)
+	case name == "." || name == "..":
+		return fmt.Errorf("%q is not a device name", name)
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == '/' || c == ':' || c <= ' ' || c == 0x7f {
+			return fmt.Errorf("%s holds %q at byte %d, which a device name may not", Bounded(name), c, i)
+		}
+	}
+	return nil
+}
+
+// CheckText returns why s, a name or other text the planners print, is
+// not valid UTF-8 without control characters, or nil.
+func CheckText(s string) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%s is not valid UTF-8", Bounded(s))
+	}
+	for i, r := range s {
+		if r < 0x20 || r == 0x7f || 0x80 <= r && r < 0xa0 {
+			return fmt.Errorf("%s holds the control character %U at byte %d", Bounded(s), r, i)
+		}
+	}
+	return nil
+}
+
+// Bounded quotes s for an error message, cut to its first 64 bytes.
+func Bounded(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q... (%d bytes)", s[:max], len(s))
+}
