@@ -4,10 +4,10 @@
 // own (files or stdin in, the OVN Northbound database for diff and apply).
 //
 //	udnkit validate -f FILE|DIR|-
-//	udnkit plan     -f ... [--zone NODE | --all-zones] [-o text|json|yaml|nbctl]
+//	udnkit plan     -f ... [--zone NODE | --all-zones] [-o text|json|yaml|nbctl|stored]
 //	udnkit diff     -f ... --nb ENDPOINT [-o text|nbctl]       exit 0 same, 1 differs, 2 error
 //	udnkit apply    -f ... [--nb ENDPOINT] [--dry-run]         default: an embedded NB
-//	udnkit explain  network|node NAME -f ...
+//	udnkit explain  network|node|pod NAME -f ...
 //	udnkit draw     -f ... [-o mermaid|dot|svg|png]
 //	udnkit completion bash|zsh|fish|powershell
 //

@@ -64,6 +64,7 @@ func TestGolden(t *testing.T) {
 		{"plan_seed-002_yaml", []string{"plan", "-f", manifests + "seed-002.yaml", "-o", "yaml"}, 0},
 		{"plan_seed-004", append([]string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane"}, svc...), 0},
 		{"plan_seed-004_reference", append([]string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane", "--profile", "reference", "-o", "nbctl"}, svc...), 0},
+		{"plan_quickstart_stored", []string{"plan", "-f", manifests + "quickstart.yaml", "-o", "stored"}, 0},
 		{"plan_invalid", []string{"plan", "-f", manifests + "invalid.yaml"}, 1},
 		{"plan_unknown_zone", []string{"plan", "-f", manifests + "quickstart.yaml", "--zone", "node-z"}, 1},
 		{"plan_bad_format", []string{"plan", "-f", manifests + "quickstart.yaml", "-o", "xml"}, 1},
@@ -105,6 +106,27 @@ func TestStdin(t *testing.T) {
 	fromStdin := runCmd(t, string(data), "plan", "-f", "-")
 	if fromStdin.code != 0 || fromStdin.stdout != fromFile.stdout || fromStdin.stdout == "" {
 		t.Errorf("plan -f - (exit %d) differs from plan -f FILE:\n%s\nstderr:\n%s", fromStdin.code, fromStdin.stdout, fromStdin.stderr)
+	}
+}
+
+// TestStored plans each fixture's -o stored output again (through stdin):
+// nothing is allocated and every zone plans byte for byte the same.
+func TestStored(t *testing.T) {
+	for _, name := range []string{"quickstart.yaml", "seed-000.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			before := runCmd(t, "", "plan", "-f", manifests+name, "--all-zones")
+			stored := runCmd(t, "", "plan", "-f", manifests+name, "-o", "stored")
+			if before.code != 0 || stored.code != 0 {
+				t.Fatalf("exit %d, %d\n%s%s", before.code, stored.code, before.stderr, stored.stderr)
+			}
+			after := runCmd(t, stored.stdout, "plan", "-f", "-", "--all-zones")
+			if after.code != 0 || strings.Contains(after.stderr, "allocated:") {
+				t.Errorf("plan of the stored objects: exit %d, want nothing allocated\n%s", after.code, after.stderr)
+			}
+			if after.stdout != before.stdout {
+				t.Errorf("plan of the stored objects differs:\n%s", after.stdout)
+			}
+		})
 	}
 }
 

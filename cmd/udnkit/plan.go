@@ -11,17 +11,18 @@ import (
 
 	"github.com/udnkit/udnkit/backend/nbctl"
 	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/internal/manifest"
 	"github.com/udnkit/udnkit/topology"
 )
 
-var planFormats = []string{"text", "json", "yaml", "nbctl"}
+var planFormats = []string{"text", "json", "yaml", "nbctl", "stored"}
 
 func newPlan(s streams) *cobra.Command {
 	var in inputs
 	var zone, format string
 	var all bool
 	c := &cobra.Command{
-		Use:   "plan -f FILE|DIR|- [--zone NODE | --all-zones] [-o text|json|yaml|nbctl]",
+		Use:   "plan -f FILE|DIR|- [--zone NODE | --all-zones] [-o text|json|yaml|nbctl|stored]",
 		Short: "Print the Northbound state a zone should hold",
 		Long: `plan builds the cluster from the manifests — the allocations their annotations store restored,
 what is missing allocated and reported on stderr as "allocated: <Kind> <name>: <annotation>=<value>"
@@ -34,18 +35,24 @@ of a ready node (sorted by name); --all-zones plans each.
 
 Formats: text (one line per row, sorted), json and yaml (the rows as the OVN adapter writes
 them: table, key, owner, columns, references), nbctl (an ovn-nbctl script that creates the
-state in an empty database).`,
+state in an empty database), stored (the input objects as the cluster stores them once planned:
+every allocation in the annotations of the Nodes, NADs, connects and pods, the NADs of UDNs and
+CUDNs rendered where missing; planning that output again allocates nothing and plans the same).`,
 		Example: `  udnkit plan -f examples/manifests/seed-000.yaml
   udnkit plan -f examples/manifests/seed-004.yaml --zone ovn-control-plane -o nbctl
+  udnkit plan -f examples/manifests/quickstart.yaml -o stored > stored.yaml; udnkit plan -f stored.yaml
   kubectl get nodes,namespaces,network-attachment-definitions,userdefinednetworks,clusteruserdefinednetworks,clusternetworkconnects,pods,services,endpointslices -A -o yaml | udnkit plan -f - --all-zones -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !slices.Contains(planFormats, format) {
 				return fmt.Errorf("-o: %q is not one of %v", format, planFormats)
 			}
-			_, l, err := in.load(s)
+			set, l, err := in.load(s)
 			if err != nil {
 				return err
+			}
+			if format == "stored" {
+				return writeStored(s.out, in.objs, set, l)
 			}
 			zs, err := zones(l, zone, all)
 			if err != nil {
@@ -61,9 +68,28 @@ state in an empty database).`,
 	in.register(c)
 	c.Flags().StringVar(&zone, "zone", "", "the zone to plan (a node's name); default the first zone of a ready node")
 	c.Flags().BoolVar(&all, "all-zones", false, "plan every zone of a ready node")
-	c.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json, yaml or nbctl")
+	c.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json, yaml, nbctl or stored")
 	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(planFormats, cobra.ShellCompDirectiveNoFileComp))
 	return c
+}
+
+// writeStored writes the objects as the cluster stores them once planned
+// (manifest.Annotate), as one YAML List.
+func writeStored(w io.Writer, objs []manifest.Object, set *manifest.Set, l *manifest.Loaded) error {
+	stored, err := manifest.Annotate(objs, set, l)
+	if err != nil {
+		return err
+	}
+	list, err := manifest.List(stored)
+	if err != nil {
+		return err
+	}
+	b, err := yaml.JSONToYAML(list)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // writePlan writes the states of zones in format; all says whether they

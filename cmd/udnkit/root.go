@@ -94,8 +94,10 @@ kubeconfig is read: files or stdin in.
 	return root
 }
 
-// inputs are the flags of every command that reads manifests.
+// inputs are the flags of every command that reads manifests, and the
+// objects read.
 type inputs struct {
+	objs         []manifest.Object
 	files        []string
 	profile      string
 	serviceCIDRs []string
@@ -147,6 +149,7 @@ func (in *inputs) read(s streams) (*manifest.Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	in.objs = objs
 	set, errs := manifest.Decode(objs)
 	if len(errs) > 0 {
 		for _, e := range errs {
