@@ -8,10 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
-	"github.com/udnkit/udnkit"
-	"github.com/udnkit/udnkit/internal/manifest"
 	"github.com/udnkit/udnkit/internal/ovntest"
 )
 
@@ -41,8 +37,8 @@ func TestRealApplyDiff(t *testing.T) {
 
 // TestRealRestart applies the quickstart's cluster, which stores no
 // allocation, to a real NB; then reads the cluster as it would be stored
-// after that plan (manifest.Annotate: the allocations in the Nodes' and
-// NADs' annotations): plan allocates nothing and prints byte for byte what
+// after that plan (plan -o stored: the allocations in the Nodes', NADs' and
+// pods' annotations): plan allocates nothing and prints byte for byte what
 // it printed before, and diff against the NB finds nothing to change.
 func TestRealRestart(t *testing.T) {
 	env := ovntest.Start(t)
@@ -55,32 +51,12 @@ func TestRealRestart(t *testing.T) {
 		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
 	}
 
-	objs, err := manifest.ReadPaths([]string{f}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, errs := manifest.Decode(objs)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	l, err := manifest.Load(set, udnkit.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stored, err := manifest.Annotate(objs, set, l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := manifest.List(stored)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := yaml.JSONToYAML(list)
-	if err != nil {
-		t.Fatal(err)
+	stored := runCmd(t, "", "plan", "-f", f, "-o", "stored")
+	if stored.code != 0 {
+		t.Fatalf("plan -o stored: exit %d\n%s", stored.code, stored.stderr)
 	}
 	dump := filepath.Join(t.TempDir(), "dump.yaml")
-	if err := os.WriteFile(dump, y, 0o644); err != nil {
+	if err := os.WriteFile(dump, []byte(stored.stdout), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
