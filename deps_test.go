@@ -21,6 +21,7 @@ func TestImportBoundaries(t *testing.T) {
 	}{
 		{"./topology", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology")},
 		{"./topology/services", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/services")},
+		{"./topology/diagram", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/diagram")},
 		{"./ipam", stdlibOr(mod + "ipam")},
 		{"./netconf/udn", stdlibOr(mod + "netconf/udn")},
 		{"./backend/nbctl", func(dep string) bool {

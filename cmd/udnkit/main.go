@@ -1,0 +1,27 @@
+// Command udnkit is the SDK's command-line face: it validates, plans,
+// diffs, applies, explains and draws user-defined networks from the
+// manifests `kubectl get -o yaml` prints, with no cluster access of its
+// own (files or stdin in, the OVN Northbound database for diff and apply).
+//
+//	udnkit validate -f FILE|DIR|-
+//	udnkit plan     -f ... [--zone NODE | --all-zones] [-o text|json|yaml|nbctl|stored]
+//	udnkit diff     -f ... --nb ENDPOINT [-o text|nbctl]       exit 0 same, 1 differs, 2 error
+//	udnkit apply    -f ... [--nb ENDPOINT] [--dry-run]         default: an embedded NB
+//	udnkit explain  network|node|pod NAME -f ...
+//	udnkit draw     -f ... [-o mermaid|dot|svg|png]
+//	udnkit completion bash|zsh|fish|powershell
+//
+// The packages do the work (internal/manifest reads the stream and builds a
+// udnkit.Cluster from the objects' annotations, the Cluster plans,
+// topology/diagram draws, backend/ovnnb and backend/nbctl apply and
+// render); the command parses flags and prints.
+package main
+
+import (
+	"context"
+	"os"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

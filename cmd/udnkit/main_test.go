@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/internal/golden"
+)
+
+const manifests = "../../examples/manifests/"
+
+// result is one run of the command.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runCmd runs the command line args with stdin.
+func runCmd(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return result{out.String(), errOut.String(), code}
+}
+
+// text renders a run for a golden file: the command line, stdout, stderr
+// and the exit code, with the replacements applied (old, new pairs).
+func (r result) text(args []string, replace ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "$ udnkit %s\n", strings.Join(args, " "))
+	fmt.Fprintf(&b, "--- stdout\n%s", r.stdout)
+	fmt.Fprintf(&b, "--- stderr\n%s", r.stderr)
+	fmt.Fprintf(&b, "--- exit %d\n", r.code)
+	return strings.NewReplacer(replace...).Replace(b.String())
+}
+
+// TestGolden runs every command and format on the fixtures and compares
+// what it prints, and its exit code, with testdata/<name>.txt.
+func TestGolden(t *testing.T) {
+	svc := []string{"--service-ip", "10.96.0.1", "--service-ip", "10.96.0.10"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"validate_invalid", []string{"validate", "-f", manifests + "invalid.yaml"}, 1},
+		{"validate_seed-000", []string{"validate", "-f", manifests + "seed-000.yaml"}, 0},
+		{"validate_unreadable", []string{"validate", "-f", "testdata/unreadable.yaml"}, 1},
+		{"plan_quickstart", []string{"plan", "-f", manifests + "quickstart.yaml"}, 0},
+		{"plan_quickstart_all-zones", []string{"plan", "-f", manifests + "quickstart.yaml", "--all-zones"}, 0},
+		{"plan_quickstart_nbctl", []string{"plan", "-f", manifests + "quickstart.yaml", "--zone", "node-b", "-o", "nbctl"}, 0},
+		{"plan_seed-000", []string{"plan", "-f", manifests + "seed-000.yaml"}, 0},
+		{"plan_seed-001", []string{"plan", "-f", manifests + "seed-001.yaml", "--zone", "ovn-worker"}, 0},
+		{"plan_seed-004_json", []string{"plan", "-f", manifests + "seed-004.yaml", "-o", "json"}, 0},
+		{"plan_seed-002_yaml", []string{"plan", "-f", manifests + "seed-002.yaml", "-o", "yaml"}, 0},
+		{"plan_seed-004", append([]string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane"}, svc...), 0},
+		{"plan_seed-004_reference", append([]string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane", "--profile", "reference", "-o", "nbctl"}, svc...), 0},
+		{"plan_quickstart_stored", []string{"plan", "-f", manifests + "quickstart.yaml", "-o", "stored"}, 0},
+		{"plan_invalid", []string{"plan", "-f", manifests + "invalid.yaml"}, 1},
+		{"plan_unknown_zone", []string{"plan", "-f", manifests + "quickstart.yaml", "--zone", "node-z"}, 1},
+		{"plan_bad_format", []string{"plan", "-f", manifests + "quickstart.yaml", "-o", "xml"}, 1},
+		{"explain_network_udn", []string{"explain", "network", "tenant-a/blue", "-f", manifests + "quickstart.yaml"}, 0},
+		{"explain_network_cudn", []string{"explain", "network", "db-network", "-f", manifests + "seed-000.yaml"}, 0},
+		{"explain_network_layer2", []string{"explain", "network", "test12_namespace-scoped", "-f", manifests + "seed-004.yaml"}, 0},
+		{"explain_network_unknown", []string{"explain", "network", "nope", "-f", manifests + "seed-004.yaml"}, 1},
+		{"explain_node", []string{"explain", "node", "ovn-worker", "-f", manifests + "seed-001.yaml"}, 0},
+		{"explain_pod", []string{"explain", "pod", "tenant-a/web-1", "-f", manifests + "quickstart.yaml"}, 0},
+		{"explain_pod_host_network", []string{"explain", "pod", "tenant-b/agent", "-f", manifests + "quickstart.yaml"}, 1},
+		{"draw_seed-001_mermaid", []string{"draw", "-f", manifests + "seed-001.yaml", "--zone", "ovn-worker"}, 0},
+		{"draw_seed-002_dot", []string{"draw", "-f", manifests + "seed-002.yaml", "-o", "dot"}, 0},
+		{"draw_seed-004_dot", []string{"draw", "-f", manifests + "seed-004.yaml", "-o", "dot", "--zone", "ovn-control-plane"}, 0},
+		{"draw_seed-004_mermaid", []string{"draw", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane"}, 0},
+		{"apply_embedded", []string{"apply", "-f", manifests + "seed-002.yaml"}, 0},
+		{"apply_embedded_dry-run", []string{"apply", "-f", manifests + "seed-004.yaml", "--dry-run", "-o", "text"}, 0},
+		{"apply_embedded_dry-run_nbctl", []string{"apply", "-f", manifests + "seed-002.yaml", "--dry-run"}, 0},
+		{"diff_missing_nb", []string{"diff", "-f", manifests + "seed-004.yaml"}, 2},
+		{"diff_unreachable_nb", []string{"diff", "-f", manifests + "seed-004.yaml", "--nb", "unix:/nonexistent/nb.sock"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCmd(t, "", tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
+			}
+			golden.Check(t, tc.name+".txt", r.text(tc.args, manifests, "examples/manifests/"))
+		})
+	}
+}
+
+// TestStdin reads the manifests from stdin, as `kubectl get ... | udnkit
+// plan -f -` does, and plans what the file gives.
+func TestStdin(t *testing.T) {
+	data, err := os.ReadFile(manifests + "seed-004.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile := runCmd(t, "", "plan", "-f", manifests+"seed-004.yaml")
+	fromStdin := runCmd(t, string(data), "plan", "-f", "-")
+	if fromStdin.code != 0 || fromStdin.stdout != fromFile.stdout || fromStdin.stdout == "" {
+		t.Errorf("plan -f - (exit %d) differs from plan -f FILE:\n%s\nstderr:\n%s", fromStdin.code, fromStdin.stdout, fromStdin.stderr)
+	}
+}
+
+// TestStored plans each fixture's -o stored output again (through stdin):
+// nothing is allocated and every zone plans byte for byte the same.
+func TestStored(t *testing.T) {
+	for _, name := range []string{"quickstart.yaml", "seed-000.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			before := runCmd(t, "", "plan", "-f", manifests+name, "--all-zones")
+			stored := runCmd(t, "", "plan", "-f", manifests+name, "-o", "stored")
+			if before.code != 0 || stored.code != 0 {
+				t.Fatalf("exit %d, %d\n%s%s", before.code, stored.code, before.stderr, stored.stderr)
+			}
+			after := runCmd(t, stored.stdout, "plan", "-f", "-", "--all-zones")
+			if after.code != 0 || strings.Contains(after.stderr, "allocated:") {
+				t.Errorf("plan of the stored objects: exit %d, want nothing allocated\n%s", after.code, after.stderr)
+			}
+			if after.stdout != before.stdout {
+				t.Errorf("plan of the stored objects differs:\n%s", after.stdout)
+			}
+		})
+	}
+}
+
+// TestHelp holds every command's --help (and the root's) as golden text.
+func TestHelp(t *testing.T) {
+	for _, cmd := range []string{"", "validate", "plan", "diff", "apply", "explain", "draw"} {
+		name := cmd
+		if name == "" {
+			name = "root"
+		}
+		t.Run(name, func(t *testing.T) {
+			args := append(strings.Fields(cmd), "--help")
+			r := runCmd(t, "", args...)
+			if r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
+				t.Fatalf("--help: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if cmd != "" && !strings.Contains(r.stdout, "Examples:") {
+				t.Errorf("%s --help has no example", cmd)
+			}
+			golden.Check(t, "help_"+name+".txt", r.stdout)
+		})
+	}
+}
+
+// TestCompletion checks that cobra's completion scripts are there.
+func TestCompletion(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		r := runCmd(t, "", "completion", shell)
+		if r.code != 0 || !strings.Contains(r.stdout, "udnkit") || len(r.stdout) < 1000 {
+			t.Errorf("completion %s: exit %d, %d bytes", shell, r.code, len(r.stdout))
+		}
+	}
+}
+
+// TestDiffApplyEmbedded runs diff and apply against an embedded NB: diff
+// exits 1 and lists the rows before apply, apply writes them, a second
+// apply writes nothing, and diff then exits 0.
+func TestDiffApplyEmbedded(t *testing.T) {
+	nb, err := ovnnb.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nb.Close()
+	for _, format := range []string{"text", "nbctl"} {
+		args := []string{"diff", "-f", manifests + "seed-004.yaml", "--nb", nb.Endpoint(), "-o", format}
+		r := runCmd(t, "", args...)
+		if r.code != 1 {
+			t.Fatalf("diff -o %s of an empty NB: exit %d, want 1\n%s", format, r.code, r.stderr)
+		}
+		golden.Check(t, "diff_embedded_"+format+".txt", r.text(args, manifests, "examples/manifests/", nb.Endpoint(), "ENDPOINT"))
+	}
+	checkDiffApply(t, nb.Endpoint(), nil)
+}
+
+// TestPlanAllZonesJSON: --all-zones -o json|yaml is a PlanList with one
+// Plan per ready node, each naming its zone.
+func TestPlanAllZonesJSON(t *testing.T) {
+	for _, format := range []string{"json", "yaml"} {
+		r := runCmd(t, "", "plan", "-f", manifests+"seed-002.yaml", "--all-zones", "-o", format)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		var list planList
+		if err := yaml.Unmarshal([]byte(r.stdout), &list); err != nil {
+			t.Fatal(err)
+		}
+		var zones []string
+		for _, p := range list.Items {
+			zones = append(zones, p.Zone)
+			if p.Kind != "Plan" || len(p.Rows) == 0 || strings.Join(p.Networks, ",") != "tenant,tenant_l2-network,tenant_l3-network" { // the link between the primaries is scoped by namespace
+				t.Errorf("%s: zone %s: kind %s, %d rows, networks %v", format, p.Zone, p.Kind, len(p.Rows), p.Networks)
+			}
+		}
+		if list.Kind != "PlanList" || strings.Join(zones, ",") != "ovn-control-plane,ovn-worker,ovn-worker2" {
+			t.Errorf("%s: %s of zones %v", format, list.Kind, zones)
+		}
+	}
+}
+
+// checkDiffApply is the diff/apply sequence against the NB at endpoint;
+// afterDiff (when set) runs between the two final diffs and returns the
+// row it damaged, which the last diff must name.
+func checkDiffApply(t *testing.T, endpoint string, damage func() string) {
+	t.Helper()
+	f := manifests + "seed-001.yaml"
+	zone := []string{"--zone", "ovn-worker"}
+	r := runCmd(t, "", append([]string{"diff", "-f", f, "--nb", endpoint}, zone...)...)
+	if r.code != 1 || !strings.Contains(r.stdout, "create router blue.network") && !strings.Contains(r.stdout, "create") {
+		t.Fatalf("diff before apply: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCmd(t, "", append([]string{"apply", "-f", f, "--nb", endpoint}, zone...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "applied") {
+		t.Fatalf("apply: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCmd(t, "", append([]string{"apply", "-f", f, "--nb", endpoint}, zone...)...)
+	if r.code != 0 || r.stdout != "zone ovn-worker: nothing to change\n" {
+		t.Fatalf("second apply: exit %d, want nothing to change\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCmd(t, "", append([]string{"diff", "-f", f, "--nb", endpoint}, zone...)...)
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("diff after apply: exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if damage == nil {
+		return
+	}
+	name := damage()
+	r = runCmd(t, "", append([]string{"diff", "-f", f, "--nb", endpoint, "-o", "nbctl"}, zone...)...)
+	if r.code != 1 || !strings.Contains(r.stdout, name) {
+		t.Fatalf("diff after deleting %s by hand: exit %d, want 1 and the router named\n%s%s", name, r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestDrawImages renders the DOT of seed 004 with Graphviz: the SVG and
+// PNG exist and are images of some size (the DOT itself is golden in
+// TestGolden).
+func TestDrawImages(t *testing.T) {
+	if _, err := exec.LookPath("dot"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("Graphviz's dot is not on PATH: install graphviz (scripts/test does)")
+		}
+		t.Skip("Graphviz's dot is not on PATH: install graphviz (apt-get install graphviz)")
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		format string
+		magic  []byte
+	}{{"png", []byte("\x89PNG\r\n\x1a\n")}, {"svg", []byte("<svg")}} {
+		r := runCmd(t, "", "draw", "-f", manifests+"seed-004.yaml", "--zone", "ovn-control-plane", "-o", tc.format)
+		if r.code != 0 {
+			t.Fatalf("draw -o %s: exit %d\n%s", tc.format, r.code, r.stderr)
+		}
+		path := filepath.Join(dir, "seed-004."+tc.format)
+		if err := os.WriteFile(path, []byte(r.stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains([]byte(r.stdout)[:min(len(r.stdout), 512)], tc.magic) || len(r.stdout) < 10_000 {
+			t.Errorf("draw -o %s: %d bytes, starting %q: not an image of the topology", tc.format, len(r.stdout), r.stdout[:min(len(r.stdout), 16)])
+		}
+	}
+}

@@ -1,0 +1,50 @@
+// Package manifest reads the objects `kubectl get -o yaml` (or -o json)
+// prints and turns them into a udnkit.Cluster, the way a restarting
+// controller would: it is what cmd/udnkit reads its input with.
+//
+//	YAML/JSON stream ──Read/ReadPaths──► []Object ──Decode──► *Set ──Validate──► []Invalid (kubectl's wording)
+//	                                                            └──Load──► *Loaded{Cluster, Allocated, Notes}
+//
+// Read takes a List (any kind ending in "List" with items, nested too) or
+// "---" documents, YAML or JSON; every Object remembers where it was read
+// ("FILE: document 2, items[5]") and every error says so. Decode uses the
+// SDK's own strict decoders for UserDefinedNetwork, ClusterUserDefinedNetwork,
+// ClusterNetworkConnect, PodNetwork and PodNetworkAttachment, and reads
+// Nodes, Namespaces, NetworkAttachmentDefinitions, Pods, Services and
+// EndpointSlices as Kubernetes does; other kinds are counted and left
+// alone.
+//
+// Validate reports what the API server and the controllers would refuse,
+// as `kubectl apply` prints it: `UserDefinedNetwork.k8s.ovn.org "x" is
+// invalid: spec.subnets[0]: Invalid value: ...` (an apierrors.StatusError
+// built from the validator's field.ErrorList). A NAD's NetConf and a Node's
+// annotations are reported under spec.config and
+// metadata.annotations[KEY].
+//
+// Load restores the Cluster from what the objects store, in the reference
+// implementation's annotations (udnkit.Cluster.Restore): node IDs and host
+// subnets on Nodes, network IDs, names and Layer2 tunnel keys on NADs,
+// connect subnets and tunnel keys on ClusterNetworkConnects. A Node's
+// chassis, external addresses, next hops and MAC come from
+// k8s.ovn.org/node-chassis-id and k8s.ovn.org/l3-gateway-config (its
+// "default" entry; k8s.ovn.org/node-primary-ifaddr for the addresses when
+// it has none), which ovnkube-node writes; a node lacking them is held but
+// planned nowhere (Loaded.Notes says why). Pods are attached
+// (udnkit.Cluster.SetPod; a pod's k8s.ovn.org/pod-networks restores its
+// addresses), host-networked and unscheduled ones skipped; a Service is
+// planned with the EndpointSlices the reference's mirror controller wrote
+// onto user-defined networks (the default network's own slices hold other
+// addresses), without endpoints when there are none. What nothing stores is allocated
+// and listed in Loaded.Allocated as "<Kind> <key>: <annotation>=<value>".
+// Annotate writes those allocations back into the stream (rendering the
+// NADs of UDNs and CUDNs that it lacks): loading its result allocates
+// nothing and plans byte for byte the same.
+//
+// Departures: the UDN and CUDN decoders take the seeds' flat spec
+// (spec.topology, spec.subnets, ...), not the reference CRD's
+// spec.layer2/spec.layer3 sub-objects, which are refused as unknown fields.
+// Document numbers in sources count non-empty documents only.
+//
+// Everything but ReadPaths (which reads files) is pure; a Set is not safe
+// for concurrent mutation.
+package manifest
