@@ -111,7 +111,7 @@ func Load(s *Set, cfg udnkit.Config) (*Loaded, error) {
 			continue // host-networked, unscheduled or completed: no port
 		}
 		if err == nil {
-			_, err = c.SetPod(kp.Pod, kp.Annotations)
+			_, err = c.SetPod(udnkit.Pod{Pod: kp.Pod, Annotations: kp.Annotations, Labels: kp.Labels, Ports: kp.Ports})
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s %s/%s: %w", s.Source(KindPod, p.Namespace+"/"+p.Name), KindPod, p.Namespace, p.Name, err)

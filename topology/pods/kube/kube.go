@@ -10,19 +10,24 @@ import (
 
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology/pods"
+	"github.com/udnkit/udnkit/topology/policy"
+	policykube "github.com/udnkit/udnkit/topology/policy/kube"
 )
 
 // ErrNotAttached is returned by PodFrom for a pod the SDK does not attach:
 // host-networked, not scheduled yet, or done (Succeeded or Failed).
 var ErrNotAttached = errors.New("pod is not attached to networks")
 
-// Pod is a pod as the planners read it: who and where it is, and the
+// Pod is a pod as the planners read it: who and where it is, the
 // annotations that choose its networks (k8s.v1.cni.cncf.io/networks,
 // k8s.ovn.org/requested-primary-udn) or record them
-// (k8s.ovn.org/pod-networks).
+// (k8s.ovn.org/pod-networks), and what network policies select it by: its
+// labels and its containers' named ports. Its fields are udnkit.Pod's.
 type Pod struct {
 	pods.Pod
 	Annotations map[string]string
+	Labels      map[string]string
+	Ports       []policy.ContainerPort
 }
 
 // PodFrom reads a Pod. A pod that gets no ports (host-networked,
@@ -47,6 +52,11 @@ func PodFrom(p *corev1.Pod) (Pod, error) {
 		return Pod{}, fmt.Errorf("pod %s: status.phase %s: %w", key, p.Status.Phase, ErrNotAttached)
 	}
 	out := Pod{Pod: pods.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Node: p.Spec.NodeName}}
+	pp, _, err := policykube.PodFrom(p, nil) // its labels and named ports, as policies read them
+	if err != nil {
+		return Pod{}, fmt.Errorf("pod %s: %w: %w", key, pods.ErrInvalid, err)
+	}
+	out.Labels, out.Ports = maps.Clone(map[string]string(pp.Labels)), pp.Ports
 	if len(p.Annotations) > 0 {
 		out.Annotations = make(map[string]string, 3)
 		for _, k := range []string{pods.AnnotationNetworks, pods.AnnotationRequestedPrimaryUDN, netconf.AnnotationPodNetworks} {
