@@ -310,9 +310,9 @@ func compareChanges(a, b Change) int {
 	}
 	if a.Kind != b.Kind {
 		if a.Op == OpDelete {
-			return cmp.Compare(b.Kind, a.Kind)
+			return compareKinds(b.Kind, a.Kind)
 		}
-		return cmp.Compare(a.Kind, b.Kind)
+		return compareKinds(a.Kind, b.Kind)
 	}
 	return strings.Compare(a.Key, b.Key)
 }

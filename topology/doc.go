@@ -68,7 +68,7 @@
 //
 //	// QoS is a QoS rule, member of Switch.
 //	//
-//	//udnkit:kind table=QoS order=130 name=qos
+//	//udnkit:kind table=QoS id=13 order=130 name=qos
 //	type QoS struct {
 //		Owner     Owner
 //		Switch    string       `nb:",parent=Switch.qos_rules"`

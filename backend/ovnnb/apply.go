@@ -148,8 +148,8 @@ type taggedOp struct {
 // parent with its new members, members added to or removed from an
 // existing parent, one update, one delete.
 type unit struct {
-	phase  int // 0 create, 1 update, 2 delete
-	rank   topology.Kind
+	phase  int           // 0 create, 1 update, 2 delete
+	rank   topology.Kind // its kind: units run in the kinds' creation order
 	seq    int
 	ch     int // change that opened the unit
 	pre    []taggedOp
@@ -346,7 +346,7 @@ func (c *Client) planHeal(s *snapshot, changes topology.Changes, heal []observed
 		if a.phase == 2 {
 			return cmp.Compare(a.seq, b.seq)
 		}
-		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+		if c := cmp.Compare(a.rank.Order(), b.rank.Order()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.seq, b.seq)

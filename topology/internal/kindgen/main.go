@@ -2,10 +2,14 @@
 // OVN row mapping (internal/nbrow) from the object types themselves: a
 // type is a kind when its doc comment carries the directive
 //
-//	//udnkit:kind table=<OVN Northbound table> order=<creation rank> [name=<short name>]
+//	//udnkit:kind table=<OVN Northbound table> id=<value> order=<creation rank> [name=<short name>]
 //
-// (the short name, Kind.String, defaults to the type's name in snake case),
-// and its fields say, in `nb` struct tags, which column each one is:
+// id is the value of the kind's Kind constant (1 to 255, unique, never
+// reused: inserting a kind renumbers nothing); order ranks it for creation
+// (a parent and a referenced row before the rows that name them), apart
+// from its value; the short name, Kind.String, defaults to the type's name
+// in snake case. Its fields say,
+// in `nb` struct tags, which column each one is:
 //
 //	nb:"<column>[,flag...]"
 //
@@ -101,7 +105,7 @@ func generate(dir string, extra ...string) (topo, rows []byte, err error) {
 // kind is one object type with its directive and fields.
 type kind struct {
 	typ, table string
-	order      int
+	id, order  int
 	fields     []field
 	pos        string
 
@@ -126,6 +130,7 @@ type field struct {
 	ref                      string // kind type
 	parentOf, attachTo       string // kind type of parent / holder
 	holderColumn             string
+	holderMin                int // the schema's minimum size of holderColumn
 
 	colType   reflect.Type // the nbdb model's Go type of column
 	modelName string       // and its Go field name
@@ -214,6 +219,14 @@ func read(dir string, extra ...string) (kinds []*kind, structs map[string]*ast.S
 			return nil, nil, nil, fmt.Errorf("%s and %s: same order %d", kinds[i-1].typ, kinds[i].typ, kinds[i].order)
 		}
 	}
+	byID := map[int]string{}
+	for _, k := range kinds {
+		if other, dup := byID[k.id]; dup {
+			a, b := min(other, k.typ), max(other, k.typ)
+			return nil, nil, nil, fmt.Errorf("%s and %s: same id %d", a, b, k.id)
+		}
+		byID[k.id] = k.typ
+	}
 	if len(kinds) == 0 {
 		return nil, nil, nil, fmt.Errorf("%s: no type with a //udnkit:kind directive", dir)
 	}
@@ -247,16 +260,23 @@ func directive(doc *ast.CommentGroup, typ string, st *ast.StructType) (*kind, er
 				k.name = v
 			case "order":
 				n, err := strconv.Atoi(v)
-				if err != nil {
-					return nil, fmt.Errorf("directive: order %q", v)
+				if err != nil || n <= 0 {
+					return nil, fmt.Errorf("directive of %s: order %q is not a positive number", typ, v)
 				}
 				k.order = n
+			case "id":
+				// Kind is a uint8, and 0 is no kind.
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 || n > 255 {
+					return nil, fmt.Errorf("directive of %s: id %q is not a number from 1 to 255", typ, v)
+				}
+				k.id = n
 			default:
 				return nil, fmt.Errorf("directive: unknown %q", kv)
 			}
 		}
-		if k.table == "" || k.order == 0 {
-			return nil, fmt.Errorf("directive of %s: table and order are required", typ)
+		if k.table == "" || k.order == 0 || k.id == 0 {
+			return nil, fmt.Errorf("directive of %s: table, id and order are required", typ)
 		}
 	}
 	if k == nil {
@@ -379,9 +399,16 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 			switch {
 			case f.parentOf != "":
 				k.parents = append(k.parents, f)
-				if !hasColumn(schema, byType[f.parentOf].table, f.holderColumn) {
-					return fmt.Errorf("%s: %s has no column %s", where, byType[f.parentOf].table, f.holderColumn)
+				pt := byType[f.parentOf].table
+				if !hasColumn(schema, pt, f.holderColumn) {
+					return fmt.Errorf("%s: %s has no column %s", where, pt, f.holderColumn)
 				}
+				if ts.IsRoot {
+					// Deleting the parent deletes a member only when
+					// nothing else keeps it: a root row would stay.
+					return fmt.Errorf("%s: %s is a root table: its rows outlive the %s that holds them", where, k.table, pt)
+				}
+				f.holderMin = schema.Tables[pt].Columns[f.holderColumn].TypeObj.Min()
 				if f.typ != "string" {
 					return fmt.Errorf("%s: a parent is a string", where)
 				}
@@ -550,19 +577,30 @@ func compareFunc(e string) string {
 
 func writeTopology(kinds []*kind, structs map[string]*ast.StructType) ([]byte, error) {
 	var g gen
-	g.p("// Kinds of objects in a State, in creation order (the kinds' order=).\nconst (")
-	for i, k := range kinds {
-		if i == 0 {
-			g.p("Kind%s Kind = iota + 1 // %s", k.typ, k.table)
-		} else {
-			g.p("Kind%s // %s", k.typ, k.table)
-		}
+	byID := slices.Clone(kinds)
+	slices.SortFunc(byID, func(a, b *kind) int { return cmp.Compare(a.id, b.id) })
+	g.p("// Kinds of objects in a State. A value is the kind's id= and never\n// changes; Kinds lists them in creation order (the kinds' order=).\nconst (")
+	for _, k := range byID {
+		g.p("Kind%s Kind = %d // %s", k.typ, k.id, k.table)
 	}
-	g.p("kindEnd\n)\n")
+	g.p(")\n")
+	g.p("// kindEnd is one more than the largest Kind.\nconst kindEnd = %d\n", byID[len(byID)-1].id+1)
 
-	g.p("// descriptors is indexed by Kind.\nvar descriptors = [kindEnd]Descriptor{\n{},")
+	var inOrder []string
 	for _, k := range kinds {
-		g.p("{Kind: Kind%s, Type: %q, Name: %q, Table: %q, Named: %v, Indexed: %v,", k.typ, k.typ, k.name, k.table, k.named, k.indexed)
+		inOrder = append(inOrder, "Kind"+k.typ)
+	}
+	g.p("// kindsInOrder holds every kind in creation order.\nvar kindsInOrder = [...]Kind{%s}\n", strings.Join(inOrder, ", "))
+	g.p("// Kinds returns every kind in creation order: a row's parent and the\n// rows it references come before it.\nfunc Kinds() []Kind { return slices.Clone(kindsInOrder[:]) }\n")
+	g.p("// kindOrder is indexed by Kind: the kind's place in kindsInOrder, from 1\n// (0: no kind).\nvar kindOrder = [kindEnd]uint8{")
+	for i, k := range kinds {
+		g.p("Kind%s: %d,", k.typ, i+1)
+	}
+	g.p("}\n")
+
+	g.p("// descriptors is indexed by Kind.\nvar descriptors = [kindEnd]Descriptor{")
+	for _, k := range kinds {
+		g.p("Kind%s: {Kind: Kind%s, Type: %q, Name: %q, Table: %q, Named: %v, Indexed: %v,", k.typ, k.typ, k.typ, k.name, k.table, k.named, k.indexed)
 		if !k.named {
 			var cols []string
 			for _, f := range k.keyFields {
@@ -573,7 +611,11 @@ func writeTopology(kinds []*kind, structs map[string]*ast.StructType) ([]byte, e
 		if len(k.parents) > 0 {
 			var ps []string
 			for _, f := range k.parents {
-				ps = append(ps, fmt.Sprintf("{Kind%s, %q}", f.parentOf, f.holderColumn))
+				if f.holderMin > 0 {
+					ps = append(ps, fmt.Sprintf("{Kind: Kind%s, Column: %q, Min: %d}", f.parentOf, f.holderColumn, f.holderMin))
+				} else {
+					ps = append(ps, fmt.Sprintf("{Kind: Kind%s, Column: %q}", f.parentOf, f.holderColumn))
+				}
 			}
 			g.p("Parents: []ParentColumn{%s},", strings.Join(ps, ", "))
 		}
@@ -595,7 +637,7 @@ func writeTopology(kinds []*kind, structs map[string]*ast.StructType) ([]byte, e
 		if len(k.attachments) > 0 {
 			var as []string
 			for _, f := range k.attachments {
-				as = append(as, fmt.Sprintf("{Kind%s, %q}", f.attachTo, f.holderColumn))
+				as = append(as, fmt.Sprintf("{Kind: Kind%s, Column: %q}", f.attachTo, f.holderColumn))
 			}
 			g.p("Attachments: []ParentColumn{%s},", strings.Join(as, ", "))
 		}
