@@ -8,8 +8,8 @@
 // reused: inserting a kind renumbers nothing); order ranks it for creation
 // (a parent and a referenced row before the rows that name them), apart
 // from its value; the short name, Kind.String, defaults to the type's name
-// in snake case. Its fields say,
-// in `nb` struct tags, which column each one is:
+// in snake case. Its fields say, in `nb` struct tags, which column each
+// one is:
 //
 //	nb:"<column>[,flag...]"
 //
@@ -27,8 +27,12 @@
 //	              whose column holds the object by its owner's choice
 //
 // The Owner field is implicit (external_ids), as is an ExternalIDs field's
-// merge into it. Set columns (slices) are kept sorted. From these it writes
-// kinds_gen.go (Kind constants in creation order, descriptors, Kind,
+// merge into it. Set columns (slices) are kept sorted. A bool field maps a
+// boolean column (an optional one is left unset when false). A member's
+// table must not be a root table (deleting its parent deletes it), and a
+// parent's member column with a schema minimum is recorded
+// (ParentColumn.Min) for the adapters. From these it writes kinds_gen.go
+// (Kind constants, Kinds and each kind's creation order, descriptors, Kind,
 // OwnedBy, Key, clone, normalize, isNormal, columns, render, Parent,
 // References, Attached, WithAttached) and the nbrow rows_gen.go (ToRow,
 // FromRow, the generated checks, key conditions, reference column access
@@ -382,7 +386,7 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 			}
 			if h := f.parentOf + f.attachTo; h != "" {
 				// The holder column must reference this kind's table, and
-				// Diff creates (Kind order) a parent before its members.
+				// Diff creates (in order=) a parent before its members.
 				hk := byType[h]
 				if cs, ok := schema.Tables[hk.table].Columns[f.holderColumn]; ok {
 					if rt := refTable(cs); rt != k.table {
@@ -451,6 +455,9 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 						return fmt.Errorf("%s: %w", where, err)
 					}
 				}
+			}
+			if f.typ == "bool" && f.required {
+				return fmt.Errorf("%s: a bool cannot be required (false is a value)", where)
 			}
 			if f.key {
 				k.keyFields = append(k.keyFields, f)
@@ -679,6 +686,8 @@ func writeKey(g *gen, k *kind) {
 		switch f.typ {
 		case "int":
 			e = fmt.Sprintf("strconv.AppendInt(b, int64(o.%s), 10)", f.name)
+		case "bool":
+			e = fmt.Sprintf("strconv.AppendBool(b, o.%s)", f.name)
 		case "netip.Prefix":
 			e = fmt.Sprintf("appendPrefix(b, o.%s)", f.name)
 		case "netip.Addr":
@@ -819,6 +828,8 @@ func writeRender(g *gen, k *kind) {
 			g.p("l.opts(%q, o.%s)", label, f.name)
 		case f.typ == "int":
 			g.p("l.i(%q, o.%s)", label, f.name)
+		case f.typ == "bool":
+			g.p("l.flag(%q, o.%s)", label, f.name)
 		case f.typ == "netip.Prefix":
 			g.p("l.s(%q, prefixStr(o.%s))", label, f.name)
 		case f.typ == "netip.Addr":
@@ -947,9 +958,15 @@ func toRowExpr(f *field, x string) (string, error) {
 		return col + " = optMap(" + v + ")", nil
 	case f.typ == "[]LBVIP" && ct.Kind() == reflect.Map:
 		return col + " = vipsRow(" + v + ")", nil
+	case f.typ == "bool" && base.Kind() == reflect.Bool:
+		// An optional boolean is left unset when false.
+		if !ptr {
+			return col + " = " + v, nil
+		}
+		return fmt.Sprintf("if %s {\nv := true\n%s = &v\n}", v, col), nil
 	case f.typ == "int" && base.Kind() == reflect.Int,
 		(f.typ == "netip.Prefix" || f.typ == "netip.Addr") && base.Kind() == reflect.String && !ptr,
-		!strings.HasPrefix(f.typ, "[]") && !strings.HasPrefix(f.typ, "netip.") && f.typ != "int" && f.typ != "Options" && base.Kind() == reflect.String:
+		!strings.HasPrefix(f.typ, "[]") && !strings.HasPrefix(f.typ, "netip.") && f.typ != "int" && f.typ != "bool" && f.typ != "Options" && base.Kind() == reflect.String:
 		// A single value: an int, an address, a string kind (string,
 		// PortType, NATType...); an optional one is left unset when zero.
 		e := scalarValue(f, v)
@@ -982,7 +999,7 @@ func toRowExpr(f *field, x string) (string, error) {
 // KeyConditions matches.
 func scalarValue(f *field, v string) string {
 	switch f.typ {
-	case "int":
+	case "int", "bool":
 		return v
 	case "netip.Prefix":
 		if f.ip {
@@ -1000,7 +1017,7 @@ func qualified(typ string) string {
 	switch {
 	case strings.HasPrefix(typ, "[]"):
 		return "[]" + qualified(typ[2:])
-	case strings.Contains(typ, ".") || typ == "string" || typ == "int":
+	case strings.Contains(typ, ".") || typ == "string" || typ == "int" || typ == "bool":
 		return typ
 	}
 	return "topology." + typ
@@ -1067,7 +1084,7 @@ func fromRow(m model.Model, owner topology.Owner, names func(string) string, par
 				g.p("o.%s = opts(%s)", f.name, col)
 			case f.typ == "[]LBVIP":
 				g.p("{\nvar err error\nif o.%s, err = vipsFromRow(%s); err != nil {\n%s\n}\n}", f.name, col, failf())
-			case f.typ == "int":
+			case f.typ == "int" || f.typ == "bool":
 				if f.colType.Kind() == reflect.Pointer {
 					g.p("if %s != nil {\no.%s = *%s\n}", col, f.name, col)
 				} else {
