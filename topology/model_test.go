@@ -204,12 +204,29 @@ func TestKindsInCreationOrder(t *testing.T) {
 			}
 		}
 	}
+	// Diff's and State's orders are the creation order, whatever the
+	// values (want is by value).
+	if got := slices.SortedFunc(slices.Values(want), compareKinds); !slices.Equal(got, kinds) {
+		t.Errorf("kinds sorted as Diff and State sort them: %v, want %v", got, kinds)
+	}
+	var creates, deletes Changes
+	for _, k := range want {
+		creates = append(creates, Change{Op: OpCreate, Kind: k, Key: "k"})
+		deletes = append(deletes, Change{Op: OpDelete, Kind: k, Key: "k"})
+	}
+	slices.SortFunc(creates, compareChanges)
+	slices.SortFunc(deletes, compareChanges)
+	for i, k := range kinds {
+		if creates[i].Kind != k || deletes[len(deletes)-1-i].Kind != k {
+			t.Errorf("change %d: create %v and delete %v, want %v", i, creates[i].Kind, deletes[len(deletes)-1-i].Kind, k)
+		}
+	}
 	if Kind(0).Order() != 0 || Kind(255).Order() != 0 || Kind(0).String() != "kind(0)" || Kind(255).String() != "kind(255)" {
 		t.Errorf("unknown kinds: Order %d %d, String %q %q", Kind(0).Order(), Kind(255).Order(), Kind(0), Kind(255))
 	}
 	s := allKinds(t)
-	creates := Diff(State{}, s)
-	deletes := Diff(s, RemovalFor(ControllerTopology, "ns_net"))
+	creates = Diff(State{}, s)
+	deletes = Diff(s, RemovalFor(ControllerTopology, "ns_net"))
 	for i := 1; i < len(creates); i++ {
 		if creates[i-1].Kind.Order() > creates[i].Kind.Order() {
 			t.Errorf("create %s before %s", creates[i-1], creates[i])
