@@ -254,9 +254,17 @@ func directive(doc *ast.CommentGroup, typ string, st *ast.StructType) (*kind, er
 		if !ok {
 			continue
 		}
+		if k != nil {
+			return nil, fmt.Errorf("%s: two //udnkit:kind directives", typ)
+		}
 		k = &kind{typ: typ, name: snake(typ)}
+		seen := map[string]bool{}
 		for _, kv := range strings.Fields(rest) {
 			key, v, _ := strings.Cut(kv, "=")
+			if seen[key] {
+				return nil, fmt.Errorf("directive of %s: %s given twice", typ, key)
+			}
+			seen[key] = true
 			switch key {
 			case "table":
 				k.table = v
@@ -276,7 +284,7 @@ func directive(doc *ast.CommentGroup, typ string, st *ast.StructType) (*kind, er
 				}
 				k.id = n
 			default:
-				return nil, fmt.Errorf("directive: unknown %q", kv)
+				return nil, fmt.Errorf("directive of %s: unknown %q", typ, kv)
 			}
 		}
 		if k.table == "" || k.order == 0 || k.id == 0 {

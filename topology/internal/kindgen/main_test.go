@@ -212,6 +212,9 @@ func TestRefusals(t *testing.T) {
 		{"member of a root table", "//udnkit:kind table=Load_Balancer id=200 order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.load_balancer\"`\n\tName string `nb:\"name,key\"`\n}", "X.S: Load_Balancer is a root table: its rows outlive the Logical_Switch that holds them"},
 		{"required bool", "//udnkit:kind table=Meter id=200 order=130\ntype X struct {\n\tOwner Owner\n\tName string `nb:\"name,key\"`\n\tFair bool `nb:\"fair,required\"`\n}", "X.Fair: a bool cannot be required"},
 		{"bool to a string column", "//udnkit:kind table=Meter id=200 order=130\ntype X struct {\n\tOwner Owner\n\tName string `nb:\"name,key\"`\n\tUnit bool `nb:\"unit\"`\n}", "X.Unit: no mapping of a bool field to column unit"},
+		{"id twice", "//udnkit:kind table=QoS id=200 id=201 order=130\ntype X struct {\n\tOwner Owner\n}", "directive of X: id given twice"},
+		{"two directives", "//udnkit:kind table=QoS id=200 order=130\n//udnkit:kind table=QoS id=201 order=131\ntype X struct {\n\tOwner Owner\n}", "X: two //udnkit:kind directives"},
+		{"unknown directive key", "//udnkit:kind table=QoS id=200 rank=130\ntype X struct {\n\tOwner Owner\n}", `directive of X: unknown "rank=130"`},
 		{"same short name", "//udnkit:kind table=QoS id=200 order=130 name=acl\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n}", `ACL and X: same name "acl"`},
 	}
 	for _, tc := range cases {
