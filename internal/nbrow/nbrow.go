@@ -328,15 +328,17 @@ func optional[T comparable](v T) ovsdb.OvsSet {
 	return ovsdb.OvsSet{GoSet: []any{v}}
 }
 
-// KindOfTable maps a table to its kind.
-func KindOfTable(table string) topology.Kind {
+// KindOfTable maps a table to its kind (0 for a table of no kind).
+func KindOfTable(table string) topology.Kind { return kindOfTable[table] }
+
+// kindOfTable maps each kind's table to the kind.
+var kindOfTable = func() map[string]topology.Kind {
+	out := map[string]topology.Kind{}
 	for _, k := range topology.Kinds() {
-		if k.Table() == table {
-			return k
-		}
+		out[k.Table()] = k
 	}
-	return 0
-}
+	return out
+}()
 
 // CanonController returns c with topology.ControllerTopology spelled "",
 // the form in which rows' owners are read back.

@@ -223,6 +223,15 @@ func read(dir string, extra ...string) (kinds []*kind, structs map[string]*ast.S
 			return nil, nil, nil, fmt.Errorf("%s and %s: same order %d", kinds[i-1].typ, kinds[i].typ, kinds[i].order)
 		}
 	}
+	byTable := map[string]string{}
+	for _, k := range kinds {
+		// Observe reads a table's rows back as one kind.
+		if other, dup := byTable[k.table]; dup {
+			a, b := min(other, k.typ), max(other, k.typ)
+			return nil, nil, nil, fmt.Errorf("%s and %s: same table %s", a, b, k.table)
+		}
+		byTable[k.table] = k.typ
+	}
 	byID := map[int]string{}
 	for _, k := range kinds {
 		if other, dup := byID[k.id]; dup {

@@ -198,7 +198,7 @@ func TestRefusals(t *testing.T) {
 		{"parent column", "//udnkit:kind table=QoS id=200 order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos\"`\n\tP int `nb:\"priority,key\"`\n}", "X.S: Logical_Switch has no column qos"},
 		{"no key", "//udnkit:kind table=QoS id=200 order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority\"`\n}", "no key field"},
 		{"unmapped type", "//udnkit:kind table=QoS id=200 order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n\tM string `nb:\"action\"`\n}", "X.M: no mapping of a string field to column action"},
-		{"wrong reference", "//udnkit:kind table=NAT id=200 order=130\ntype X struct {\n\tOwner Owner\n\tR string `nb:\",parent=Router.nat\"`\n\tT NATType `nb:\"type,key\"`\n\tG string `nb:\"gateway_port,ref=Switch\"`\n}", `X.G: column gateway_port refers to "Logical_Router_Port", not Logical_Switch`},
+		{"wrong reference", "//udnkit:kind table=HA_Chassis_Group id=200 order=130\ntype X struct {\n\tOwner Owner\n\tName string `nb:\"name,key\"`\n\tC []string `nb:\"ha_chassis,ref=Switch\"`\n}", `X.C: column ha_chassis refers to "HA_Chassis", not Logical_Switch`},
 		{"created before its parent", "//udnkit:kind table=QoS id=200 order=35\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n}", "X.S: order 35 is not after its parent Switch's 40"},
 		{"holder column of another table", "//udnkit:kind table=QoS id=200 order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.load_balancer\"`\n\tP int `nb:\"priority,key\"`\n}", `X.S: Logical_Switch.load_balancer references "Load_Balancer", not QoS`},
 		{"reference without ref", "//udnkit:kind table=HA_Chassis_Group id=200 order=130\ntype X struct {\n\tOwner Owner\n\tName string `nb:\"name,key\"`\n\tC []string `nb:\"ha_chassis\"`\n}", "X.C: column ha_chassis references HA_Chassis: say ref=<Type>"},
@@ -209,12 +209,13 @@ func TestRefusals(t *testing.T) {
 		{"id too large", "//udnkit:kind table=QoS id=256 order=130\ntype X struct {\n\tOwner Owner\n}", `directive of X: id "256" is not a number from 1 to 255`},
 		{"order not a number", "//udnkit:kind table=QoS id=200 order=late\ntype X struct {\n\tOwner Owner\n}", `directive of X: order "late" is not a positive number`},
 		{"same id", "//udnkit:kind table=QoS id=12 order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n}", "ACL and X: same id 12"},
-		{"member of a root table", "//udnkit:kind table=Load_Balancer id=200 order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.load_balancer\"`\n\tName string `nb:\"name,key\"`\n}", "X.S: Load_Balancer is a root table: its rows outlive the Logical_Switch that holds them"},
+		{"member of a root table", "//udnkit:kind table=DNS id=200 order=130\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.dns_records\"`\n\tR Options `nb:\"records,key\"`\n}", "X.S: DNS is a root table: its rows outlive the Logical_Switch that holds them"},
 		{"required bool", "//udnkit:kind table=Meter id=200 order=130\ntype X struct {\n\tOwner Owner\n\tName string `nb:\"name,key\"`\n\tFair bool `nb:\"fair,required\"`\n}", "X.Fair: a bool cannot be required"},
 		{"bool to a string column", "//udnkit:kind table=Meter id=200 order=130\ntype X struct {\n\tOwner Owner\n\tName string `nb:\"name,key\"`\n\tUnit bool `nb:\"unit\"`\n}", "X.Unit: no mapping of a bool field to column unit"},
 		{"id twice", "//udnkit:kind table=QoS id=200 id=201 order=130\ntype X struct {\n\tOwner Owner\n}", "directive of X: id given twice"},
 		{"two directives", "//udnkit:kind table=QoS id=200 order=130\n//udnkit:kind table=QoS id=201 order=131\ntype X struct {\n\tOwner Owner\n}", "X: two //udnkit:kind directives"},
 		{"unknown directive key", "//udnkit:kind table=QoS id=200 rank=130\ntype X struct {\n\tOwner Owner\n}", `directive of X: unknown "rank=130"`},
+		{"same table", "//udnkit:kind table=ACL id=200 order=130\ntype X struct {\n\tOwner Owner\n}", "ACL and X: same table ACL"},
 		{"same short name", "//udnkit:kind table=QoS id=200 order=130 name=acl\ntype X struct {\n\tOwner Owner\n\tS string `nb:\",parent=Switch.qos_rules\"`\n\tP int `nb:\"priority,key\"`\n}", `ACL and X: same name "acl"`},
 	}
 	for _, tc := range cases {
