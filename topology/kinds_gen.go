@@ -37,8 +37,8 @@ var kindsInOrder = [...]Kind{KindAddressSet, KindLoadBalancer, KindLoadBalancerG
 func Kinds() []Kind { return slices.Clone(kindsInOrder[:]) }
 
 // kindOrder is indexed by Kind: the kind's place in kindsInOrder, from 1
-// (0: no kind).
-var kindOrder = [kindEnd]uint8{
+// (0: no kind). One entry per uint8, so indexing needs no bounds check.
+var kindOrder = [256]uint8{
 	KindAddressSet:        1,
 	KindLoadBalancer:      2,
 	KindLoadBalancerGroup: 3,

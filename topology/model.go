@@ -34,12 +34,7 @@ func (k Kind) String() string {
 
 // Order returns k's place in creation order (Kinds), from 1; 0 for an
 // unknown kind. Compare kinds by Order, not by value.
-func (k Kind) Order() int {
-	if k >= kindEnd {
-		return 0
-	}
-	return int(kindOrder[k])
-}
+func (k Kind) Order() int { return int(kindOrder[k]) }
 
 // compareKinds orders kinds by creation order.
 func compareKinds(a, b Kind) int { return cmp.Compare(a.Order(), b.Order()) }

@@ -616,7 +616,7 @@ func writeTopology(kinds []*kind, structs map[string]*ast.StructType) ([]byte, e
 	}
 	g.p("// kindsInOrder holds every kind in creation order.\nvar kindsInOrder = [...]Kind{%s}\n", strings.Join(inOrder, ", "))
 	g.p("// Kinds returns every kind in creation order: a row's parent and the\n// rows it references come before it.\nfunc Kinds() []Kind { return slices.Clone(kindsInOrder[:]) }\n")
-	g.p("// kindOrder is indexed by Kind: the kind's place in kindsInOrder, from 1\n// (0: no kind).\nvar kindOrder = [kindEnd]uint8{")
+	g.p("// kindOrder is indexed by Kind: the kind's place in kindsInOrder, from 1\n// (0: no kind). One entry per uint8, so indexing needs no bounds check.\nvar kindOrder = [256]uint8{")
 	for i, k := range kinds {
 		g.p("Kind%s: %d,", k.typ, i+1)
 	}
