@@ -96,8 +96,9 @@
 // change: a parent whose member column has a schema minimum (a Meter's
 // bands) is created with its members in one transaction (one ovn-nbctl
 // invocation), and a change set leaving it short is refused. Field types
-// mapped: string kinds, int, bool, netip.Addr and netip.Prefix, their
-// slices, Options, and the load balancer's and gateway chassis' own types.
+// mapped: string kinds, int, bool, netip.Addr and netip.Prefix, slices of
+// strings, addresses and prefixes, Options, and the load balancer's and
+// gateway chassis' own types.
 //
 // Tests of kindgen do this: one adds the QoS kind above and runs the row
 // mapping's tests on the result; one adds Meter and Meter_Band from one
