@@ -68,9 +68,9 @@ func (c Change) String() string {
 	return s
 }
 
-// Changes is an ordered list of changes: creates in Kind order (a row
-// before the rows that reference it), then updates, then deletes in reverse
-// Kind order; by key within a kind.
+// Changes is an ordered list of changes: creates in creation order (Kinds:
+// a row before the rows that reference it), then updates, then deletes in
+// reverse creation order; by key within a kind.
 type Changes []Change
 
 // String renders one change per line; a create or update line is followed
@@ -310,9 +310,9 @@ func compareChanges(a, b Change) int {
 	}
 	if a.Kind != b.Kind {
 		if a.Op == OpDelete {
-			return cmp.Compare(b.Kind, a.Kind)
+			return compareKinds(b.Kind, a.Kind)
 		}
-		return cmp.Compare(a.Kind, b.Kind)
+		return compareKinds(a.Kind, b.Kind)
 	}
 	return strings.Compare(a.Key, b.Key)
 }

@@ -62,13 +62,14 @@
 // # Kinds
 //
 // A kind is its Go type: a directive in the type's doc comment names its
-// table and creation rank, and an `nb` tag on each field names its column
-// and what the column is (part of the key, required, a reference, the
-// parent whose column holds the object, the rows it is attached to):
+// table, its Kind value and its creation rank, and an `nb` tag on each
+// field names its column and what the column is (part of the key,
+// required, a reference, the parent whose column holds the object, the
+// rows it is attached to):
 //
 //	// QoS is a QoS rule, member of Switch.
 //	//
-//	//udnkit:kind table=QoS order=130 name=qos
+//	//udnkit:kind table=QoS id=13 order=130 name=qos
 //	type QoS struct {
 //		Owner     Owner
 //		Switch    string       `nb:",parent=Switch.qos_rules"`
@@ -77,22 +78,40 @@
 //		Match     string       `nb:"match,key,required,q"`
 //	}
 //
-// go generate ./topology (internal/kindgen, which documents the tags)
-// writes everything else from the types and the Northbound schema: the
-// Kind constants in creation order, the Descriptors (name, table, keyed
-// by name or by key columns, whether the table indexes the name, parents,
+// To add a kind: write such a file, pick an id no kind has had (the Kind
+// constant's value: stable, so inserting a kind renumbers none, and
+// kindgen refuses a duplicate) and an order after its parent's and the
+// kinds it references (Diff creates in that order, whatever the ids), and
+// run go generate ./topology (internal/kindgen, which documents the tags).
+// It writes everything else from the types and the Northbound schema: the
+// Kind constants, Kinds and Kind.Order (creation order), the Descriptors
+// (name, table, keyed by name or by key columns, whether the table indexes
+// the name, parents with the schema's minimum number of members,
 // references, attachments, updatable columns), each type's Kind, OwnedBy,
 // Key, clone, normalize, columns and render methods, Parent, References,
 // Attached, and the OVN row mapping both adapters share (internal/nbrow:
 // object to row and back, required and enum checks, key conditions, the
-// reference columns, the tables and columns read). Adding a kind is
-// therefore one file plus go generate; the adapters' planning, ownership,
-// scoped reads, observing and the ovn-nbctl renderer need no change. A
-// test of kindgen does exactly that with the QoS kind above and runs the
-// row mapping's tests on the result; another fails when a generated file
-// is stale. Only an unnamed kind with several parents (ACL) writes its
-// appendKey by hand, a field of a new Go type needs its mapping in
-// kindgen, and a table without external_ids cannot be a kind, but for
+// reference columns, the tables and columns read). The adapters' planning,
+// ownership, scoped reads, observing and the ovn-nbctl renderer need no
+// change: a parent whose member column has a schema minimum (a Meter's
+// bands) is created with its members in one transaction (one ovn-nbctl
+// invocation), and a change set leaving it short is refused. Field types
+// mapped: string kinds, int, bool, netip.Addr and netip.Prefix, slices of
+// strings, addresses and prefixes, Options, and the load balancer's and
+// gateway chassis' own types.
+//
+// Tests of kindgen do this: one adds the QoS kind above and runs the row
+// mapping's tests on the result; one adds Meter and Meter_Band from one
+// file (Meter ordered before every other kind, an optional boolean, bands
+// of minimum 1) and a Forwarding_Group (a plain boolean), checks that no
+// Kind changes value, and syncs, observes, syncs again with no change and
+// removes a row of every kind on a real NB through ovnnb, the ovn-nbctl
+// script and ovnnb with its monitor (backend/nbctl's TestRealEveryKind,
+// which fails for a kind it has no object of); another fails when a
+// generated file is stale. Only an unnamed kind with several parents (ACL)
+// writes its appendKey by hand, a field of a new Go type needs its mapping
+// in kindgen, a member's table must not be a root table, and a table
+// without external_ids cannot be a kind, but for
 // Load_Balancer_Group, which the adapter owns by the rows referencing it.
 //
 // # Planners
@@ -176,9 +195,9 @@
 // # Diff
 //
 // Diff(observed, desired) returns the ordered Changes that turn observed
-// into desired: creates in Kind order (a row before the rows that reference
-// it), then updates listing only the changed columns, then deletes in
-// reverse Kind order. It touches only the (controller, network) pairs
+// into desired: creates in creation order (Kinds: a row before the rows
+// that reference it), then updates listing only the changed columns, then
+// deletes in reverse creation order. It touches only the (controller, network) pairs
 // desired speaks for (State.SpeaksFor) and, for an incremental plan from
 // PlanNodes, only the nodes it speaks for (State.Nodes); DiffScope takes an
 // explicit Scope (one controller, networks, nodes); ObjectChanges is the

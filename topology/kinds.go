@@ -46,6 +46,10 @@ type Descriptor struct {
 type ParentColumn struct {
 	Kind   Kind
 	Column string
+	// Min is the schema's least number of rows Column holds (a Meter's
+	// bands: 1): a parent is created together with that many members, and
+	// keeps that many.
+	Min int
 }
 
 // RefColumn is a column holding references to rows of Kind, by name in

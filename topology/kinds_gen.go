@@ -9,73 +9,99 @@ import (
 	"strings"
 )
 
-// Kinds of objects in a State, in creation order (the kinds' order=).
+// Kinds of objects in a State. A value is the kind's id= and never
+// changes; Kinds lists them in creation order (the kinds' order=).
 const (
-	KindAddressSet        Kind = iota + 1 // Address_Set
-	KindLoadBalancer                      // Load_Balancer
-	KindLoadBalancerGroup                 // Load_Balancer_Group
-	KindSwitch                            // Logical_Switch
-	KindRouter                            // Logical_Router
-	KindSwitchPort                        // Logical_Switch_Port
-	KindRouterPort                        // Logical_Router_Port
-	KindPortGroup                         // Port_Group
-	KindStaticRoute                       // Logical_Router_Static_Route
-	KindPolicy                            // Logical_Router_Policy
-	KindNAT                               // NAT
-	KindACL                               // ACL
-	kindEnd
+	KindAddressSet        Kind = 1  // Address_Set
+	KindLoadBalancer      Kind = 2  // Load_Balancer
+	KindLoadBalancerGroup Kind = 3  // Load_Balancer_Group
+	KindSwitch            Kind = 4  // Logical_Switch
+	KindRouter            Kind = 5  // Logical_Router
+	KindSwitchPort        Kind = 6  // Logical_Switch_Port
+	KindRouterPort        Kind = 7  // Logical_Router_Port
+	KindPortGroup         Kind = 8  // Port_Group
+	KindStaticRoute       Kind = 9  // Logical_Router_Static_Route
+	KindPolicy            Kind = 10 // Logical_Router_Policy
+	KindNAT               Kind = 11 // NAT
+	KindACL               Kind = 12 // ACL
 )
+
+// kindEnd is one more than the largest Kind.
+const kindEnd = 13
+
+// kindsInOrder holds every kind in creation order.
+var kindsInOrder = [...]Kind{KindAddressSet, KindLoadBalancer, KindLoadBalancerGroup, KindSwitch, KindRouter, KindSwitchPort, KindRouterPort, KindPortGroup, KindStaticRoute, KindPolicy, KindNAT, KindACL}
+
+// Kinds returns every kind in creation order: a row's parent and the
+// rows it references come before it.
+func Kinds() []Kind { return slices.Clone(kindsInOrder[:]) }
+
+// kindOrder is indexed by Kind: the kind's place in kindsInOrder, from 1
+// (0: no kind). One entry per uint8, so indexing needs no bounds check.
+var kindOrder = [256]uint8{
+	KindAddressSet:        1,
+	KindLoadBalancer:      2,
+	KindLoadBalancerGroup: 3,
+	KindSwitch:            4,
+	KindRouter:            5,
+	KindSwitchPort:        6,
+	KindRouterPort:        7,
+	KindPortGroup:         8,
+	KindStaticRoute:       9,
+	KindPolicy:            10,
+	KindNAT:               11,
+	KindACL:               12,
+}
 
 // descriptors is indexed by Kind.
 var descriptors = [kindEnd]Descriptor{
-	{},
-	{Kind: KindAddressSet, Type: "AddressSet", Name: "address_set", Table: "Address_Set", Named: true, Indexed: true,
+	KindAddressSet: {Kind: KindAddressSet, Type: "AddressSet", Name: "address_set", Table: "Address_Set", Named: true, Indexed: true,
 		Updatable: []string{"addresses", "external_ids"},
 	},
-	{Kind: KindLoadBalancer, Type: "LoadBalancer", Name: "load_balancer", Table: "Load_Balancer", Named: true, Indexed: false,
-		Attachments: []ParentColumn{{KindLoadBalancerGroup, "load_balancer"}, {KindSwitch, "load_balancer"}, {KindRouter, "load_balancer"}},
+	KindLoadBalancer: {Kind: KindLoadBalancer, Type: "LoadBalancer", Name: "load_balancer", Table: "Load_Balancer", Named: true, Indexed: false,
+		Attachments: []ParentColumn{{Kind: KindLoadBalancerGroup, Column: "load_balancer"}, {Kind: KindSwitch, Column: "load_balancer"}, {Kind: KindRouter, Column: "load_balancer"}},
 		Updatable:   []string{"protocol", "vips", "options", "selection_fields", "external_ids"},
 	},
-	{Kind: KindLoadBalancerGroup, Type: "LoadBalancerGroup", Name: "load_balancer_group", Table: "Load_Balancer_Group", Named: true, Indexed: true},
-	{Kind: KindSwitch, Type: "Switch", Name: "switch", Table: "Logical_Switch", Named: true, Indexed: false,
+	KindLoadBalancerGroup: {Kind: KindLoadBalancerGroup, Type: "LoadBalancerGroup", Name: "load_balancer_group", Table: "Load_Balancer_Group", Named: true, Indexed: true},
+	KindSwitch: {Kind: KindSwitch, Type: "Switch", Name: "switch", Table: "Logical_Switch", Named: true, Indexed: false,
 		Refs:      []RefColumn{{"load_balancer_group", KindLoadBalancerGroup}},
 		Updatable: []string{"other_config", "load_balancer_group", "external_ids"},
 	},
-	{Kind: KindRouter, Type: "Router", Name: "router", Table: "Logical_Router", Named: true, Indexed: false,
+	KindRouter: {Kind: KindRouter, Type: "Router", Name: "router", Table: "Logical_Router", Named: true, Indexed: false,
 		Refs:      []RefColumn{{"load_balancer_group", KindLoadBalancerGroup}},
 		Updatable: []string{"options", "load_balancer_group", "external_ids"},
 	},
-	{Kind: KindSwitchPort, Type: "SwitchPort", Name: "switch_port", Table: "Logical_Switch_Port", Named: true, Indexed: true,
-		Parents:   []ParentColumn{{KindSwitch, "ports"}},
+	KindSwitchPort: {Kind: KindSwitchPort, Type: "SwitchPort", Name: "switch_port", Table: "Logical_Switch_Port", Named: true, Indexed: true,
+		Parents:   []ParentColumn{{Kind: KindSwitch, Column: "ports"}},
 		Updatable: []string{"type", "addresses", "port_security", "options", "tag_request", "external_ids"},
 	},
-	{Kind: KindRouterPort, Type: "RouterPort", Name: "router_port", Table: "Logical_Router_Port", Named: true, Indexed: true,
-		Parents:   []ParentColumn{{KindRouter, "ports"}},
+	KindRouterPort: {Kind: KindRouterPort, Type: "RouterPort", Name: "router_port", Table: "Logical_Router_Port", Named: true, Indexed: true,
+		Parents:   []ParentColumn{{Kind: KindRouter, Column: "ports"}},
 		Updatable: []string{"mac", "networks", "peer", "options", "gateway_chassis", "external_ids"},
 	},
-	{Kind: KindPortGroup, Type: "PortGroup", Name: "port_group", Table: "Port_Group", Named: true, Indexed: true,
+	KindPortGroup: {Kind: KindPortGroup, Type: "PortGroup", Name: "port_group", Table: "Port_Group", Named: true, Indexed: true,
 		Refs:      []RefColumn{{"ports", KindSwitchPort}},
 		Updatable: []string{"ports", "external_ids"},
 	},
-	{Kind: KindStaticRoute, Type: "StaticRoute", Name: "static_route", Table: "Logical_Router_Static_Route", Named: false, Indexed: false,
+	KindStaticRoute: {Kind: KindStaticRoute, Type: "StaticRoute", Name: "static_route", Table: "Logical_Router_Static_Route", Named: false, Indexed: false,
 		KeyColumns: []string{"route_table", "policy", "ip_prefix", "nexthop"},
-		Parents:    []ParentColumn{{KindRouter, "static_routes"}},
+		Parents:    []ParentColumn{{Kind: KindRouter, Column: "static_routes"}},
 		Updatable:  []string{"output_port", "options", "external_ids"},
 	},
-	{Kind: KindPolicy, Type: "Policy", Name: "policy", Table: "Logical_Router_Policy", Named: false, Indexed: false,
+	KindPolicy: {Kind: KindPolicy, Type: "Policy", Name: "policy", Table: "Logical_Router_Policy", Named: false, Indexed: false,
 		KeyColumns: []string{"priority", "match"},
-		Parents:    []ParentColumn{{KindRouter, "policies"}},
+		Parents:    []ParentColumn{{Kind: KindRouter, Column: "policies"}},
 		Updatable:  []string{"action", "nexthops", "options", "external_ids"},
 	},
-	{Kind: KindNAT, Type: "NAT", Name: "nat", Table: "NAT", Named: false, Indexed: false,
+	KindNAT: {Kind: KindNAT, Type: "NAT", Name: "nat", Table: "NAT", Named: false, Indexed: false,
 		KeyColumns: []string{"type", "logical_ip", "external_ip", "logical_port", "gateway_port"},
-		Parents:    []ParentColumn{{KindRouter, "nat"}},
+		Parents:    []ParentColumn{{Kind: KindRouter, Column: "nat"}},
 		Refs:       []RefColumn{{"gateway_port", KindRouterPort}},
 		Updatable:  []string{"match", "options", "external_ids"},
 	},
-	{Kind: KindACL, Type: "ACL", Name: "acl", Table: "ACL", Named: false, Indexed: false,
+	KindACL: {Kind: KindACL, Type: "ACL", Name: "acl", Table: "ACL", Named: false, Indexed: false,
 		KeyColumns: []string{"tier", "direction", "priority", "match"},
-		Parents:    []ParentColumn{{KindPortGroup, "acls"}, {KindSwitch, "acls"}},
+		Parents:    []ParentColumn{{Kind: KindPortGroup, Column: "acls"}, {Kind: KindSwitch, Column: "acls"}},
 		Updatable:  []string{"name", "action", "options", "external_ids"},
 	},
 }

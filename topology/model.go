@@ -3,6 +3,7 @@
 package topology
 
 import (
+	"cmp"
 	"net"
 	"net/netip"
 	"slices"
@@ -13,21 +14,30 @@ import (
 	"github.com/udnkit/udnkit/netconf/udn"
 )
 
-// Kind is the kind of an OVN Northbound object. The order of the constants is
-// the order in which Diff creates objects (a row before the rows that
-// reference it); deletes run in the reverse order.
+// Kind is the kind of an OVN Northbound object. Its value is stable: a new
+// kind takes a new value and renumbers none. Kinds lists the kinds in
+// creation order, the order in which Diff creates objects (a row before
+// the rows that reference it or that it holds); deletes run in the reverse
+// order.
 type Kind uint8
 
-// The Kind constants (KindAddressSet...) are generated in creation order
-// from the kind types' directives (kinds_gen.go).
+// The Kind constants (KindAddressSet...), their creation order and Kinds
+// are generated from the kind types' directives (kinds_gen.go).
 
 // String returns the kind's short name ("switch_port").
 func (k Kind) String() string {
-	if k == 0 || k >= kindEnd {
+	if k >= kindEnd || descriptors[k].Name == "" {
 		return "kind(" + strconv.Itoa(int(k)) + ")"
 	}
 	return descriptors[k].Name
 }
+
+// Order returns k's place in creation order (Kinds), from 1; 0 for an
+// unknown kind. Compare kinds by Order, not by value.
+func (k Kind) Order() int { return int(kindOrder[k]) }
+
+// compareKinds orders kinds by creation order.
+func compareKinds(a, b Kind) int { return cmp.Compare(a.Order(), b.Order()) }
 
 // Table returns the OVN Northbound table that holds objects of kind k, ""
 // for an unknown kind.
@@ -36,15 +46,6 @@ func (k Kind) Table() string {
 		return ""
 	}
 	return descriptors[k].Table
-}
-
-// Kinds returns every kind in creation order.
-func Kinds() []Kind {
-	out := make([]Kind, 0, kindEnd-1)
-	for k := KindAddressSet; k < kindEnd; k++ {
-		out = append(out, k)
-	}
-	return out
 }
 
 // Owner identifies who owns an object. The OVN adapter writes it as the
@@ -360,7 +361,7 @@ type Object interface {
 
 // AddressSet is an Address_Set.
 //
-//udnkit:kind table=Address_Set order=10
+//udnkit:kind table=Address_Set id=1 order=10
 type AddressSet struct {
 	Owner     Owner
 	Name      string         `nb:"name,key"`
@@ -379,7 +380,7 @@ type LBVIP struct {
 // network's groups and gateway routers are the topology's); the load
 // balancer's owner alone manages its place in them.
 //
-//udnkit:kind table=Load_Balancer order=20
+//udnkit:kind table=Load_Balancer id=2 order=20
 type LoadBalancer struct {
 	Owner    Owner
 	Name     string   `nb:"name,key"`
@@ -400,7 +401,7 @@ type LoadBalancer struct {
 // LoadBalancerGroup is a Load_Balancer_Group. Its members are not its
 // own: each LoadBalancer names the groups it joins (LoadBalancer.Groups).
 //
-//udnkit:kind table=Load_Balancer_Group order=30
+//udnkit:kind table=Load_Balancer_Group id=3 order=30
 type LoadBalancerGroup struct {
 	Owner Owner
 	Name  string `nb:"name,key"`
@@ -408,7 +409,7 @@ type LoadBalancerGroup struct {
 
 // Switch is a Logical_Switch.
 //
-//udnkit:kind table=Logical_Switch order=40
+//udnkit:kind table=Logical_Switch id=4 order=40
 type Switch struct {
 	Owner              Owner
 	Name               string   `nb:"name,key"`
@@ -418,7 +419,7 @@ type Switch struct {
 
 // Router is a Logical_Router.
 //
-//udnkit:kind table=Logical_Router order=50
+//udnkit:kind table=Logical_Router id=5 order=50
 type Router struct {
 	Owner              Owner
 	Name               string   `nb:"name,key"`
@@ -428,7 +429,7 @@ type Router struct {
 
 // SwitchPort is a Logical_Switch_Port, member of Switch.
 //
-//udnkit:kind table=Logical_Switch_Port order=60
+//udnkit:kind table=Logical_Switch_Port id=6 order=60
 type SwitchPort struct {
 	Owner        Owner
 	Name         string   `nb:"name,key"`
@@ -454,7 +455,7 @@ type GatewayChassis struct {
 
 // RouterPort is a Logical_Router_Port, member of Router.
 //
-//udnkit:kind table=Logical_Router_Port order=70
+//udnkit:kind table=Logical_Router_Port id=7 order=70
 type RouterPort struct {
 	Owner          Owner
 	Name           string           `nb:"name,key"`
@@ -468,7 +469,7 @@ type RouterPort struct {
 
 // PortGroup is a Port_Group; its members are switch ports by name.
 //
-//udnkit:kind table=Port_Group order=80
+//udnkit:kind table=Port_Group id=8 order=80
 type PortGroup struct {
 	Owner Owner
 	Name  string   `nb:"name,key"`
@@ -477,7 +478,7 @@ type PortGroup struct {
 
 // StaticRoute is a Logical_Router_Static_Route, member of Router.
 //
-//udnkit:kind table=Logical_Router_Static_Route order=90
+//udnkit:kind table=Logical_Router_Static_Route id=9 order=90
 type StaticRoute struct {
 	Owner      Owner
 	Router     string       `nb:",parent=Router.static_routes"`
@@ -491,7 +492,7 @@ type StaticRoute struct {
 
 // Policy is a Logical_Router_Policy, member of Router.
 //
-//udnkit:kind table=Logical_Router_Policy order=100
+//udnkit:kind table=Logical_Router_Policy id=10 order=100
 type Policy struct {
 	Owner    Owner
 	Router   string       `nb:",parent=Router.policies"`
@@ -504,7 +505,7 @@ type Policy struct {
 
 // NAT is a NAT row, member of Router.
 //
-//udnkit:kind table=NAT order=110
+//udnkit:kind table=NAT id=11 order=110
 type NAT struct {
 	Owner       Owner
 	Router      string       `nb:",parent=Router.nat"`
@@ -519,7 +520,7 @@ type NAT struct {
 
 // ACL is an ACL, member of PortGroup or (when PortGroup is empty) Switch.
 //
-//udnkit:kind table=ACL order=120
+//udnkit:kind table=ACL id=12 order=120
 type ACL struct {
 	Owner     Owner
 	PortGroup string       `nb:",parent=PortGroup.acls"`

@@ -165,3 +165,79 @@ func TestDiffScopeNodes(t *testing.T) {
 		t.Errorf("out-of-scope network changed: %s", d)
 	}
 }
+
+// TestKindsInCreationOrder: Kinds lists every kind that has a descriptor,
+// once, in creation order; a parent and a referenced kind come before the
+// kinds naming them; Diff creates in that order and deletes in reverse.
+func TestKindsInCreationOrder(t *testing.T) {
+	kinds := Kinds()
+	var want []Kind
+	for k := Kind(0); k < kindEnd; k++ {
+		if d := k.Descriptor(); d.Name != "" {
+			if d.Kind != k {
+				t.Errorf("descriptor of kind %d describes %d", k, d.Kind)
+			}
+			want = append(want, k)
+		}
+	}
+	if len(kinds) != len(want) {
+		t.Fatalf("Kinds() = %v, want every one of %v", kinds, want)
+	}
+	for i, k := range kinds {
+		if !slices.Contains(want, k) || k.Order() != i+1 {
+			t.Errorf("Kinds()[%d] = %v with Order %d", i, k, k.Order())
+		}
+		d := k.Descriptor()
+		for _, p := range append(slices.Clone(d.Parents), d.Attachments...) {
+			if p.Kind.Order() == 0 {
+				t.Errorf("%v: holder %v is not a kind", k, p.Kind)
+			}
+		}
+		for _, p := range d.Parents {
+			if p.Kind.Order() >= k.Order() {
+				t.Errorf("%v (order %d) is created before its parent %v (order %d)", k, k.Order(), p.Kind, p.Kind.Order())
+			}
+		}
+		for _, r := range d.Refs {
+			if r.Kind.Order() >= k.Order() {
+				t.Errorf("%v (order %d) is created before the %v it references (order %d)", k, k.Order(), r.Kind, r.Kind.Order())
+			}
+		}
+	}
+	// Diff's and State's orders are the creation order, whatever the
+	// values (want is by value).
+	if got := slices.SortedFunc(slices.Values(want), compareKinds); !slices.Equal(got, kinds) {
+		t.Errorf("kinds sorted as Diff and State sort them: %v, want %v", got, kinds)
+	}
+	var creates, deletes Changes
+	for _, k := range want {
+		creates = append(creates, Change{Op: OpCreate, Kind: k, Key: "k"})
+		deletes = append(deletes, Change{Op: OpDelete, Kind: k, Key: "k"})
+	}
+	slices.SortFunc(creates, compareChanges)
+	slices.SortFunc(deletes, compareChanges)
+	for i, k := range kinds {
+		if creates[i].Kind != k || deletes[len(deletes)-1-i].Kind != k {
+			t.Errorf("change %d: create %v and delete %v, want %v", i, creates[i].Kind, deletes[len(deletes)-1-i].Kind, k)
+		}
+	}
+	if Kind(0).Order() != 0 || Kind(255).Order() != 0 || Kind(0).String() != "kind(0)" || Kind(255).String() != "kind(255)" {
+		t.Errorf("unknown kinds: Order %d %d, String %q %q", Kind(0).Order(), Kind(255).Order(), Kind(0), Kind(255))
+	}
+	s := allKinds(t)
+	creates = Diff(State{}, s)
+	deletes = Diff(s, RemovalFor(ControllerTopology, "ns_net"))
+	for i := 1; i < len(creates); i++ {
+		if creates[i-1].Kind.Order() > creates[i].Kind.Order() {
+			t.Errorf("create %s before %s", creates[i-1], creates[i])
+		}
+	}
+	for i := 1; i < len(deletes); i++ {
+		if deletes[i-1].Kind.Order() < deletes[i].Kind.Order() {
+			t.Errorf("delete %s before %s", deletes[i-1], deletes[i])
+		}
+	}
+	if len(creates) != s.Len() || len(deletes) != s.Len() {
+		t.Errorf("%d creates and %d deletes of %d objects", len(creates), len(deletes), s.Len())
+	}
+}

@@ -113,6 +113,13 @@ func (l line) i(name string, v int) {
 	l.s(name, strconv.Itoa(v))
 }
 
+// flag renders a boolean column, "name=true" or nothing.
+func (l line) flag(name string, v bool) {
+	if v {
+		l.s(name, "true")
+	}
+}
+
 func (l line) opts(name string, o Options) {
 	if len(o) == 0 {
 		return

@@ -1,7 +1,6 @@
 package topology
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"iter"
@@ -71,7 +70,7 @@ type entry struct {
 
 func compareEntries(a, b entry) int {
 	if a.kind != b.kind {
-		return cmp.Compare(a.kind, b.kind)
+		return compareKinds(a.kind, b.kind)
 	}
 	return strings.Compare(a.key, b.key)
 }
@@ -663,7 +662,7 @@ func (s *entrySorter) sort(es []entry) {
 	slices.SortFunc(s.perm, func(i, j int32) int {
 		a, b := &es[i], &es[j]
 		if a.kind != b.kind {
-			return cmp.Compare(a.kind, b.kind)
+			return compareKinds(a.kind, b.kind)
 		}
 		return strings.Compare(a.key, b.key)
 	})

@@ -3,13 +3,19 @@
 //
 // Every object becomes one ovn-nbctl invocation (several commands joined
 // by "--" where a row and its parent's reference set change together), so
-// the script is what a shell integration would run. Rows are written with
+// the script is what a shell integration would run. Each invocation is one
+// transaction, so a parent whose member column has a schema minimum (a
+// Meter's bands, topology.ParentColumn.Min) is created in one invocation
+// with its members of the change set, and refused (ErrInvalidChange,
+// naming it) without enough of them; the members of a parent the change
+// set deletes are not removed first but go with it. Rows are written with
 // the generic database commands (create, add, set, clear, remove, destroy)
 // and the same columns the ovnnb adapter writes: running the script and
 // applying the changes with ovnnb leave identical Northbound contents
 // (this is tested against the real ovn-nbctl). Routes, policies, NAT rows
 // and ACLs have no name, so the script finds them by their key columns;
-// an update of one is rendered as delete then create.
+// an update of one is one invocation that creates the new row and removes
+// the old one.
 //
 // # Quoting
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,35 +48,44 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 	if cmd == "" {
 		cmd = "ovn-nbctl"
 	}
-	r := &renderer{cmd: cmd, creating: map[string]bool{}, pending: map[string][]attachment{}}
-	for _, ch := range changes {
-		if ch.Op == topology.OpCreate {
-			r.creating[ch.Kind.Table()+"\x00"+ch.Key] = true
+	r := &renderer{cmd: cmd, changes: changes, creating: map[string]bool{}, pending: map[string][]attachment{},
+		deleting: map[string]bool{}, members: map[string][]int{}, done: map[int]bool{}}
+	for i, ch := range changes {
+		switch ch.Op {
+		case topology.OpCreate:
+			r.creating[rowKey(ch.Kind.Table(), ch.Key)] = true
+			if ch.Object == nil {
+				continue
+			}
+			if p, name, ok := nbrow.ParentOf(ch.Object); ok && nbrow.MinMembers(p.Kind.Table())[p.Column] > 0 {
+				k := rowKey(p.Kind.Table(), name)
+				r.members[k] = append(r.members[k], i)
+			}
+		case topology.OpDelete:
+			if named(ch.Kind) {
+				r.deleting[rowKey(ch.Kind.Table(), ch.Key)] = true
+			}
 		}
 	}
 	r.line("#!/bin/sh")
 	r.line("# udnkit: %d changes (%d create, %d update, %d delete)", len(changes), count(changes, topology.OpCreate),
 		count(changes, topology.OpUpdate), count(changes, topology.OpDelete))
 	r.line("set -e")
-	for _, ch := range changes {
+	for i, ch := range changes {
+		if r.done[i] {
+			continue // created with its parent
+		}
 		r.ids = 0
 		r.line("")
 		r.line("# %s", comment(ch.String()))
-		obj := ch.Object
-		if obj == nil && ch.Op == topology.OpDelete {
-			obj = ch.Old
+		obj, err := objectOf(ch)
+		if err != nil {
+			return err
 		}
-		if obj == nil {
-			return fmt.Errorf("nbctl: %s: %w: the change has no object", ch.String(), ErrInvalidChange)
-		}
-		if obj.Kind() != ch.Kind || obj.Key() != ch.Key {
-			return fmt.Errorf("nbctl: %s: %w: its object is %s %q", ch.String(), ErrInvalidChange, obj.Kind(), obj.Key())
-		}
-		var err error
 		switch ch.Op {
 		case topology.OpCreate:
 			err = r.create(ch.Object)
-			k := ch.Kind.Table() + "\x00" + ch.Key
+			k := rowKey(ch.Kind.Table(), ch.Key)
 			delete(r.creating, k)
 			if err == nil && len(r.pending[k]) > 0 {
 				// The rows created before this one that are attached to
@@ -89,6 +99,13 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 		case topology.OpUpdate:
 			err = r.update(ch)
 		case topology.OpDelete:
+			if p, name, ok := nbrow.ParentOf(obj); ok && r.deleting[rowKey(p.Kind.Table(), name)] {
+				// Destroying the parent deletes its members (their
+				// tables are not root tables), and removing one first
+				// could take the parent below its schema's minimum.
+				r.line("# (deleted with %s)", comment(nbrow.Describe(p.Kind, name)))
+				continue
+			}
 			err = r.delete(obj)
 		default:
 			err = fmt.Errorf("%w: operation %v", ErrUnsupported, ch.Op)
@@ -101,6 +118,25 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 	return err
 }
 
+// objectOf returns the object of a change (its old one for a delete),
+// refusing a change without one or with another kind's or key's.
+func objectOf(ch topology.Change) (topology.Object, error) {
+	obj := ch.Object
+	if obj == nil && ch.Op == topology.OpDelete {
+		obj = ch.Old
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("nbctl: %s: %w: the change has no object", ch.String(), ErrInvalidChange)
+	}
+	if obj.Kind() != ch.Kind || obj.Key() != ch.Key {
+		return nil, fmt.Errorf("nbctl: %s: %w: its object is %s %q", ch.String(), ErrInvalidChange, obj.Kind(), obj.Key())
+	}
+	return obj, nil
+}
+
+// rowKey names a row of table by its key, for the renderer's maps.
+func rowKey(table, key string) string { return table + "\x00" + key }
+
 func count(cs topology.Changes, op topology.Op) int {
 	n := 0
 	for _, c := range cs {
@@ -112,14 +148,21 @@ func count(cs topology.Changes, op topology.Op) int {
 }
 
 type renderer struct {
-	cmd string
-	b   strings.Builder
-	ids int
-	// creating holds the rows (table, NUL, key) the change set has yet to
-	// create; pending the load balancers to attach to one of them once it
-	// exists.
+	cmd     string
+	b       strings.Builder
+	ids     int
+	changes topology.Changes
+	// creating holds the rows (rowKey) the change set has yet to create;
+	// pending the load balancers to attach to one of them once it exists.
 	creating map[string]bool
 	pending  map[string][]attachment
+	// members holds, per parent row (rowKey), the changes creating its
+	// members in a column with a schema minimum (a Meter's bands): they
+	// are created in the parent's invocation, and done once they are.
+	members map[string][]int
+	done    map[int]bool
+	// deleting holds the named rows (rowKey) the change set deletes.
+	deleting map[string]bool
 }
 
 func (r *renderer) line(format string, a ...any) {
@@ -272,16 +315,52 @@ func (r *renderer) refs(row nbrow.Row, words *[]string) []string {
 }
 
 func (r *renderer) create(obj topology.Object) error {
-	row, err := nbrow.RowOf(obj)
+	words, err := r.createWords(obj)
 	if err != nil {
 		return err
 	}
+	r.line("%s %s >/dev/null", r.cmd, join(words))
+	return nil
+}
+
+// createWords returns the commands creating obj: its row, added to its
+// parent's member column, attached to the rows it names that exist. A
+// parent whose member column has a schema minimum (a Meter's bands) is
+// created with its members of the change set in the same invocation
+// (their comments written now), and refused without enough of them.
+func (r *renderer) createWords(obj topology.Object) ([]string, error) {
+	row, err := nbrow.RowOf(obj)
+	if err != nil {
+		return nil, err
+	}
 	var words []string
-	refCols := r.refs(row, &words)
-	self := r.id()
-	words = append(words, "--", "--id="+self, "create", row.Table)
-	words = append(words, columns(row.Columns)...)
-	words = append(words, refCols...)
+	var memberCols []string
+	if mins := nbrow.MinMembers(row.Table); len(mins) > 0 {
+		ids := map[string][]string{}
+		for _, i := range r.members[rowKey(row.Table, obj.Key())] {
+			ch := r.changes[i]
+			m, err := objectOf(ch)
+			if err != nil {
+				return nil, err
+			}
+			mrow, err := nbrow.RowOf(m)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", ch.String(), err)
+			}
+			r.line("# %s", comment(ch.String()))
+			id := r.rowWords(mrow, &words)
+			ids[mrow.Parent.Column] = append(ids[mrow.Parent.Column], id)
+			r.done[i] = true
+		}
+		for _, col := range slices.Sorted(maps.Keys(mins)) {
+			if n := len(ids[col]); n < mins[col] {
+				return nil, fmt.Errorf("%w: %s: %s: the schema wants at least %d, the change set creates %d",
+					ErrInvalidChange, nbrow.Describe(obj.Kind(), obj.Key()), col, mins[col], n)
+			}
+			memberCols = append(memberCols, col+"=["+strings.Join(ids[col], ",")+"]")
+		}
+	}
+	self := r.rowWords(row, &words, memberCols...)
 	if row.Parent != nil {
 		words = append(words, "--", "add", row.Parent.Table, row.Parent.Names[0], row.Parent.Column, self)
 	}
@@ -294,8 +373,20 @@ func (r *renderer) create(obj topology.Object) error {
 			words = append(words, "--", "add", a.Table, n, a.Column, self)
 		}
 	}
-	r.line("%s %s >/dev/null", r.cmd, join(words))
-	return nil
+	return words, nil
+}
+
+// rowWords appends the commands creating row (and the rows it references
+// by get or creates with it) to words, with the extra col=value words, and
+// returns the row's id.
+func (r *renderer) rowWords(row nbrow.Row, words *[]string, extra ...string) string {
+	refCols := r.refs(row, words)
+	self := r.id()
+	*words = append(*words, "--", "--id="+self, "create", row.Table)
+	*words = append(*words, columns(row.Columns)...)
+	*words = append(*words, refCols...)
+	*words = append(*words, extra...)
+	return self
 }
 
 // reattach appends the commands that move the row id from the rows old is
@@ -339,10 +430,19 @@ func (r *renderer) update(ch topology.Change) error {
 		if old == nil {
 			return fmt.Errorf("%w: update of an unnamed row without its old object", ErrUnsupported)
 		}
-		if err := r.delete(old); err != nil {
+		// One invocation, one transaction: the new row in and the old one
+		// out (found before either), so that its parent never holds
+		// fewer members than its schema's minimum.
+		rm, err := r.removeWords(old)
+		if err != nil {
 			return err
 		}
-		return r.create(ch.Object)
+		words, err := r.createWords(ch.Object)
+		if err != nil {
+			return err
+		}
+		r.line("%s %s -- %s >/dev/null", r.cmd, join(words), rm)
+		return nil
 	}
 	row, err := nbrow.RowOf(ch.Object)
 	if err != nil {
@@ -474,6 +574,21 @@ func (r *renderer) findWords(obj topology.Object) ([]string, error) {
 	return w, nil
 }
 
+// removeWords returns the command removing the unnamed member obj from its
+// parent (which deletes it), the row found by its key columns.
+func (r *renderer) removeWords(obj topology.Object) (string, error) {
+	row, err := nbrow.RowOf(obj)
+	if err != nil {
+		return "", err
+	}
+	fw, err := r.findWords(obj)
+	if err != nil {
+		return "", err
+	}
+	p := row.Parent
+	return fmt.Sprintf("remove %s %s %s $(%s %s)", sh(p.Table), sh(p.Names[0]), sh(p.Column), r.cmd, join(fw)), nil
+}
+
 func (r *renderer) delete(obj topology.Object) error {
 	if obj == nil {
 		return fmt.Errorf("%w: delete without an object", ErrUnsupported)
@@ -484,12 +599,11 @@ func (r *renderer) delete(obj topology.Object) error {
 	}
 	switch {
 	case !named(obj.Kind()):
-		fw, err := r.findWords(obj)
+		rm, err := r.removeWords(obj)
 		if err != nil {
 			return err
 		}
-		p := row.Parent
-		r.line("%s remove %s %s %s $(%s %s)", r.cmd, p.Table, sh(p.Names[0]), p.Column, r.cmd, join(fw))
+		r.line("%s %s", r.cmd, rm)
 	case row.Parent != nil:
 		id := r.id()
 		r.line("%s %s", r.cmd, join([]string{"--", "--id=" + id, "get", row.Table, obj.Key(),

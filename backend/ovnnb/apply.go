@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -148,8 +149,8 @@ type taggedOp struct {
 // parent with its new members, members added to or removed from an
 // existing parent, one update, one delete.
 type unit struct {
-	phase  int // 0 create, 1 update, 2 delete
-	rank   topology.Kind
+	phase  int           // 0 create, 1 update, 2 delete
+	rank   topology.Kind // its kind: units run in the kinds' creation order
 	seq    int
 	ch     int // change that opened the unit
 	pre    []taggedOp
@@ -338,6 +339,9 @@ func (c *Client) planHeal(s *snapshot, changes topology.Changes, heal []observed
 			}
 		}
 	}
+	if err := p.checkMinimums(); err != nil {
+		return nil, err
+	}
 	units := p.order
 	slices.SortStableFunc(units, func(a, b *unit) int {
 		if c := cmp.Compare(a.phase, b.phase); c != 0 {
@@ -346,7 +350,7 @@ func (c *Client) planHeal(s *snapshot, changes topology.Changes, heal []observed
 		if a.phase == 2 {
 			return cmp.Compare(a.seq, b.seq)
 		}
-		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+		if c := cmp.Compare(a.rank.Order(), b.rank.Order()); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.seq, b.seq)
@@ -358,6 +362,62 @@ func (c *Client) planHeal(s *snapshot, changes topology.Changes, heal []observed
 	}
 	return p.joinLBGDeletes(units), nil
 }
+
+// checkMinimums refuses a change set that creates a parent with fewer
+// members than its schema wants in a column (a Meter without a band), or
+// leaves an existing parent it does not delete with fewer: the server
+// would refuse the transaction. A created parent and its members share
+// one unit, so one transaction.
+func (p *planner) checkMinimums() error {
+	type parentCol struct{ uuid, col string }
+	delta := map[parentCol]int{}
+	at := map[parentCol]*unit{}
+	for _, u := range p.order {
+		if u.head != nil {
+			table := nbrow.TableOf(u.head)
+			mins := nbrow.MinMembers(table)
+			for _, col := range sortedMins(mins) {
+				if n := len(u.refs[col]); n < mins[col] {
+					name, _ := rowName(u.head)
+					return p.fail(u.ch, invalid("%s: %s: the schema wants at least %d, the change set creates %d",
+						describe(kindOfTable(table), name), col, mins[col], n))
+				}
+			}
+		}
+		if u.parent == "" || len(nbrow.MinMembers(u.ptable)) == 0 {
+			continue
+		}
+		for col, us := range u.add {
+			k := parentCol{u.parent, col}
+			delta[k] += len(us)
+		}
+		for col, us := range u.del {
+			k := parentCol{u.parent, col}
+			delta[k] -= len(us)
+			if at[k] == nil {
+				at[k] = u
+			}
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(at), func(a, b parentCol) int {
+		return cmp.Or(strings.Compare(a.uuid, b.uuid), strings.Compare(a.col, b.col))
+	}) {
+		u := at[k]
+		min := nbrow.MinMembers(u.ptable)[k.col]
+		row, ok := p.s.rows[u.ptable][k.uuid]
+		if p.deleted[k.uuid] || !ok {
+			continue
+		}
+		if n := len(nbrow.UUIDs(row, k.col)) + delta[k]; n < min {
+			return p.fail(u.ch, invalid("%s: %s: the schema wants at least %d, the change set leaves %d",
+				describe(kindOfTable(u.ptable), p.s.name[k.uuid]), k.col, min, n))
+		}
+	}
+	return nil
+}
+
+// sortedMins returns the columns of mins, sorted.
+func sortedMins(mins map[string]int) []string { return slices.Sorted(maps.Keys(mins)) }
 
 // joinLBGDeletes moves the updates and deletes of the switches and routers
 // that reference a load balancer group the change set deletes into the

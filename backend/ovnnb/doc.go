@@ -50,7 +50,12 @@
 //
 // It then writes the change set as one transaction: new rows with named
 // UUIDs, members inserted before the parent row that references them,
-// parents' reference sets mutated, every operation result checked.
+// parents' reference sets mutated, every operation result checked. A
+// member column with a schema minimum (a Meter's bands,
+// topology.ParentColumn.Min) is honoured before anything is sent: a change
+// set that creates such a parent with fewer members, or leaves one it
+// keeps with fewer, is refused (ErrInvalidChange naming the parent and the
+// column); members of a parent the change set deletes go with it.
 // Deleting a parent carries a wait operation (RFC 7047, timeout 0) on the
 // members it held when read: a member someone added since makes the server
 // refuse the transaction instead of deleting that member with its parent.

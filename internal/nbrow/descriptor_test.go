@@ -52,8 +52,15 @@ func TestDescriptorsMatchSchema(t *testing.T) {
 				}
 			}
 			for _, p := range d.Parents {
-				if refTable(schema.Tables[p.Kind.Table()].Columns[p.Column]) != d.Table {
+				cs := schema.Tables[p.Kind.Table()].Columns[p.Column]
+				if refTable(cs) != d.Table {
 					t.Errorf("parent column %s.%s does not hold %s rows", p.Kind.Table(), p.Column, d.Table)
+				}
+				if cs != nil && cs.TypeObj != nil && p.Min != cs.TypeObj.Min() {
+					t.Errorf("parent column %s.%s: Min %d, the schema's %d", p.Kind.Table(), p.Column, p.Min, cs.TypeObj.Min())
+				}
+				if ts.IsRoot {
+					t.Errorf("%s is a root table: a row would outlive its parent", d.Table)
 				}
 			}
 			for _, a := range d.Attachments {

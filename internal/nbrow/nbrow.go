@@ -318,23 +318,27 @@ func equal(column string, v any) ovsdb.Condition {
 	return ovsdb.NewCondition(column, ovsdb.ConditionEqual, v)
 }
 
-// optional spells an optional column's value as a set of zero or one.
-func optional(s string) ovsdb.OvsSet {
-	if s == "" {
+// optional spells an optional column's value as a set of zero or one: the
+// zero value (which the row mapping leaves unset) as the empty set.
+func optional[T comparable](v T) ovsdb.OvsSet {
+	var zero T
+	if v == zero {
 		return ovsdb.OvsSet{GoSet: []any{}}
 	}
-	return ovsdb.OvsSet{GoSet: []any{s}}
+	return ovsdb.OvsSet{GoSet: []any{v}}
 }
 
-// KindOfTable maps a table to its kind.
-func KindOfTable(table string) topology.Kind {
+// KindOfTable maps a table to its kind (0 for a table of no kind).
+func KindOfTable(table string) topology.Kind { return kindOfTable[table] }
+
+// kindOfTable maps each kind's table to the kind.
+var kindOfTable = func() map[string]topology.Kind {
+	out := map[string]topology.Kind{}
 	for _, k := range topology.Kinds() {
-		if k.Table() == table {
-			return k
-		}
+		out[k.Table()] = k
 	}
-	return 0
-}
+	return out
+}()
 
 // CanonController returns c with topology.ControllerTopology spelled "",
 // the form in which rows' owners are read back.
@@ -552,6 +556,31 @@ var memberColumns = func() map[string][]string {
 	}
 	return out
 }()
+
+// minMembers maps a table to its member columns whose schema minimum is
+// above zero, with that minimum (Meter: bands 1), from the descriptors'
+// Parents.
+var minMembers = func() map[string]map[string]int {
+	out := map[string]map[string]int{}
+	for _, k := range topology.Kinds() {
+		for _, p := range k.Descriptor().Parents {
+			if p.Min > 0 {
+				t := p.Kind.Table()
+				if out[t] == nil {
+					out[t] = map[string]int{}
+				}
+				out[t][p.Column] = p.Min
+			}
+		}
+	}
+	return out
+}()
+
+// MinMembers returns the member columns of table that the schema wants
+// holding at least some rows, with that minimum (nil for none): a parent
+// is created with that many members in one transaction and never left
+// with fewer. The map is shared: do not modify it.
+func MinMembers(table string) map[string]int { return minMembers[table] }
 
 // TableOf returns the table of a model of Models ("" for another).
 func TableOf(m model.Model) string { return tableOf[reflect.TypeOf(m)] }

@@ -2,10 +2,14 @@
 // OVN row mapping (internal/nbrow) from the object types themselves: a
 // type is a kind when its doc comment carries the directive
 //
-//	//udnkit:kind table=<OVN Northbound table> order=<creation rank> [name=<short name>]
+//	//udnkit:kind table=<OVN Northbound table> id=<value> order=<creation rank> [name=<short name>]
 //
-// (the short name, Kind.String, defaults to the type's name in snake case),
-// and its fields say, in `nb` struct tags, which column each one is:
+// id is the value of the kind's Kind constant (1 to 255, unique, never
+// reused: inserting a kind renumbers nothing); order ranks it for creation
+// (a parent and a referenced row before the rows that name them), apart
+// from its value; the short name, Kind.String, defaults to the type's name
+// in snake case. Its fields say, in `nb` struct tags, which column each
+// one is:
 //
 //	nb:"<column>[,flag...]"
 //
@@ -23,8 +27,12 @@
 //	              whose column holds the object by its owner's choice
 //
 // The Owner field is implicit (external_ids), as is an ExternalIDs field's
-// merge into it. Set columns (slices) are kept sorted. From these it writes
-// kinds_gen.go (Kind constants in creation order, descriptors, Kind,
+// merge into it. Set columns (slices) are kept sorted. A bool field maps a
+// boolean column (an optional one is left unset when false). A member's
+// table must not be a root table (deleting its parent deletes it), and a
+// parent's member column with a schema minimum is recorded
+// (ParentColumn.Min) for the adapters. From these it writes kinds_gen.go
+// (Kind constants, Kinds and each kind's creation order, descriptors, Kind,
 // OwnedBy, Key, clone, normalize, isNormal, columns, render, Parent,
 // References, Attached, WithAttached) and the nbrow rows_gen.go (ToRow,
 // FromRow, the generated checks, key conditions, reference column access
@@ -101,7 +109,7 @@ func generate(dir string, extra ...string) (topo, rows []byte, err error) {
 // kind is one object type with its directive and fields.
 type kind struct {
 	typ, table string
-	order      int
+	id, order  int
 	fields     []field
 	pos        string
 
@@ -126,6 +134,7 @@ type field struct {
 	ref                      string // kind type
 	parentOf, attachTo       string // kind type of parent / holder
 	holderColumn             string
+	holderMin                int // the schema's minimum size of holderColumn
 
 	colType   reflect.Type // the nbdb model's Go type of column
 	modelName string       // and its Go field name
@@ -214,6 +223,23 @@ func read(dir string, extra ...string) (kinds []*kind, structs map[string]*ast.S
 			return nil, nil, nil, fmt.Errorf("%s and %s: same order %d", kinds[i-1].typ, kinds[i].typ, kinds[i].order)
 		}
 	}
+	byTable := map[string]string{}
+	for _, k := range kinds {
+		// Observe reads a table's rows back as one kind.
+		if other, dup := byTable[k.table]; dup {
+			a, b := min(other, k.typ), max(other, k.typ)
+			return nil, nil, nil, fmt.Errorf("%s and %s: same table %s", a, b, k.table)
+		}
+		byTable[k.table] = k.typ
+	}
+	byID := map[int]string{}
+	for _, k := range kinds {
+		if other, dup := byID[k.id]; dup {
+			a, b := min(other, k.typ), max(other, k.typ)
+			return nil, nil, nil, fmt.Errorf("%s and %s: same id %d", a, b, k.id)
+		}
+		byID[k.id] = k.typ
+	}
 	if len(kinds) == 0 {
 		return nil, nil, nil, fmt.Errorf("%s: no type with a //udnkit:kind directive", dir)
 	}
@@ -237,9 +263,17 @@ func directive(doc *ast.CommentGroup, typ string, st *ast.StructType) (*kind, er
 		if !ok {
 			continue
 		}
+		if k != nil {
+			return nil, fmt.Errorf("%s: two //udnkit:kind directives", typ)
+		}
 		k = &kind{typ: typ, name: snake(typ)}
+		seen := map[string]bool{}
 		for _, kv := range strings.Fields(rest) {
 			key, v, _ := strings.Cut(kv, "=")
+			if seen[key] {
+				return nil, fmt.Errorf("directive of %s: %s given twice", typ, key)
+			}
+			seen[key] = true
 			switch key {
 			case "table":
 				k.table = v
@@ -247,16 +281,23 @@ func directive(doc *ast.CommentGroup, typ string, st *ast.StructType) (*kind, er
 				k.name = v
 			case "order":
 				n, err := strconv.Atoi(v)
-				if err != nil {
-					return nil, fmt.Errorf("directive: order %q", v)
+				if err != nil || n <= 0 {
+					return nil, fmt.Errorf("directive of %s: order %q is not a positive number", typ, v)
 				}
 				k.order = n
+			case "id":
+				// Kind is a uint8, and 0 is no kind.
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 || n > 255 {
+					return nil, fmt.Errorf("directive of %s: id %q is not a number from 1 to 255", typ, v)
+				}
+				k.id = n
 			default:
-				return nil, fmt.Errorf("directive: unknown %q", kv)
+				return nil, fmt.Errorf("directive of %s: unknown %q", typ, kv)
 			}
 		}
-		if k.table == "" || k.order == 0 {
-			return nil, fmt.Errorf("directive of %s: table and order are required", typ)
+		if k.table == "" || k.order == 0 || k.id == 0 {
+			return nil, fmt.Errorf("directive of %s: table, id and order are required", typ)
 		}
 	}
 	if k == nil {
@@ -362,7 +403,7 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 			}
 			if h := f.parentOf + f.attachTo; h != "" {
 				// The holder column must reference this kind's table, and
-				// Diff creates (Kind order) a parent before its members.
+				// Diff creates (in order=) a parent before its members.
 				hk := byType[h]
 				if cs, ok := schema.Tables[hk.table].Columns[f.holderColumn]; ok {
 					if rt := refTable(cs); rt != k.table {
@@ -379,9 +420,16 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 			switch {
 			case f.parentOf != "":
 				k.parents = append(k.parents, f)
-				if !hasColumn(schema, byType[f.parentOf].table, f.holderColumn) {
-					return fmt.Errorf("%s: %s has no column %s", where, byType[f.parentOf].table, f.holderColumn)
+				pt := byType[f.parentOf].table
+				if !hasColumn(schema, pt, f.holderColumn) {
+					return fmt.Errorf("%s: %s has no column %s", where, pt, f.holderColumn)
 				}
+				if ts.IsRoot {
+					// Deleting the parent deletes a member only when
+					// nothing else keeps it: a root row would stay.
+					return fmt.Errorf("%s: %s is a root table: its rows outlive the %s that holds them", where, k.table, pt)
+				}
+				f.holderMin = schema.Tables[pt].Columns[f.holderColumn].TypeObj.Min()
 				if f.typ != "string" {
 					return fmt.Errorf("%s: a parent is a string", where)
 				}
@@ -424,6 +472,9 @@ func resolve(kinds []*kind, structs map[string]*ast.StructType, appenders map[st
 						return fmt.Errorf("%s: %w", where, err)
 					}
 				}
+			}
+			if f.typ == "bool" && f.required {
+				return fmt.Errorf("%s: a bool cannot be required (false is a value)", where)
 			}
 			if f.key {
 				k.keyFields = append(k.keyFields, f)
@@ -550,19 +601,30 @@ func compareFunc(e string) string {
 
 func writeTopology(kinds []*kind, structs map[string]*ast.StructType) ([]byte, error) {
 	var g gen
-	g.p("// Kinds of objects in a State, in creation order (the kinds' order=).\nconst (")
-	for i, k := range kinds {
-		if i == 0 {
-			g.p("Kind%s Kind = iota + 1 // %s", k.typ, k.table)
-		} else {
-			g.p("Kind%s // %s", k.typ, k.table)
-		}
+	byID := slices.Clone(kinds)
+	slices.SortFunc(byID, func(a, b *kind) int { return cmp.Compare(a.id, b.id) })
+	g.p("// Kinds of objects in a State. A value is the kind's id= and never\n// changes; Kinds lists them in creation order (the kinds' order=).\nconst (")
+	for _, k := range byID {
+		g.p("Kind%s Kind = %d // %s", k.typ, k.id, k.table)
 	}
-	g.p("kindEnd\n)\n")
+	g.p(")\n")
+	g.p("// kindEnd is one more than the largest Kind.\nconst kindEnd = %d\n", byID[len(byID)-1].id+1)
 
-	g.p("// descriptors is indexed by Kind.\nvar descriptors = [kindEnd]Descriptor{\n{},")
+	var inOrder []string
 	for _, k := range kinds {
-		g.p("{Kind: Kind%s, Type: %q, Name: %q, Table: %q, Named: %v, Indexed: %v,", k.typ, k.typ, k.name, k.table, k.named, k.indexed)
+		inOrder = append(inOrder, "Kind"+k.typ)
+	}
+	g.p("// kindsInOrder holds every kind in creation order.\nvar kindsInOrder = [...]Kind{%s}\n", strings.Join(inOrder, ", "))
+	g.p("// Kinds returns every kind in creation order: a row's parent and the\n// rows it references come before it.\nfunc Kinds() []Kind { return slices.Clone(kindsInOrder[:]) }\n")
+	g.p("// kindOrder is indexed by Kind: the kind's place in kindsInOrder, from 1\n// (0: no kind). One entry per uint8, so indexing needs no bounds check.\nvar kindOrder = [256]uint8{")
+	for i, k := range kinds {
+		g.p("Kind%s: %d,", k.typ, i+1)
+	}
+	g.p("}\n")
+
+	g.p("// descriptors is indexed by Kind.\nvar descriptors = [kindEnd]Descriptor{")
+	for _, k := range kinds {
+		g.p("Kind%s: {Kind: Kind%s, Type: %q, Name: %q, Table: %q, Named: %v, Indexed: %v,", k.typ, k.typ, k.typ, k.name, k.table, k.named, k.indexed)
 		if !k.named {
 			var cols []string
 			for _, f := range k.keyFields {
@@ -573,7 +635,11 @@ func writeTopology(kinds []*kind, structs map[string]*ast.StructType) ([]byte, e
 		if len(k.parents) > 0 {
 			var ps []string
 			for _, f := range k.parents {
-				ps = append(ps, fmt.Sprintf("{Kind%s, %q}", f.parentOf, f.holderColumn))
+				if f.holderMin > 0 {
+					ps = append(ps, fmt.Sprintf("{Kind: Kind%s, Column: %q, Min: %d}", f.parentOf, f.holderColumn, f.holderMin))
+				} else {
+					ps = append(ps, fmt.Sprintf("{Kind: Kind%s, Column: %q}", f.parentOf, f.holderColumn))
+				}
 			}
 			g.p("Parents: []ParentColumn{%s},", strings.Join(ps, ", "))
 		}
@@ -595,7 +661,7 @@ func writeTopology(kinds []*kind, structs map[string]*ast.StructType) ([]byte, e
 		if len(k.attachments) > 0 {
 			var as []string
 			for _, f := range k.attachments {
-				as = append(as, fmt.Sprintf("{Kind%s, %q}", f.attachTo, f.holderColumn))
+				as = append(as, fmt.Sprintf("{Kind: Kind%s, Column: %q}", f.attachTo, f.holderColumn))
 			}
 			g.p("Attachments: []ParentColumn{%s},", strings.Join(as, ", "))
 		}
@@ -637,6 +703,8 @@ func writeKey(g *gen, k *kind) {
 		switch f.typ {
 		case "int":
 			e = fmt.Sprintf("strconv.AppendInt(b, int64(o.%s), 10)", f.name)
+		case "bool":
+			e = fmt.Sprintf("strconv.AppendBool(b, o.%s)", f.name)
 		case "netip.Prefix":
 			e = fmt.Sprintf("appendPrefix(b, o.%s)", f.name)
 		case "netip.Addr":
@@ -777,6 +845,8 @@ func writeRender(g *gen, k *kind) {
 			g.p("l.opts(%q, o.%s)", label, f.name)
 		case f.typ == "int":
 			g.p("l.i(%q, o.%s)", label, f.name)
+		case f.typ == "bool":
+			g.p("l.flag(%q, o.%s)", label, f.name)
 		case f.typ == "netip.Prefix":
 			g.p("l.s(%q, prefixStr(o.%s))", label, f.name)
 		case f.typ == "netip.Addr":
@@ -905,9 +975,15 @@ func toRowExpr(f *field, x string) (string, error) {
 		return col + " = optMap(" + v + ")", nil
 	case f.typ == "[]LBVIP" && ct.Kind() == reflect.Map:
 		return col + " = vipsRow(" + v + ")", nil
+	case f.typ == "bool" && base.Kind() == reflect.Bool:
+		// An optional boolean is left unset when false.
+		if !ptr {
+			return col + " = " + v, nil
+		}
+		return fmt.Sprintf("if %s {\nv := true\n%s = &v\n}", v, col), nil
 	case f.typ == "int" && base.Kind() == reflect.Int,
 		(f.typ == "netip.Prefix" || f.typ == "netip.Addr") && base.Kind() == reflect.String && !ptr,
-		!strings.HasPrefix(f.typ, "[]") && !strings.HasPrefix(f.typ, "netip.") && f.typ != "int" && f.typ != "Options" && base.Kind() == reflect.String:
+		!strings.HasPrefix(f.typ, "[]") && !strings.HasPrefix(f.typ, "netip.") && f.typ != "int" && f.typ != "bool" && f.typ != "Options" && base.Kind() == reflect.String:
 		// A single value: an int, an address, a string kind (string,
 		// PortType, NATType...); an optional one is left unset when zero.
 		e := scalarValue(f, v)
@@ -940,7 +1016,7 @@ func toRowExpr(f *field, x string) (string, error) {
 // KeyConditions matches.
 func scalarValue(f *field, v string) string {
 	switch f.typ {
-	case "int":
+	case "int", "bool":
 		return v
 	case "netip.Prefix":
 		if f.ip {
@@ -958,7 +1034,7 @@ func qualified(typ string) string {
 	switch {
 	case strings.HasPrefix(typ, "[]"):
 		return "[]" + qualified(typ[2:])
-	case strings.Contains(typ, ".") || typ == "string" || typ == "int":
+	case strings.Contains(typ, ".") || typ == "string" || typ == "int" || typ == "bool":
 		return typ
 	}
 	return "topology." + typ
@@ -1025,7 +1101,7 @@ func fromRow(m model.Model, owner topology.Owner, names func(string) string, par
 				g.p("o.%s = opts(%s)", f.name, col)
 			case f.typ == "[]LBVIP":
 				g.p("{\nvar err error\nif o.%s, err = vipsFromRow(%s); err != nil {\n%s\n}\n}", f.name, col, failf())
-			case f.typ == "int":
+			case f.typ == "int" || f.typ == "bool":
 				if f.colType.Kind() == reflect.Pointer {
 					g.p("if %s != nil {\no.%s = *%s\n}", col, f.name, col)
 				} else {

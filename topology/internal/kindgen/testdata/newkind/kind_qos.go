@@ -3,7 +3,7 @@ package topology
 // QoS is a QoS rule, member of Switch: the one file a new kind takes
 // (TestNewKind adds it to the package).
 //
-//udnkit:kind table=QoS order=130 name=qos
+//udnkit:kind table=QoS id=13 order=130 name=qos
 type QoS struct {
 	Owner     Owner
 	Switch    string       `nb:",parent=Switch.qos_rules"`
