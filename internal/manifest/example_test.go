@@ -51,5 +51,5 @@ items:
 	// allocated: Node node-a: k8s.ovn.org/node-subnets={"tenant-a_blue":["10.128.0.0/24"]}
 	// allocated: NetworkAttachmentDefinition tenant-a/blue: k8s.ovn.org/network-id=1
 	// allocated: NetworkAttachmentDefinition tenant-a/blue: k8s.ovn.org/network-name=tenant-a_blue
-	// 34 rows for zone node-a
+	// 38 rows for zone node-a
 }
