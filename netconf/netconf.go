@@ -8,7 +8,7 @@ import (
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/kubename"
 )
 
 // NetConf wire constants.
@@ -280,7 +280,7 @@ func validateNADKey(key string, p *field.Path) field.ErrorList {
 		return field.ErrorList{field.Invalid(p, key, "must be <namespace>/<name>")}
 	}
 	var errs field.ErrorList
-	for _, msg := range names.NamespacedNameErrors(ns, name) {
+	for _, msg := range kubename.NamespacedNameErrors(ns, name) {
 		errs = append(errs, field.Invalid(p, key, msg))
 	}
 	return errs

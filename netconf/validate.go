@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
@@ -455,7 +456,7 @@ func udnNetwork(u *UserDefinedNetwork) (*Network, field.ErrorList) {
 	if u == nil {
 		return nil, field.ErrorList{field.Required(field.NewPath("metadata"), "UserDefinedNetwork is nil")}
 	}
-	errs := names.ValidateMeta(&u.ObjectMeta, KindUDN, true, "a UserDefinedNetwork lives in the namespace it serves")
+	errs := kubename.ValidateMeta(&u.ObjectMeta, KindUDN, true, "a UserDefinedNetwork lives in the namespace it serves")
 	spec := field.NewPath("spec")
 	errs = append(errs, validateLegacyLifecycle(&u.Spec, spec)...)
 	n, serrs := buildNetwork(specInputOf(&u.Spec), specPathsFor(&u.Spec, spec))
@@ -494,7 +495,7 @@ func cudnNetwork(c *ClusterUserDefinedNetwork) (*Network, field.ErrorList) {
 	if c == nil {
 		return nil, field.ErrorList{field.Required(field.NewPath("metadata"), "ClusterUserDefinedNetwork is nil")}
 	}
-	errs := names.ValidateMeta(&c.ObjectMeta, KindCUDN, false, "")
+	errs := kubename.ValidateMeta(&c.ObjectMeta, KindCUDN, false, "")
 	spec := field.NewPath("spec")
 	sel := &c.Spec.NamespaceSelector
 	if len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {

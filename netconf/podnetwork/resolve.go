@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/netconf"
 )
 
@@ -103,7 +103,7 @@ func Resolve(p *PodNetworks, objects Lookup) ([]Attachment, field.ErrorList) {
 			if ns == "" {
 				ns = p.Namespace
 			}
-			for _, msg := range names.NamespacedNameErrors(ns, r.Name) {
+			for _, msg := range kubename.NamespacedNameErrors(ns, r.Name) {
 				errs = append(errs, field.Invalid(path, ns+"/"+r.Name, refsOf+" names a NAD that cannot exist: "+msg))
 			}
 			a.NADs = append(a.NADs, ns+"/"+r.Name)

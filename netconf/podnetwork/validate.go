@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/internal/names"
 )
 
@@ -29,7 +30,7 @@ func ValidatePodNetwork(pn *PodNetwork) field.ErrorList {
 	if pn == nil {
 		return field.ErrorList{field.Required(field.NewPath("metadata"), "PodNetwork is nil")}
 	}
-	errs := names.ValidateMeta(&pn.ObjectMeta, KindPodNetwork, false, "")
+	errs := kubename.ValidateMeta(&pn.ObjectMeta, KindPodNetwork, false, "")
 	spec := field.NewPath("spec")
 	if p := pn.Spec.Provider; p != "" {
 		if len(p) > MaxProviderLen {
@@ -50,9 +51,9 @@ func ValidatePodNetworkAttachment(pna *PodNetworkAttachment) field.ErrorList {
 	if pna == nil {
 		return field.ErrorList{field.Required(field.NewPath("metadata"), "PodNetworkAttachment is nil")}
 	}
-	errs := names.ValidateMeta(&pna.ObjectMeta, KindPodNetworkAttachment, true, "a "+KindPodNetworkAttachment+" lives in the namespace of its pods")
+	errs := kubename.ValidateMeta(&pna.ObjectMeta, KindPodNetworkAttachment, true, "a "+KindPodNetworkAttachment+" lives in the namespace of its pods")
 	spec := field.NewPath("spec")
-	errs = append(errs, names.ValidateObjectName(pna.Spec.PodNetworkName, spec.Child("podNetworkName"), "the PodNetwork to attach to is required")...)
+	errs = append(errs, kubename.ValidateObjectName(pna.Spec.PodNetworkName, spec.Child("podNetworkName"), "the PodNetwork to attach to is required")...)
 	errs = append(errs, validateRefs(pna.Spec.ParametersRefs, spec.Child("parametersRefs"))...)
 	errs = append(errs, validateConditions(pna.Status.Conditions, field.NewPath("status", "conditions"))...)
 	return errs
@@ -115,7 +116,7 @@ func ValidatePod(p *PodNetworks) field.ErrorList {
 		case n.PodNetworkName != "" && n.PodNetworkAttachmentName != "":
 			errs = append(errs, field.Forbidden(at.Child("podNetworkAttachmentName"), "may not be set with podNetworkName: set exactly one of them"))
 		case n.PodNetworkName != "":
-			errs = append(errs, names.ValidateObjectName(n.PodNetworkName, at.Child("podNetworkName"), "")...)
+			errs = append(errs, kubename.ValidateObjectName(n.PodNetworkName, at.Child("podNetworkName"), "")...)
 			if j, ok := byNetwork[n.PodNetworkName]; ok {
 				e := field.Duplicate(at.Child("podNetworkName"), n.PodNetworkName)
 				e.Detail = "PodNetwork already attached by " + networks.Index(j).String() + ": a pod references a PodNetwork once"
@@ -124,7 +125,7 @@ func ValidatePod(p *PodNetworks) field.ErrorList {
 				byNetwork[n.PodNetworkName] = i
 			}
 		default:
-			errs = append(errs, names.ValidateObjectName(n.PodNetworkAttachmentName, at.Child("podNetworkAttachmentName"), "")...)
+			errs = append(errs, kubename.ValidateObjectName(n.PodNetworkAttachmentName, at.Child("podNetworkAttachmentName"), "")...)
 			if j, ok := byAttachment[n.PodNetworkAttachmentName]; ok {
 				e := field.Duplicate(at.Child("podNetworkAttachmentName"), n.PodNetworkAttachmentName)
 				e.Detail = "PodNetworkAttachment already attached by " + networks.Index(j).String()
@@ -190,7 +191,7 @@ func validatePodIPs(ips []PodIP, path *field.Path) field.ErrorList {
 		if ip.PodNetworkName == "" {
 			continue // a pod's plain status.podIPs: no network named
 		}
-		errs = append(errs, names.ValidateObjectName(ip.PodNetworkName, at.Child("podNetwork"), "")...)
+		errs = append(errs, kubename.ValidateObjectName(ip.PodNetworkName, at.Child("podNetwork"), "")...)
 		k := famKey{ip.PodNetworkName, !a.Unmap().Is4()}
 		if j, ok := seen[k]; ok {
 			e := field.Duplicate(at.Child("ip"), ip.IP)
