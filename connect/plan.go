@@ -1,6 +1,8 @@
 package connect
 
 import (
+	ucnames "github.com/udnkit/udnkit/internal/names"
+
 	"cmp"
 	"errors"
 	"fmt"
@@ -167,6 +169,17 @@ func plan(in Input, only map[string]bool, maxKey int) (topology.State, error) {
 		return topology.State{}, fmt.Errorf("connect: %w: no ClusterNetworkConnect", ErrInvalid)
 	}
 	cnc := in.Connect.Name
+	if msg := ucnames.ControlError(cnc); msg != "" {
+		return topology.State{}, fmt.Errorf("%s %s: metadata.name: %w: %s", Kind, ucnames.Quote(cnc), ErrInvalid, msg)
+	}
+	if err := topology.CheckNames(nil, in.Nodes, in.Zone); err != nil {
+		return topology.State{}, fmt.Errorf("%s %q: %w: %w", Kind, cnc, ErrInvalid, err)
+	}
+	for _, n := range in.Networks {
+		if err := topology.CheckNames(n, nil, ""); err != nil {
+			return topology.State{}, fmt.Errorf("%s %q: %w: %w", Kind, cnc, ErrInvalid, err)
+		}
+	}
 	nm := names{profile: in.Profile, cnc: cnc, maxKey: maxKey}
 	if in.Allocation.TunnelKey == 0 {
 		return topology.State{}, fmt.Errorf("%s %q: %w: no tunnel key allocated", Kind, cnc, ErrInvalid)
@@ -213,8 +226,11 @@ func plan(in Input, only map[string]bool, maxKey int) (topology.State, error) {
 		if n == nil || n.ID == 0 {
 			return topology.State{}, fmt.Errorf("%s %q: %w: a network without an ID", Kind, cnc, ErrInvalid)
 		}
+		if len(n.Subnets) == 0 {
+			return topology.State{}, fmt.Errorf("%s %q: network %q: subnets: %w: a network without subnets cannot be connected", Kind, cnc, n.Name, ErrInvalid)
+		}
 		alloc, ok := in.Allocation.Subnets[KeyOf(n)]
-		if !ok {
+		if !ok || len(alloc) == 0 {
 			return topology.State{}, fmt.Errorf("%s %q: network %q: %w: no connect subnet allocated (%s)", Kind, cnc, n.Name, ErrInvalid, KeyOf(n))
 		}
 		if n.Topology == udn.TopologyLayer3 {

@@ -193,6 +193,29 @@ func TestPlanErrors(t *testing.T) {
 		{"remote node without chassis", func(in *Input) { in.Nodes = seedNodes(); in.Nodes[2].Chassis = "" }, ErrInvalid},
 		{"no host subnet", func(in *Input) { in.HostSubnets = nil }, ErrInvalid},
 		{"node ID outside the block", func(in *Input) { in.Nodes = seedNodes(); in.Nodes[0].ID = 200 }, ipam.ErrOutOfRange},
+		{"NUL in the connect's name", func(in *Input) { c := *in.Connect; c.Name = "cnc\x00"; in.Connect = &c }, ErrInvalid},
+		{"NUL in a network's name", func(in *Input) {
+			n := blue.Clone()
+			n.Name = "blue\x00"
+			in.Networks = []*udn.Network{n, green}
+		}, ErrInvalid},
+		{"control character in a node's zone", func(in *Input) { in.Nodes = seedNodes(); in.Nodes[1].Zone = "z\n" }, ErrInvalid},
+		{"DEL in the zone", func(in *Input) { in.Zone = "ovn-worker\x7f" }, ErrInvalid},
+		// networkconnect TestEnsureConnectPortsOps: a network without
+		// subnets panicked (index out of range).
+		{"Layer3 network with no subnets", func(in *Input) {
+			n := blue.Clone()
+			n.Subnets = nil
+			in.Networks = []*udn.Network{n, green}
+		}, ErrInvalid},
+		{"empty allocation", func(in *Input) {
+			in.Allocation.Subnets = map[NetworkKey][]netip.Prefix{KeyOf(blue): nil, KeyOf(green): in.Allocation.Subnets[KeyOf(green)]}
+		}, ErrInvalid},
+		{"Layer2 network with no subnets", func(in *Input) {
+			n := blue.Clone()
+			n.Topology, n.Subnets = udn.TopologyLayer2, nil
+			in.Networks = []*udn.Network{n, green}
+		}, ErrInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := base
