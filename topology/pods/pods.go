@@ -1,6 +1,8 @@
 package pods
 
 import (
+	"github.com/udnkit/udnkit/internal/names"
+
 	"cmp"
 	"errors"
 	"fmt"
@@ -97,7 +99,10 @@ func PortName(namespace, pod, nad string) string {
 func PlanPod(in Input) (Planned, error) {
 	p := in.Pod
 	if p.Namespace == "" || p.Name == "" || p.Node == "" {
-		return Planned{}, fmt.Errorf("pod %s/%s: %w: namespace, name and node are required", p.Namespace, p.Name, ErrInvalid)
+		return Planned{}, fmt.Errorf("pod %s/%s: %w: namespace, name and node are required", names.Quote(p.Namespace), names.Quote(p.Name), ErrInvalid)
+	}
+	if err := checkNames(in); err != nil {
+		return Planned{}, fmt.Errorf("pod %s/%s: %w: %w", names.Quote(p.Namespace), names.Quote(p.Name), ErrInvalid, err)
 	}
 	node := slices.IndexFunc(in.Nodes, func(n topology.Node) bool { return n.Name == p.Node })
 	if node < 0 {
@@ -148,6 +153,29 @@ func PlanPod(in Input) (Planned, error) {
 	}
 	slices.SortFunc(out.Ports, func(a, b topology.SwitchPort) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// checkNames refuses control characters in the names PlanPod writes into
+// rows and the annotation (topology.CheckNames), naming the field.
+func checkNames(in Input) error {
+	p := in.Pod
+	for _, f := range [][2]string{{"namespace", p.Namespace}, {"name", p.Name}, {"uid", p.UID}, {"node", p.Node}} {
+		if msg := names.ControlError(f[1]); msg != "" {
+			return fmt.Errorf("%s %s: %s", f[0], names.Quote(f[1]), msg)
+		}
+	}
+	if err := topology.CheckNames(nil, in.Nodes, in.Zone); err != nil {
+		return err
+	}
+	for i, a := range in.Attachments {
+		if msg := names.ControlError(a.NAD); msg != "" {
+			return fmt.Errorf("attachments[%d]: nad %s: %s", i, names.Quote(a.NAD), msg)
+		}
+		if err := topology.CheckNames(a.Network, nil, ""); err != nil {
+			return fmt.Errorf("attachments[%d]: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // firstV4 returns the network's IPv4 gateway, whose MAC names the IPv6

@@ -1,6 +1,8 @@
 package services
 
 import (
+	"github.com/udnkit/udnkit/internal/names"
+
 	"cmp"
 	"errors"
 	"fmt"
@@ -169,6 +171,14 @@ func newPlanner(in *Input) (*planner, error) {
 	if n == nil || !n.IsPrimary() || n.Topology == udn.TopologyLocalnet {
 		return nil, fmt.Errorf("network: %w: Services are load-balanced on a primary Layer3 or Layer2 network", ErrInvalid)
 	}
+	if err := topology.CheckNames(n, in.Nodes, in.Zone); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	for i, g := range in.PeerGroups {
+		if msg := names.ControlError(g); msg != "" {
+			return nil, fmt.Errorf("peerGroups[%d] %s: %w: %s", i, names.Quote(g), ErrInvalid, msg)
+		}
+	}
 	p := &planner{prefix: n.Prefix(), localSet: map[string]bool{}, subnets: n.SubnetPrefixes(),
 		own: topology.Owner{Controller: ControllerServices, Network: n.Name, Topology: n.Topology, Role: n.Role}}
 	for i := range in.Nodes {
@@ -332,9 +342,12 @@ func (p *planner) service(svc *Service) ([]topology.LoadBalancer, error) {
 
 // check refuses what no Kubernetes API server would accept.
 func check(svc *Service) error {
-	name := svc.Namespace + "/" + svc.Name
+	name := names.Quote(svc.Namespace + "/" + svc.Name)
 	if svc.Namespace == "" || svc.Name == "" {
-		return fmt.Errorf("service %q: %w: namespace and name are required", name, ErrInvalid)
+		return fmt.Errorf("service %s: %w: namespace and name are required", name, ErrInvalid)
+	}
+	if err := checkNames(svc); err != nil {
+		return fmt.Errorf("service %s: %w: %w", name, ErrInvalid, err)
 	}
 	seen := map[portKey]bool{}
 	for i, pt := range svc.Ports {
@@ -352,13 +365,52 @@ func check(svc *Service) error {
 	}
 	for _, list := range [][]netip.Addr{svc.ClusterIPs, svc.ExternalIPs, svc.LoadBalancerIPs} {
 		for _, a := range list {
-			if !a.IsValid() || a.Zone() != "" {
-				return fmt.Errorf("service %s: %w: address %v", name, ErrInvalid, a)
+			if !a.IsValid() || a.Zone() != "" || a.Is4In6() {
+				return fmt.Errorf("service %s: %w: address %s", name, ErrInvalid, names.Quote(a.String()))
 			}
 		}
 	}
+	// spec.clusterIPs: at most one per family (Kubernetes' rule).
+	if len(svc.ClusterIPs) > 2 || len(svc.ClusterIPs) == 2 && svc.ClusterIPs[0].Is4() == svc.ClusterIPs[1].Is4() {
+		return fmt.Errorf("service %s: clusterIPs: %w: %v holds more than one address of a family", name, ErrInvalid, svc.ClusterIPs)
+	}
 	if svc.AffinitySeconds < 0 || svc.AffinitySeconds > MaxAffinitySeconds {
 		return fmt.Errorf("service %s: sessionAffinityConfig.clientIP.timeoutSeconds: %w: %d", name, ErrInvalid, svc.AffinitySeconds)
+	}
+	return nil
+}
+
+// checkNames refuses control characters in the names a Service brings to
+// the rows: its namespace and name, port names, endpoint nodes.
+func checkNames(svc *Service) error {
+	bad := func(field, s string) error {
+		if msg := names.ControlError(s); msg != "" {
+			return fmt.Errorf("%s %s: %s", field, names.Quote(s), msg)
+		}
+		return nil
+	}
+	if err := bad("namespace", svc.Namespace); err != nil {
+		return err
+	}
+	if err := bad("name", svc.Name); err != nil {
+		return err
+	}
+	for i, pt := range svc.Ports {
+		if err := bad("ports["+strconv.Itoa(i)+"].name", pt.Name); err != nil {
+			return err
+		}
+	}
+	for i, sl := range svc.Slices {
+		for j, pt := range sl.Ports {
+			if err := bad(fmt.Sprintf("slices[%d].ports[%d].name", i, j), pt.Name); err != nil {
+				return err
+			}
+		}
+		for j, ep := range sl.Endpoints {
+			if err := bad(fmt.Sprintf("slices[%d].endpoints[%d].nodeName", i, j), ep.Node); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
