@@ -66,10 +66,10 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 			obj = ch.Old
 		}
 		if obj == nil {
-			return fmt.Errorf("nbctl: %s: %w: the change has no object", ch.String(), ErrInvalidChange)
+			return fmt.Errorf("nbctl: %s %s: %w: the change has no object", ch.Op, nbrow.Describe(ch.Kind, ch.Key), ErrInvalidChange)
 		}
 		if obj.Kind() != ch.Kind || obj.Key() != ch.Key {
-			return fmt.Errorf("nbctl: %s: %w: its object is %s %q", ch.String(), ErrInvalidChange, obj.Kind(), obj.Key())
+			return fmt.Errorf("nbctl: %s %s: %w: its object is %s", ch.Op, nbrow.Describe(ch.Kind, ch.Key), ErrInvalidChange, nbrow.Describe(obj.Kind(), obj.Key()))
 		}
 		var err error
 		switch ch.Op {
@@ -94,7 +94,7 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 			err = fmt.Errorf("%w: operation %v", ErrUnsupported, ch.Op)
 		}
 		if err != nil {
-			return fmt.Errorf("nbctl: %s: %w", ch.String(), err)
+			return fmt.Errorf("nbctl: %s %s: %w", ch.Op, nbrow.Describe(ch.Kind, ch.Key), err)
 		}
 	}
 	_, err := io.WriteString(w, r.b.String())

@@ -18,12 +18,12 @@ import (
 	"net/netip"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/internal/nbdb"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
@@ -234,7 +234,124 @@ func ToRow(o topology.Object, ids map[string]string) (model.Model, error) {
 	if ids == nil {
 		ids = OwnerIDs(o.OwnedBy())
 	}
-	return toRow(o, ids)
+	m, err := toRow(o, ids)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkText(m); err != nil {
+		return nil, err
+	}
+	if err := checkRefText(o); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// CheckNames refuses, as ToRow does, an object whose key or the names of
+// the rows it references hold what OVSDB cannot carry: a backend calls it
+// before it sends the names in a read's conditions.
+func CheckNames(o topology.Object) error {
+	if msg := names.ControlError(o.Key()); msg != "" {
+		return fmt.Errorf("%w: key %s: %s", ErrInvalid, names.Quote(o.Key()), msg)
+	}
+	return checkRefText(o)
+}
+
+// checkRefText applies checkText's rule to the names of the rows o
+// references, its parent, the rows it is attached to and its
+// Gateway_Chassis, which the model does not hold.
+func checkRefText(o topology.Object) error {
+	bad := func(what, s string) error {
+		if msg := names.ControlError(s); msg != "" {
+			return fmt.Errorf("%w: %s %s: %s", ErrInvalid, what, names.Quote(s), msg)
+		}
+		return nil
+	}
+	for _, nr := range NameRefs(o) {
+		for _, n := range nr.Names {
+			if err := bad(nr.Column, n); err != nil {
+				return err
+			}
+		}
+	}
+	if pk, pname, ok := ParentOf(o); ok {
+		if err := bad(pk.Kind.String(), pname); err != nil {
+			return err
+		}
+	}
+	for _, a := range AttachmentRefs(o) {
+		for _, n := range a.Names {
+			if err := bad(a.Table, n); err != nil {
+				return err
+			}
+		}
+	}
+	for _, g := range ChassisOf(o) {
+		if err := bad("gateway_chassis", g.Name); err != nil {
+			return err
+		}
+		if err := bad("gateway_chassis chassis_name", g.Chassis); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkText refuses a row holding a string OVSDB cannot carry (a NUL ends
+// the server's JSON string and it drops the connection; strings are UTF-8)
+// or a printed script cannot (other control characters, DEL): names.Control
+// in any string, set member, map key or value of the model. The error names
+// the column and quotes a bounded prefix of the value.
+func checkText(m model.Model) error {
+	v := reflect.ValueOf(m).Elem()
+	t := v.Type()
+	bad := func(col, s string) error {
+		if msg := names.ControlError(s); msg != "" {
+			return fmt.Errorf("%w: %s %s: %s", ErrInvalid, col, names.Quote(s), msg)
+		}
+		return nil
+	}
+	for i := 0; i < t.NumField(); i++ {
+		col := t.Field(i).Tag.Get("ovsdb")
+		if col == "" || col == "_uuid" {
+			continue
+		}
+		f := v.Field(i)
+		if f.Kind() == reflect.Pointer {
+			if f.IsNil() {
+				continue
+			}
+			f = f.Elem()
+		}
+		switch f.Kind() {
+		case reflect.String:
+			if err := bad(col, f.String()); err != nil {
+				return err
+			}
+		case reflect.Slice:
+			if f.Type().Elem().Kind() != reflect.String {
+				continue
+			}
+			for j := 0; j < f.Len(); j++ {
+				if err := bad(col, f.Index(j).String()); err != nil {
+					return err
+				}
+			}
+		case reflect.Map:
+			if f.Type().Key().Kind() != reflect.String || f.Type().Elem().Kind() != reflect.String {
+				continue
+			}
+			for it := f.MapRange(); it.Next(); {
+				if err := bad(col+" key", it.Key().String()); err != nil {
+					return err
+				}
+				if err := bad(col+"["+names.Quote(it.Key().String())+"]", it.Value().String()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Check refuses objects the database would take but OVN could not use: a
@@ -404,7 +521,7 @@ func Updatable(k topology.Kind) []string { return k.Descriptor().Updatable }
 func KeyColumns(k topology.Kind) []string { return k.Descriptor().KeyColumns }
 
 // Describe names an object for error messages: `switch_port "x"`.
-func Describe(k topology.Kind, key string) string { return k.String() + " " + strconv.Quote(key) }
+func Describe(k topology.Kind, key string) string { return k.String() + " " + names.Quote(key) }
 
 // Row is the OVN Northbound row an object maps to, as the adapter writes
 // it. Renderers of other forms (ovn-nbctl scripts) use it so that every
