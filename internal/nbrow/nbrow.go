@@ -36,8 +36,9 @@ var ErrInvalid = errors.New("invalid change")
 
 // The external_ids keys that carry an object's owner. A row is the SDK's
 // when it has ExtNetwork; ExtController names the controller that owns it
-// (topology.Owner.Controller), absent on rows written before controllers
-// existed, which belong to topology.ControllerTopology.
+// (topology.Owner.Controller). Where it is absent (rows written before
+// controllers existed, or by the reference) OwnerOf infers it from the
+// row's other keys (referenceController).
 const (
 	ExtController = "k8s.ovn.org/owner-controller"
 	ExtNetwork    = "k8s.ovn.org/network"
@@ -105,10 +106,14 @@ func OwnerOf(ids map[string]string) (topology.Owner, bool) {
 		return topology.Owner{}, false
 	}
 	o := topology.Owner{Network: n, Node: ids[ExtNode]}
-	// Absent (a row written before controllers existed) or
 	// ControllerTopology's name: the network planners' row, held as the
-	// empty Controller.
-	if c := topology.Controller(ids[ExtController]); c != topology.ControllerTopology {
+	// empty Controller. Absent: a row the reference (or the SDK before
+	// controllers existed) wrote, the controller's that writes such rows.
+	c, ok := ids[ExtController]
+	if !ok {
+		c = string(referenceController(ids))
+	}
+	if c := topology.Controller(c); c != topology.ControllerTopology {
 		o.Controller = c
 	}
 	if v, ok := ids[ExtTopology]; ok {
@@ -124,6 +129,35 @@ func OwnerOf(ids map[string]string) (topology.Owner, bool) {
 		}
 	}
 	return o, true
+}
+
+// The controllers of the rows the reference writes without
+// ExtController: its pod ports (ExtPod "true" beside ExtNAD) and Service
+// load balancers (ExtKind "Service"). They are pods.ControllerPods and
+// services.ControllerServices (nbrow's tests hold them equal); any other
+// row is the network topology's.
+const (
+	ControllerPods     topology.Controller = "udnkit-pods"
+	ControllerServices topology.Controller = "udnkit-services"
+
+	ExtPod  = "pod"
+	ExtNAD  = "k8s.ovn.org/nad"
+	ExtKind = "k8s.ovn.org/kind"
+)
+
+// referenceController returns the controller of a row without
+// ExtController, from the keys the reference writes on it, so that a
+// topology Sync never takes a reference-written pod port or Service load
+// balancer for its own (and deletes it): the pods and services
+// controllers adopt them.
+func referenceController(ids map[string]string) topology.Controller {
+	if ids[ExtPod] == "true" && ids[ExtNAD] != "" {
+		return ControllerPods
+	}
+	if ids[ExtKind] == "Service" {
+		return ControllerServices
+	}
+	return topology.ControllerTopology
 }
 
 // topologyOfValue and roleOfValue map the NetConf spellings OwnerIDs
