@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/udnkit/udnkit/internal/names"
 	"net"
 	"net/netip"
 	"slices"
@@ -94,7 +95,7 @@ func (p PodNetworks) Marshal() (string, error) {
 	for key, n := range p {
 		j := podNetworkJSON{MAC: n.MAC.String(), TunnelID: n.TunnelID, Role: string(n.Role)}
 		if len(n.MAC) != 6 {
-			return "", fmt.Errorf("%w: network %q: mac_address: %v is not a 6-byte MAC", ErrPodNetworks, key, n.MAC)
+			return "", names.Errorf("%w: network %q: mac_address: %v is not a 6-byte MAC", ErrPodNetworks, key, n.MAC)
 		}
 		for _, ip := range n.IPs {
 			j.IPs = append(j.IPs, ip.String())
@@ -106,7 +107,7 @@ func (p PodNetworks) Marshal() (string, error) {
 			case 1:
 				j.Gateway = n.Gateways[0].String()
 			default:
-				return "", fmt.Errorf("%w: network %q: gateway_ips: a single-stack network has one gateway", ErrPodNetworks, key)
+				return "", names.Errorf("%w: network %q: gateway_ips: a single-stack network has one gateway", ErrPodNetworks, key)
 			}
 		}
 		for _, g := range n.Gateways {
@@ -114,7 +115,7 @@ func (p PodNetworks) Marshal() (string, error) {
 		}
 		for _, r := range n.Routes {
 			if r.Dest.Bits() == 0 {
-				return "", fmt.Errorf("%w: network %q: routes: default route %s must be a gateway", ErrPodNetworks, key, r.Dest)
+				return "", names.Errorf("%w: network %q: routes: default route %s must be a gateway", ErrPodNetworks, key, r.Dest)
 			}
 			pr := podRouteJSON{Dest: r.Dest.String()}
 			if r.NextHop.IsValid() {
@@ -129,7 +130,7 @@ func (p PodNetworks) Marshal() (string, error) {
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrPodNetworks, err)
+		return "", names.Errorf("%w: %w", ErrPodNetworks, err)
 	}
 	return string(b), nil
 }
@@ -140,12 +141,12 @@ func (p PodNetworks) Marshal() (string, error) {
 func ParsePodNetworks(s string) (PodNetworks, error) {
 	var in map[string]podNetworkJSON
 	if err := json.Unmarshal([]byte(s), &in); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrPodNetworks, err)
+		return nil, names.Errorf("%w: %w", ErrPodNetworks, err)
 	}
 	out := make(PodNetworks, len(in))
 	for key, j := range in {
 		bad := func(field, format string, args ...any) error {
-			return fmt.Errorf("%w: network %q: %s: %s", ErrPodNetworks, key, field, fmt.Sprintf(format, args...))
+			return names.Errorf("%w: network %q: %s: %s", ErrPodNetworks, key, field, fmt.Sprintf(format, args...))
 		}
 		var n PodNetwork
 		mac, err := net.ParseMAC(j.MAC)
@@ -266,7 +267,7 @@ func PodRoutes(in PodRoutesInput) (gateways []netip.Addr, routes []PodRoute, err
 	for _, hs := range gwSubnets {
 		gw, err := ipam.GatewayIP(hs)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: subnet %s: %w", ErrPodNetworks, hs, err)
+			return nil, nil, names.Errorf("%w: subnet %s: %w", ErrPodNetworks, hs, err)
 		}
 		via := func(ps ...netip.Prefix) {
 			for _, p := range ps {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/udnkit/udnkit/internal/kubename"
+	"github.com/udnkit/udnkit/internal/names"
 	"maps"
 	"net/netip"
 	"reflect"
@@ -240,7 +242,7 @@ func referenceConditions(existing, seeds []metav1.Condition, ref func(ready *met
 func reconcileUDN(in UDNInput) (*UDNDecision, error) {
 	u := in.UDN
 	if u == nil || u.UID == "" {
-		return nil, fmt.Errorf("%w: UserDefinedNetwork is nil or has no UID", ErrBadInput)
+		return nil, names.Errorf("%w: UserDefinedNetwork is nil or has no UID", ErrBadInput)
 	}
 	conds := newConditionSet(u.Status.Conditions, in.Now, u.Generation)
 	d := &UDNDecision{}
@@ -332,7 +334,7 @@ func ReconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 func reconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 	c := in.CUDN
 	if c == nil || c.UID == "" {
-		return nil, fmt.Errorf("%w: ClusterUserDefinedNetwork is nil or has no UID", ErrBadInput)
+		return nil, names.Errorf("%w: ClusterUserDefinedNetwork is nil or has no UID", ErrBadInput)
 	}
 	conds := newConditionSet(c.Status.Conditions, in.Now, c.Generation)
 	d := &CUDNDecision{}
@@ -472,9 +474,9 @@ func reconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 // selector picks. A namespace without the kubernetes.io/metadata.name label
 // is matched as if it had it (the API server always sets it).
 func SelectNamespaces(c *ClusterUserDefinedNetwork, namespaces []Namespace) ([]string, error) {
-	sel, err := metav1.LabelSelectorAsSelector(&c.Spec.NamespaceSelector)
+	sel, err := kubename.SelectorAsSelector(&c.Spec.NamespaceSelector)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %q: spec.namespaceSelector: %w", ErrInvalidSpec, KindCUDN, c.Name, err)
+		return nil, names.Errorf("%w: %s %q: spec.namespaceSelector: %w", ErrInvalidSpec, KindCUDN, c.Name, err)
 	}
 	var out []string
 	for _, ns := range namespaces {

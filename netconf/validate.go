@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/udnkit/udnkit/internal/kubename"
@@ -452,7 +451,8 @@ func ValidateUDN(u *UserDefinedNetwork) field.ErrorList {
 	return errs
 }
 
-func udnNetwork(u *UserDefinedNetwork) (*Network, field.ErrorList) {
+func udnNetwork(u *UserDefinedNetwork) (_ *Network, out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if u == nil {
 		return nil, field.ErrorList{field.Required(field.NewPath("metadata"), "UserDefinedNetwork is nil")}
 	}
@@ -491,7 +491,8 @@ func ValidateCUDN(c *ClusterUserDefinedNetwork) field.ErrorList {
 	return errs
 }
 
-func cudnNetwork(c *ClusterUserDefinedNetwork) (*Network, field.ErrorList) {
+func cudnNetwork(c *ClusterUserDefinedNetwork) (_ *Network, out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if c == nil {
 		return nil, field.ErrorList{field.Required(field.NewPath("metadata"), "ClusterUserDefinedNetwork is nil")}
 	}
@@ -501,7 +502,7 @@ func cudnNetwork(c *ClusterUserDefinedNetwork) (*Network, field.ErrorList) {
 	if len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
 		errs = append(errs, field.Required(spec.Child("namespaceSelector"),
 			"must select namespaces (matchLabels or matchExpressions); an empty selector would put every namespace on the network"))
-	} else if _, err := metav1.LabelSelectorAsSelector(sel); err != nil {
+	} else if _, err := kubename.SelectorAsSelector(sel); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("namespaceSelector"), sel.String(), err.Error()))
 	}
 	if c.Spec.Template == nil {

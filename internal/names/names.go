@@ -7,6 +7,8 @@
 package names
 
 import (
+	"fmt"
+	"reflect"
 	"strconv"
 	"unicode/utf8"
 )
@@ -65,6 +67,45 @@ func Quote(s string) string {
 		return strconv.Quote(s)
 	}
 	return strconv.Quote(prefix(s, MaxQuoted)) + "... (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// Cut returns s unquoted, cut like Quote: at most MaxQuoted bytes, then
+// "... (N bytes)" when it was longer.
+func Cut(s string) string {
+	if len(s) <= MaxQuoted {
+		return s
+	}
+	return prefix(s, MaxQuoted) + "... (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// Errorf is fmt.Errorf with every argument that is a string (of any
+// string type) or a slice of strings longer than MaxDetail bytes cut as Cut
+// cuts it, so that a message never echoes more than a bounded prefix of a
+// value (shorter ones, such as an already quoted value or a message part,
+// pass whole); errors (for %w) and other values pass unchanged.
+func Errorf(format string, a ...any) error {
+	for i, v := range a {
+		switch x := v.(type) {
+		case string:
+			if len(x) > MaxDetail {
+				a[i] = Cut(x)
+			}
+		case []string:
+			n := 0
+			for _, s := range x {
+				n += len(s) + 1
+			}
+			if n > MaxDetail {
+				a[i] = Cut(fmt.Sprint(x))
+			}
+		case error, nil:
+		default:
+			if rv := reflect.ValueOf(v); rv.Kind() == reflect.String && rv.Len() > MaxDetail {
+				a[i] = Cut(rv.String())
+			}
+		}
+	}
+	return fmt.Errorf(format, a...)
 }
 
 // Cap cuts a message detail to MaxDetail bytes at a character boundary,

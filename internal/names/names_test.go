@@ -1,6 +1,7 @@
 package names
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -72,4 +73,17 @@ func FuzzNames(f *testing.F) {
 			t.Fatalf("Cap: %d bytes, valid %v", len(c), utf8.ValidString(c))
 		}
 	})
+}
+
+func TestErrorfBounded(t *testing.T) {
+	type topo string
+	big := strings.Repeat("x", 10<<20)
+	base := errors.New("base")
+	err := Errorf("a %q b %s c %v d %v: %w", big, topo(big), []string{big, big}, 7, base)
+	if !errors.Is(err, base) || len(err.Error()) > 4*MaxQuoted+200 {
+		t.Fatalf("Errorf: %d bytes, wraps %v", len(err.Error()), errors.Is(err, base))
+	}
+	if got := Errorf("%q %d", "short", 3).Error(); got != `"short" 3` {
+		t.Errorf("Errorf short = %s", got)
+	}
 }

@@ -53,7 +53,8 @@ type Attachment struct {
 // PodNetwork without NAD references, or a NAD reference that is
 // not a valid object name is an error at the network's path. Readiness is
 // not checked (ValidatePodActive does). Attachments are in spec order.
-func Resolve(p *PodNetworks, objects Lookup) ([]Attachment, field.ErrorList) {
+func Resolve(p *PodNetworks, objects Lookup) (_ []Attachment, bounded field.ErrorList) {
+	defer func() { kubename.Bound(bounded) }()
 	if p == nil {
 		return nil, field.ErrorList{field.Required(field.NewPath("metadata"), "pod is nil")}
 	}

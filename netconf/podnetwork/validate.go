@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/udnkit/udnkit/internal/kubename"
@@ -26,7 +25,8 @@ const (
 
 // ValidatePodNetwork checks a PodNetwork: metadata (a name, no namespace),
 // provider, parametersRefs and the number of conditions.
-func ValidatePodNetwork(pn *PodNetwork) field.ErrorList {
+func ValidatePodNetwork(pn *PodNetwork) (out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if pn == nil {
 		return field.ErrorList{field.Required(field.NewPath("metadata"), "PodNetwork is nil")}
 	}
@@ -47,7 +47,8 @@ func ValidatePodNetwork(pn *PodNetwork) field.ErrorList {
 // ValidatePodNetworkAttachment checks a PodNetworkAttachment: metadata (a
 // name and a namespace), podNetworkName, parametersRefs and the number of
 // conditions.
-func ValidatePodNetworkAttachment(pna *PodNetworkAttachment) field.ErrorList {
+func ValidatePodNetworkAttachment(pna *PodNetworkAttachment) (out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if pna == nil {
 		return field.ErrorList{field.Required(field.NewPath("metadata"), "PodNetworkAttachment is nil")}
 	}
@@ -92,7 +93,8 @@ func ValidatePodNetworkAttachmentUpdate(old, pna *PodNetworkAttachment) field.Er
 // holds each default gateway; interface names are valid and unique;
 // networks are forbidden with hostNetwork and required without it; and
 // status.podIPs hold valid addresses, one per family per PodNetwork.
-func ValidatePod(p *PodNetworks) field.ErrorList {
+func ValidatePod(p *PodNetworks) (out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if p == nil {
 		return field.ErrorList{field.Required(field.NewPath("metadata"), "pod is nil")}
 	}
@@ -242,7 +244,7 @@ func validateRefs(refs []ParametersRef, path *field.Path) field.ErrorList {
 			}
 		}
 		if r.Namespace != "" {
-			for _, msg := range validation.IsDNS1123Label(r.Namespace) {
+			for _, msg := range kubename.IsDNS1123Label(r.Namespace) {
 				errs = append(errs, field.Invalid(at.Child("namespace"), r.Namespace, msg))
 			}
 		}

@@ -5,7 +5,6 @@ import (
 
 	"cmp"
 	"errors"
-	"fmt"
 	"net"
 	"net/netip"
 	"slices"
@@ -99,14 +98,14 @@ func PortName(namespace, pod, nad string) string {
 func PlanPod(in Input) (Planned, error) {
 	p := in.Pod
 	if p.Namespace == "" || p.Name == "" || p.Node == "" {
-		return Planned{}, fmt.Errorf("pod %s/%s: %w: namespace, name and node are required", names.Quote(p.Namespace), names.Quote(p.Name), ErrInvalid)
+		return Planned{}, names.Errorf("pod %s/%s: %w: namespace, name and node are required", names.Quote(p.Namespace), names.Quote(p.Name), ErrInvalid)
 	}
 	if err := checkNames(in); err != nil {
-		return Planned{}, fmt.Errorf("pod %s/%s: %w: %w", names.Quote(p.Namespace), names.Quote(p.Name), ErrInvalid, err)
+		return Planned{}, names.Errorf("pod %s/%s: %w: %w", names.Quote(p.Namespace), names.Quote(p.Name), ErrInvalid, err)
 	}
 	node := slices.IndexFunc(in.Nodes, func(n topology.Node) bool { return n.Name == p.Node })
 	if node < 0 {
-		return Planned{}, fmt.Errorf("pod %s/%s: node %q: %w: not among the nodes", p.Namespace, p.Name, p.Node, ErrInvalid)
+		return Planned{}, names.Errorf("pod %s/%s: node %q: %w: not among the nodes", p.Namespace, p.Name, p.Node, ErrInvalid)
 	}
 	nd := in.Nodes[node]
 	local := nd.InZone() == in.Zone
@@ -119,11 +118,11 @@ func PlanPod(in Input) (Planned, error) {
 		if a.Network != nil {
 			key = a.NAD
 			if a.NAD == "" {
-				return Planned{}, fmt.Errorf("pod %s/%s: network %q: nad: %w: required", p.Namespace, p.Name, a.Network.Name, ErrInvalid)
+				return Planned{}, names.Errorf("pod %s/%s: network %q: nad: %w: required", p.Namespace, p.Name, a.Network.Name, ErrInvalid)
 			}
 		}
 		if len(a.IPs) == 0 {
-			return Planned{}, fmt.Errorf("pod %s/%s: network %s: ips: %w: none allocated", p.Namespace, p.Name, key, ErrInvalid)
+			return Planned{}, names.Errorf("pod %s/%s: network %s: ips: %w: none allocated", p.Namespace, p.Name, key, ErrInvalid)
 		}
 		mac := a.MAC
 		if mac == nil {
@@ -132,7 +131,7 @@ func PlanPod(in Input) (Planned, error) {
 		gws, routes, err := netconf.PodRoutes(netconf.PodRoutesInput{Network: a.Network, Role: a.Role, ClusterSubnets: in.ClusterSubnets,
 			HostSubnets: a.HostSubnets, ServiceCIDRs: in.ServiceCIDRs})
 		if err != nil {
-			return Planned{}, fmt.Errorf("pod %s/%s: network %s: %w", p.Namespace, p.Name, key, err)
+			return Planned{}, names.Errorf("pod %s/%s: network %s: %w", p.Namespace, p.Name, key, err)
 		}
 		pn := netconf.PodNetwork{IPs: a.IPs, MAC: mac, Gateways: gws, Routes: routes, TunnelID: a.TunnelID, Role: a.Role}
 		if a.Network != nil && a.Network.Topology == udn.TopologyLayer2 && a.Role == netconf.PodRolePrimary && len(gws) > 0 {
@@ -161,7 +160,7 @@ func checkNames(in Input) error {
 	p := in.Pod
 	for _, f := range [][2]string{{"namespace", p.Namespace}, {"name", p.Name}, {"uid", p.UID}, {"node", p.Node}} {
 		if msg := names.ControlError(f[1]); msg != "" {
-			return fmt.Errorf("%s %s: %s", f[0], names.Quote(f[1]), msg)
+			return names.Errorf("%s %s: %s", f[0], names.Quote(f[1]), msg)
 		}
 	}
 	if err := topology.CheckNames(nil, in.Nodes, in.Zone); err != nil {
@@ -169,10 +168,10 @@ func checkNames(in Input) error {
 	}
 	for i, a := range in.Attachments {
 		if msg := names.ControlError(a.NAD); msg != "" {
-			return fmt.Errorf("attachments[%d]: nad %s: %s", i, names.Quote(a.NAD), msg)
+			return names.Errorf("attachments[%d]: nad %s: %s", i, names.Quote(a.NAD), msg)
 		}
 		if err := topology.CheckNames(a.Network, nil, ""); err != nil {
-			return fmt.Errorf("attachments[%d]: %w", i, err)
+			return names.Errorf("attachments[%d]: %w", i, err)
 		}
 	}
 	return nil
@@ -241,7 +240,7 @@ func checkOverlaps(p Pod, as []Attachment) error {
 		for _, s := range subnets {
 			for _, o := range all {
 				if o.name != name && o.subnet.Overlaps(s) {
-					return fmt.Errorf("pod %s/%s: %w: network %q (%s) and network %q (%s)", p.Namespace, p.Name, ErrOverlap, o.name, o.subnet, name, s)
+					return names.Errorf("pod %s/%s: %w: network %q (%s) and network %q (%s)", p.Namespace, p.Name, ErrOverlap, o.name, o.subnet, name, s)
 				}
 			}
 		}
@@ -265,7 +264,7 @@ func PlanNode(node string, networks []string, pods []Planned) (topology.State, e
 	for _, p := range pods {
 		for _, port := range p.Ports {
 			if port.Owner.Node != node {
-				return topology.State{}, fmt.Errorf("port %s: %w: a pod of node %q planned for node %q", port.Name, ErrInvalid, port.Owner.Node, node)
+				return topology.State{}, names.Errorf("port %s: %w: a pod of node %q planned for node %q", port.Name, ErrInvalid, port.Owner.Node, node)
 			}
 			e.Emit(port)
 		}

@@ -3,6 +3,7 @@ package pods
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/udnkit/udnkit/internal/names"
 	"net"
 	"net/netip"
 	"strings"
@@ -52,7 +53,7 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 	var elems []selectionJSON
 	if strings.ContainsAny(text, "[{\"") {
 		if err := json.Unmarshal([]byte(text), &elems); err != nil {
-			return nil, fmt.Errorf("%s: %w: %v", where, ErrInvalid, err)
+			return nil, names.Errorf("%s: %w: %v", where, ErrInvalid, err)
 		}
 	} else {
 		for _, item := range strings.Split(text, ",") {
@@ -61,11 +62,11 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 			if !found {
 				ns, name = "", item
 			} else if strings.Contains(name, "/") {
-				return nil, fmt.Errorf("%s: %w: %q has more than one '/'", where, ErrInvalid, item)
+				return nil, names.Errorf("%s: %w: %q has more than one '/'", where, ErrInvalid, item)
 			}
 			name, iface, _ := strings.Cut(name, "@")
 			if strings.Contains(iface, "@") {
-				return nil, fmt.Errorf("%s: %w: %q has more than one '@'", where, ErrInvalid, item)
+				return nil, names.Errorf("%s: %w: %q has more than one '@'", where, ErrInvalid, item)
 			}
 			elems = append(elems, selectionJSON{Name: strings.TrimSpace(name), Namespace: strings.TrimSpace(ns), Interface: strings.TrimSpace(iface)})
 		}
@@ -75,7 +76,7 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 	for i, e := range elems {
 		at := fmt.Sprintf("%s[%d]", where, i)
 		if e.Name == "" || strings.ContainsAny(e.Name+e.Namespace, "/@ \t\n") {
-			return nil, fmt.Errorf("%s: %w: name %q, namespace %q", at, ErrInvalid, e.Name, e.Namespace)
+			return nil, names.Errorf("%s: %w: name %q, namespace %q", at, ErrInvalid, e.Name, e.Namespace)
 		}
 		ns := e.Namespace
 		if ns == "" {
@@ -83,7 +84,7 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 		}
 		s := Selection{NAD: ns + "/" + e.Name, Interface: e.Interface, IPAMClaim: e.IPAMClaim}
 		if seen[s.NAD] {
-			return nil, fmt.Errorf("%s: %w: network %s requested twice", at, ErrInvalid, s.NAD)
+			return nil, names.Errorf("%s: %w: network %s requested twice", at, ErrInvalid, s.NAD)
 		}
 		seen[s.NAD] = true
 		for j, ip := range e.IPs {
@@ -91,7 +92,7 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 			if err != nil {
 				a, aerr := netip.ParseAddr(ip)
 				if aerr != nil || a.Zone() != "" {
-					return nil, fmt.Errorf("%s: ips[%d]: %w: %q", at, j, ErrInvalid, ip)
+					return nil, names.Errorf("%s: ips[%d]: %w: %q", at, j, ErrInvalid, ip)
 				}
 				p = netip.PrefixFrom(a, a.BitLen())
 			}
@@ -100,7 +101,7 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 		if e.MAC != "" {
 			mac, err := net.ParseMAC(e.MAC)
 			if err != nil || len(mac) != 6 {
-				return nil, fmt.Errorf("%s: mac: %w: %q", at, ErrInvalid, e.MAC)
+				return nil, names.Errorf("%s: mac: %w: %q", at, ErrInvalid, e.MAC)
 			}
 			s.MAC = mac
 		}

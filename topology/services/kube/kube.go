@@ -2,7 +2,7 @@ package kube
 
 import (
 	"errors"
-	"fmt"
+	"github.com/udnkit/udnkit/internal/names"
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,7 +55,7 @@ func ServiceFrom(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (out 
 		}
 		a, err := netip.ParseAddr(s)
 		if err != nil {
-			return out, false, fmt.Errorf("%s: spec.clusterIPs[%d]: %w: %v", where, i, ErrService, err)
+			return out, false, names.Errorf("%s: spec.clusterIPs[%d]: %w: %v", where, i, ErrService, err)
 		}
 		out.ClusterIPs = append(out.ClusterIPs, a)
 	}
@@ -65,7 +65,7 @@ func ServiceFrom(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (out 
 	for i, s := range sp.ExternalIPs {
 		a, err := netip.ParseAddr(s)
 		if err != nil {
-			return out, false, fmt.Errorf("%s: spec.externalIPs[%d]: %w: %v", where, i, ErrService, err)
+			return out, false, names.Errorf("%s: spec.externalIPs[%d]: %w: %v", where, i, ErrService, err)
 		}
 		out.ExternalIPs = append(out.ExternalIPs, a)
 	}
@@ -76,14 +76,14 @@ func ServiceFrom(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (out 
 			}
 			a, err := netip.ParseAddr(ing.IP)
 			if err != nil {
-				return out, false, fmt.Errorf("%s: status.loadBalancer.ingress[%d].ip: %w: %v", where, i, ErrService, err)
+				return out, false, names.Errorf("%s: status.loadBalancer.ingress[%d].ip: %w: %v", where, i, ErrService, err)
 			}
 			out.LoadBalancerIPs = append(out.LoadBalancerIPs, a)
 		}
 	}
 	for i, p := range sp.Ports {
 		if p.Port < 1 || p.Port > 65535 || p.NodePort < 0 || p.NodePort > 65535 {
-			return out, false, fmt.Errorf("%s: spec.ports[%d]: %w: port %d, nodePort %d", where, i, ErrService, p.Port, p.NodePort)
+			return out, false, names.Errorf("%s: spec.ports[%d]: %w: port %d, nodePort %d", where, i, ErrService, p.Port, p.NodePort)
 		}
 		proto := p.Protocol
 		if proto == "" {
@@ -104,7 +104,7 @@ func ServiceFrom(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (out 
 	for _, sl := range slices {
 		s, ok, err := EndpointSliceFrom(sl)
 		if err != nil {
-			return out, false, fmt.Errorf("%s: %w", where, err)
+			return out, false, names.Errorf("%s: %w", where, err)
 		}
 		if ok {
 			out.Slices = append(out.Slices, s)
@@ -140,7 +140,7 @@ func EndpointSliceFrom(sl *discoveryv1.EndpointSlice) (out services.EndpointSlic
 		for j, s := range e.Addresses {
 			a, err := netip.ParseAddr(s)
 			if err != nil {
-				return out, false, fmt.Errorf("%s: endpoints[%d].addresses[%d]: %w: %v", where, i, j, ErrService, err)
+				return out, false, names.Errorf("%s: endpoints[%d].addresses[%d]: %w: %v", where, i, j, ErrService, err)
 			}
 			ep.Addresses = append(ep.Addresses, a)
 		}
@@ -202,7 +202,7 @@ func MirrorEndpointSlice(src, current *discoveryv1.EndpointSlice, network, nad s
 		}
 		ip, err := podIP(pods, e.TargetRef.Namespace, e.TargetRef.Name, nad, v6)
 		if err != nil {
-			return nil, fmt.Errorf("endpointslice %s/%s: endpoints[%d]: %w", src.Namespace, src.Name, i, err)
+			return nil, names.Errorf("endpointslice %s/%s: endpoints[%d]: %w", src.Namespace, src.Name, i, err)
 		}
 		m := *e.DeepCopy()
 		m.Addresses = []string{ip.String()}
@@ -216,7 +216,7 @@ func MirrorEndpointSlice(src, current *discoveryv1.EndpointSlice, network, nad s
 func podIP(pods PodGetter, namespace, name, nad string, v6 bool) (netip.Addr, error) {
 	pod, err := pods(namespace, name)
 	if err != nil {
-		return netip.Addr{}, fmt.Errorf("pod %s/%s: %w", namespace, name, err)
+		return netip.Addr{}, names.Errorf("pod %s/%s: %w", namespace, name, err)
 	}
 	if pod.Spec.HostNetwork {
 		for _, p := range pod.Status.PodIPs {
@@ -224,20 +224,20 @@ func podIP(pods PodGetter, namespace, name, nad string, v6 bool) (netip.Addr, er
 				return a, nil
 			}
 		}
-		return netip.Addr{}, fmt.Errorf("pod %s/%s: %w: no host address of the family", namespace, name, ErrService)
+		return netip.Addr{}, names.Errorf("pod %s/%s: %w: no host address of the family", namespace, name, ErrService)
 	}
 	pn, err := netconf.ParsePodNetworks(pod.Annotations[netconf.AnnotationPodNetworks])
 	if err != nil {
-		return netip.Addr{}, fmt.Errorf("pod %s/%s: %w", namespace, name, err)
+		return netip.Addr{}, names.Errorf("pod %s/%s: %w", namespace, name, err)
 	}
 	n, ok := pn[nad]
 	if !ok {
-		return netip.Addr{}, fmt.Errorf("pod %s/%s: %w: no address on %s", namespace, name, ErrService, nad)
+		return netip.Addr{}, names.Errorf("pod %s/%s: %w: no address on %s", namespace, name, ErrService, nad)
 	}
 	for _, p := range n.IPs {
 		if p.Addr().Is6() == v6 {
 			return p.Addr(), nil
 		}
 	}
-	return netip.Addr{}, fmt.Errorf("pod %s/%s: %w: no address of the family on %s", namespace, name, ErrService, nad)
+	return netip.Addr{}, names.Errorf("pod %s/%s: %w: no address of the family on %s", namespace, name, ErrService, nad)
 }
