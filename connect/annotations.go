@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	ucnames "github.com/udnkit/udnkit/internal/names"
 	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
 
+	ucnames "github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )

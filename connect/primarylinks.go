@@ -3,10 +3,10 @@ package connect
 import (
 	"cmp"
 	"fmt"
-	ucnames "github.com/udnkit/udnkit/internal/names"
 	"net/netip"
 	"slices"
 
+	ucnames "github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"

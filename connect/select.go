@@ -3,13 +3,13 @@ package connect
 import (
 	"cmp"
 	"fmt"
-	ucnames "github.com/udnkit/udnkit/internal/names"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/udnkit/udnkit/internal/kubename"
+	ucnames "github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"
 )

@@ -3,10 +3,11 @@ package connect
 import (
 	"bytes"
 	"encoding/json"
-	ucnames "github.com/udnkit/udnkit/internal/names"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	ucnames "github.com/udnkit/udnkit/internal/names"
 )
 
 // API group, version and kind of a ClusterNetworkConnect.

@@ -1,10 +1,10 @@
 package netconf
 
 import (
-	"github.com/udnkit/udnkit/internal/names"
 	"net/netip"
 	"slices"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 )
 

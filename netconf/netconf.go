@@ -2,13 +2,13 @@ package netconf
 
 import (
 	"encoding/json"
-	"github.com/udnkit/udnkit/internal/names"
 	"strings"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/udnkit/udnkit/internal/kubename"
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // NetConf wire constants.

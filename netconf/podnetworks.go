@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/udnkit/udnkit/internal/names"
+	"maps"
 	"net"
 	"net/netip"
 	"slices"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -144,9 +145,17 @@ func ParsePodNetworks(s string) (PodNetworks, error) {
 		return nil, names.Errorf("%w: %w", ErrPodNetworks, err)
 	}
 	out := make(PodNetworks, len(in))
-	for key, j := range in {
+	primary := ""
+	for _, key := range slices.Sorted(maps.Keys(in)) {
+		j := in[key]
 		bad := func(field, format string, args ...any) error {
 			return names.Errorf("%w: network %q: %s: %s", ErrPodNetworks, key, field, fmt.Sprintf(format, args...))
+		}
+		if key == "" {
+			return nil, bad("key", "empty: a network is \"default\" or a NAD's <namespace>/<name>")
+		}
+		if msg := names.ControlError(key); msg != "" {
+			return nil, bad("key", "%s", msg)
 		}
 		var n PodNetwork
 		mac, err := net.ParseMAC(j.MAC)
@@ -158,6 +167,15 @@ func ParsePodNetworks(s string) (PodNetworks, error) {
 		case "", PodRolePrimary, PodRoleSecondary, PodRoleInfrastructureLocked:
 		default:
 			return nil, bad("role", "%q is not primary, secondary or infrastructure-locked", j.Role)
+		}
+		if n.Role == PodRolePrimary {
+			if primary != "" {
+				return nil, bad("role", "primary, and so is network %q: a pod has one primary network", primary)
+			}
+			primary = key
+		}
+		if j.TunnelID < 0 || j.TunnelID > ipam.DynamicTunnelKeyLast {
+			return nil, bad("tunnel_id", "%d not in 0..%d (24 bits)", j.TunnelID, ipam.DynamicTunnelKeyLast)
 		}
 		ips := j.IPs
 		if len(ips) == 0 && j.IP != "" {
@@ -182,6 +200,12 @@ func ParsePodNetworks(s string) (PodNetworks, error) {
 			a, err := netip.ParseAddr(s)
 			if err != nil {
 				return nil, bad("gateway_ips", "%q: %v", s, err)
+			}
+			if !slices.ContainsFunc(n.IPs, func(p netip.Prefix) bool { return p.Addr().Is4() == a.Is4() }) {
+				return nil, bad("gateway_ips", "%s has no address of its family", a)
+			}
+			if slices.ContainsFunc(n.Gateways, func(g netip.Addr) bool { return g.Is4() == a.Is4() }) {
+				return nil, bad("gateway_ips", "two gateways of a family")
 			}
 			n.Gateways = append(n.Gateways, a)
 		}

@@ -2,7 +2,6 @@ package netconf
 
 import (
 	"encoding/json"
-	"github.com/udnkit/udnkit/internal/names"
 	"maps"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
 

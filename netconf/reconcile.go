@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/udnkit/udnkit/internal/kubename"
-	"github.com/udnkit/udnkit/internal/names"
 	"maps"
 	"net/netip"
 	"reflect"
@@ -19,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/udnkit/udnkit/internal/kubename"
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
 

@@ -2,7 +2,6 @@ package netconf
 
 import (
 	"fmt"
-	"github.com/udnkit/udnkit/internal/names"
 	"slices"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/udnkit/udnkit/internal/condition"
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // Condition reasons of udn.ProfileReference: the reference

@@ -2,14 +2,15 @@ package netconf
 
 import (
 	"encoding/json"
-	"github.com/udnkit/udnkit/internal/kubename"
-	"github.com/udnkit/udnkit/internal/names"
 	"slices"
 	"strconv"
 	"strings"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/udnkit/udnkit/internal/kubename"
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // Metadata every rendered NAD carries.

@@ -2,11 +2,11 @@ package netconf
 
 import (
 	"fmt"
-	"github.com/udnkit/udnkit/internal/names"
 	"net/netip"
 	"strconv"
 	"strings"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 )
 

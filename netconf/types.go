@@ -3,10 +3,11 @@ package netconf
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/udnkit/udnkit/internal/names"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // API group, version and kinds of the user-defined network objects.

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/udnkit/udnkit/internal/names"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // APIVersion and kinds of the KEP's objects. The KEP makes them core

@@ -2,12 +2,12 @@ package pods
 
 import (
 	"errors"
-	"github.com/udnkit/udnkit/internal/names"
 	"maps"
 	"net/netip"
 	"slices"
 	"strings"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"

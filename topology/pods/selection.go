@@ -3,10 +3,11 @@ package pods
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/udnkit/udnkit/internal/names"
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // AnnotationNetworks is the pod annotation that requests secondary

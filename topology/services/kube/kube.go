@@ -2,7 +2,6 @@ package kube
 
 import (
 	"errors"
-	"github.com/udnkit/udnkit/internal/names"
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +9,7 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology/services"
 )

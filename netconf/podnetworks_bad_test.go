@@ -1,0 +1,37 @@
+package netconf
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestParsePodNetworksRefusesHostile: annotations no controller writes are
+// refused, naming the network and the field.
+func TestParsePodNetworksRefusesHostile(t *testing.T) {
+	const mac = `"mac_address":"0a:58:0a:80:01:05"`
+	for _, tc := range []struct{ name, s, field string }{
+		{"empty key", `{"":{"ip_addresses":["10.0.0.5/24"],` + mac + `}}`, "key"},
+		{"v6 gateway for a v4 address", `{"ns/a":{"ip_addresses":["10.0.0.5/24"],` + mac + `,"gateway_ips":["fd00::1"]}}`, "gateway_ips"},
+		{"v4 gateway for a v6 address", `{"ns/a":{"ip_addresses":["fd00::5/64"],` + mac + `,"gateway_ips":["10.0.0.1"]}}`, "gateway_ips"},
+		{"two gateways of a family", `{"ns/a":{"ip_addresses":["10.0.0.5/24","fd00::5/64"],` + mac + `,"gateway_ips":["10.0.0.1","10.0.0.2"]}}`, "gateway_ips"},
+		{"negative tunnel_id", `{"ns/a":{"ip_addresses":["10.0.0.5/24"],` + mac + `,"tunnel_id":-1}}`, "tunnel_id"},
+		{"huge tunnel_id", `{"ns/a":{"ip_addresses":["10.0.0.5/24"],` + mac + `,"tunnel_id":99999999999}}`, "tunnel_id"},
+		{"global ipv6_lla_gateway_ip", `{"ns/a":{"ip_addresses":["fd00::5/64"],` + mac + `,"ipv6_lla_gateway_ip":"fd00::1"}}`, "ipv6_lla_gateway_ip"},
+		{"two primary roles", `{"ns/a":{"ip_addresses":["10.0.0.5/24"],` + mac + `,"role":"primary"},"ns/b":{"ip_addresses":["10.1.0.5/24"],` + mac + `,"role":"primary"}}`, "role"},
+		{"10 MB key", `{"` + strings.Repeat("k", 10<<20) + `":{"ip_addresses":["x"],` + mac + `}}`, "ip_addresses"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParsePodNetworks(tc.s)
+			if !errors.Is(err, ErrPodNetworks) || !strings.Contains(err.Error(), tc.field) || len(err.Error()) > 4096 {
+				t.Errorf("ParsePodNetworks = %.300v, want ErrPodNetworks naming %s", err, tc.field)
+			}
+		})
+	}
+	// The reference's own forms still parse: one primary, a Layer2 LLA.
+	ok := `{"default":{"ip_addresses":["10.244.1.5/24"],` + mac + `,"role":"infrastructure-locked"},` +
+		`"ns/a":{"ip_addresses":["10.0.0.5/24","fd00::5/64"],` + mac + `,"gateway_ips":["10.0.0.1","fd00::1"],"ipv6_lla_gateway_ip":"fe80::858:aff:fe00:1","tunnel_id":7,"role":"primary"}}`
+	if _, err := ParsePodNetworks(ok); err != nil {
+		t.Errorf("valid annotation: %v", err)
+	}
+}
