@@ -82,7 +82,8 @@ func Cut(s string) string {
 // string type) or a slice of strings longer than MaxDetail bytes cut as Cut
 // cuts it, so that a message never echoes more than a bounded prefix of a
 // value (shorter ones, such as an already quoted value or a message part,
-// pass whole); errors (for %w) and other values pass unchanged.
+// pass whole); an error with a longer message prints cut to MaxDetail
+// bytes but still unwraps (%w) to itself; other values pass unchanged.
 func Errorf(format string, a ...any) error {
 	for i, v := range a {
 		switch x := v.(type) {
@@ -98,7 +99,11 @@ func Errorf(format string, a ...any) error {
 			if n > MaxDetail {
 				a[i] = Cut(fmt.Sprint(x))
 			}
-		case error, nil:
+		case error:
+			if msg := x.Error(); len(msg) > MaxDetail {
+				a[i] = cutError{x, Cap(msg)}
+			}
+		case nil:
 		default:
 			if rv := reflect.ValueOf(v); rv.Kind() == reflect.String && rv.Len() > MaxDetail {
 				a[i] = Cut(rv.String())
@@ -107,6 +112,15 @@ func Errorf(format string, a ...any) error {
 	}
 	return fmt.Errorf(format, a...)
 }
+
+// cutError is an error whose message was cut; it still unwraps to it.
+type cutError struct {
+	err error
+	msg string
+}
+
+func (e cutError) Error() string { return e.msg }
+func (e cutError) Unwrap() error { return e.err }
 
 // Cap cuts a message detail to MaxDetail bytes at a character boundary,
 // noting how many bytes were left out.

@@ -2,6 +2,7 @@ package names
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -82,6 +83,10 @@ func TestErrorfBounded(t *testing.T) {
 	err := Errorf("a %q b %s c %v d %v: %w", big, topo(big), []string{big, big}, 7, base)
 	if !errors.Is(err, base) || len(err.Error()) > 4*MaxQuoted+200 {
 		t.Fatalf("Errorf: %d bytes, wraps %v", len(err.Error()), errors.Is(err, base))
+	}
+	long := fmt.Errorf("parse %q: %w", big, base)
+	if err := Errorf("x: %w", long); !errors.Is(err, base) || len(err.Error()) > MaxDetail+64 {
+		t.Errorf("Errorf of a 10 MB error: %d bytes, wraps %v", len(err.Error()), errors.Is(err, base))
 	}
 	if got := Errorf("%q %d", "short", 3).Error(); got != `"short" 3` {
 		t.Errorf("Errorf short = %s", got)

@@ -49,6 +49,12 @@ func ServiceFrom(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (out 
 	if len(ips) == 0 && sp.ClusterIP != "" {
 		ips = []string{sp.ClusterIP}
 	}
+	if sp.ClusterIP != "" && len(ips) > 0 && ips[0] != sp.ClusterIP {
+		return out, false, names.Errorf("%s: spec.clusterIP: %w: %q contradicts spec.clusterIPs[0] %q", where, ErrService, sp.ClusterIP, ips[0])
+	}
+	if len(ips) > 2 {
+		return out, false, names.Errorf("%s: spec.clusterIPs: %w: %d addresses, at most one per family", where, ErrService, len(ips))
+	}
 	for i, s := range ips {
 		if s == corev1.ClusterIPNone || s == "" {
 			continue
@@ -56,6 +62,12 @@ func ServiceFrom(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (out 
 		a, err := netip.ParseAddr(s)
 		if err != nil {
 			return out, false, names.Errorf("%s: spec.clusterIPs[%d]: %w: %v", where, i, ErrService, err)
+		}
+		if a.Is4In6() || a.Zone() != "" {
+			return out, false, names.Errorf("%s: spec.clusterIPs[%d]: %w: %s is not a plain IPv4 or IPv6 address", where, i, ErrService, s)
+		}
+		if len(out.ClusterIPs) > 0 && out.ClusterIPs[0].Is4() == a.Is4() {
+			return out, false, names.Errorf("%s: spec.clusterIPs[%d]: %w: a second address of its family", where, i, ErrService)
 		}
 		out.ClusterIPs = append(out.ClusterIPs, a)
 	}
