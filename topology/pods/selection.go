@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/internal/names"
 )
 
@@ -39,18 +40,32 @@ type selectionJSON struct {
 	IPAMClaim string   `json:"ipam-claim-reference"`
 }
 
+// Bounds of Secondaries' input: Kubernetes' limit on all of an object's
+// annotations, and the kernel's on an interface name (IFNAMSIZ less its
+// NUL).
+const (
+	MaxAnnotationSize = 256 << 10
+	MaxInterfaceName  = 15
+)
+
 // Secondaries reads a pod's k8s.v1.cni.cncf.io/networks annotation: the
 // comma-separated form ("[<namespace>/]<name>[@<interface>]", ...) or the
 // JSON list of network selection elements, in its order. A pod without the
 // annotation requests none. One NAD requested twice is refused: the
 // attachment's port is named by pod and NAD, so a second one would be the
-// same port.
+// same port. Names are checked as Kubernetes and the kernel would: a NAD's
+// name a DNS-1123 subdomain, its namespace a label, an interface a device
+// name of at most MaxInterfaceName bytes, an ipam-claim-reference an
+// object name; the value is at most MaxAnnotationSize bytes.
 func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 	text, ok := annotations[AnnotationNetworks]
 	if !ok || strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	where := fmt.Sprintf("pod %s/%s: annotation %s", pod.Namespace, pod.Name, AnnotationNetworks)
+	where := fmt.Sprintf("pod %s/%s: annotation %s", names.Cut(pod.Namespace), names.Cut(pod.Name), AnnotationNetworks)
+	if len(text) > MaxAnnotationSize {
+		return nil, names.Errorf("%s: %w: %d bytes, over the %d bytes Kubernetes allows all of a pod's annotations", where, ErrInvalid, len(text), MaxAnnotationSize)
+	}
 	var elems []selectionJSON
 	if strings.ContainsAny(text, "[{\"") {
 		if err := json.Unmarshal([]byte(text), &elems); err != nil {
@@ -78,6 +93,23 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 		at := fmt.Sprintf("%s[%d]", where, i)
 		if e.Name == "" || strings.ContainsAny(e.Name+e.Namespace, "/@ \t\n") {
 			return nil, names.Errorf("%s: %w: name %q, namespace %q", at, ErrInvalid, e.Name, e.Namespace)
+		}
+		if msgs := kubename.IsDNS1123Subdomain(e.Name); len(msgs) > 0 {
+			return nil, names.Errorf("%s: name %q: %w: %s", at, e.Name, ErrInvalid, strings.Join(msgs, "; "))
+		}
+		if msgs := kubename.IsDNS1123Label(e.Namespace); e.Namespace != "" && len(msgs) > 0 {
+			return nil, names.Errorf("%s: namespace %q: %w: %s", at, e.Namespace, ErrInvalid, strings.Join(msgs, "; "))
+		}
+		if e.Interface != "" {
+			if msg := names.NetdevError(e.Interface, "a pod interface"); msg != "" || len(e.Interface) > MaxInterfaceName {
+				if msg == "" {
+					msg = fmt.Sprintf("longer than %d bytes", MaxInterfaceName)
+				}
+				return nil, names.Errorf("%s: interface %q: %w: %s", at, e.Interface, ErrInvalid, msg)
+			}
+		}
+		if msgs := kubename.IsDNS1123Subdomain(e.IPAMClaim); e.IPAMClaim != "" && len(msgs) > 0 {
+			return nil, names.Errorf("%s: ipam-claim-reference %q: %w: %s", at, e.IPAMClaim, ErrInvalid, strings.Join(msgs, "; "))
 		}
 		ns := e.Namespace
 		if ns == "" {
