@@ -31,7 +31,17 @@
 // return errors wrapping ErrInvalidSpec, ErrInvalidNetConf, ErrInvalidSubnet
 // or ErrNetworkIDRequired. Conflicts between objects (a foreign NAD, a
 // second primary network, a VRF name taken) are not errors: they are
-// decisions, reported in the returned status.
+// decisions, reported in the returned status. Every message that echoes
+// input quotes at most 128 bytes of a value and 1 KiB of a detail.
+//
+// A spec holds at most two subnets, of different families (seed 000 lines
+// 494-495 and the reference's CRD); a Layer3 NetConf may carry several of
+// a family, as the reference's parser allows. Every subnet (a Layer3
+// network's host subnet) must hold a pod: beside the network, gateway and
+// management port addresses and the IPv4 broadcast, excludeSubnets must
+// leave an address (a Layer2 /30, /31, /32, /127, /128 or a Layer3 host
+// /30 holds none); a primary network's join subnet must hold the cluster
+// router and a node's gateway router (not /31, /32, /128).
 //
 // # Names
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -193,7 +194,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		}
 		v6 := sn.CIDR.Addr().Is6()
 		if slices.Contains(families, v6) {
-			if in.topology != TopologyLayer3 {
+			if in.topology != TopologyLayer3 || !in.fromNetConf {
 				errs = append(errs, field.Invalid(p.subnets.Index(i), s, "at most one subnet per IP family; another "+family(v6)+" subnet is already listed"))
 				continue
 			}
@@ -260,6 +261,22 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		n.ExcludeSubnets = append(n.ExcludeSubnets, ex)
 	}
 
+	// Every subnet must hold a pod: the pool reserves the network, gateway
+	// and management addresses (and IPv4 broadcast), excludeSubnets the
+	// rest. A Layer3 network's pods live in its host subnets.
+	if !n.IPAMDisabled {
+		for k, sub := range pods {
+			pool, what := sub, "the subnet"
+			if in.topology == TopologyLayer3 {
+				pool, what = netip.PrefixFrom(sub.Addr(), n.Subnets[k].HostPrefix), "a host subnet /"+strconv.Itoa(n.Subnets[k].HostPrefix)
+			}
+			if !holdsPod(pool, n.ExcludeSubnets) {
+				errs = append(errs, field.Invalid(p.subnets.Index(podIdx[k]), in.subnets[podIdx[k]],
+					what+" holds no pod address: the network, gateway and management port addresses"+broadcast(pool)+" and excludeSubnets take all of it"))
+			}
+		}
+	}
+
 	// Join subnets: checked always, used by primary networks only.
 	if !primary && len(in.join) > 0 && !in.fromNetConf {
 		errs = append(errs, field.Forbidden(p.join, "JoinSubnets is only supported for Primary network"))
@@ -274,6 +291,9 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		for i, j := range joins {
 			if j.IsValid() {
 				errs = append(errs, checkInternal(j, in.join[i], p.join.Index(i), fams, pods, nil)...)
+				if _, err := ipam.JoinGatewayRouterIP(j, ipam.MinNodeID); err != nil {
+					errs = append(errs, field.Invalid(p.join.Index(i), in.join[i], "too small: no address for a node's gateway router beside the cluster router"))
+				}
 			}
 		}
 	}
@@ -431,6 +451,32 @@ func checkInternal(pr netip.Prefix, raw string, p *field.Path, families []bool, 
 		}
 	}
 	return errs
+}
+
+// holdsPod reports whether a pool over sub, less exclude, has an address
+// for a pod.
+func holdsPod(sub netip.Prefix, exclude []netip.Prefix) bool {
+	if !sub.IsValid() {
+		return true // refused elsewhere
+	}
+	for _, e := range exclude {
+		if e.Bits() <= sub.Bits() && e.Contains(sub.Addr()) {
+			return false
+		}
+	}
+	pool, err := ipam.NewIPPool(sub, exclude...)
+	if err != nil {
+		return false
+	}
+	_, err = pool.Allocate()
+	return err == nil
+}
+
+func broadcast(p netip.Prefix) string {
+	if p.Addr().Is4() {
+		return ", the broadcast address"
+	}
+	return ""
 }
 
 // validateVRFName checks a VRF device name: at most 15 characters, and a
