@@ -53,7 +53,8 @@
 // "cluster.udn.db-network" and "cluster-db-network"); udnkit follows the
 // names above, which the reference implementation uses. Its example NADs
 // also show cniVersion "0.3.1", "persistentIPs" as a string and an owner
-// apiVersion k8s.ovn.org/v1alpha1; udnkit renders cniVersion "1.0.0", the
+// apiVersion k8s.ovn.org/v1alpha1; udnkit renders cniVersion "1.1.0" (the
+// seed's "0.3.1" is illustrative: the reference decides), the
 // boolean "allowPersistentIPs" and k8s.ovn.org/v1.
 //
 // # NetConf
@@ -108,7 +109,7 @@
 // not fight over NADs. Validation is the same under both profiles.
 //
 //	                     ProfileSeeds (default)            ProfileReference
-//	cniVersion           "1.0.0"                           "1.1.0"
+//	cniVersion           "1.1.0"                           "1.1.0"
 //	key order            NetConf field order               sorted (Go's map order)
 //	Layer3 subnets       "cidr/hostPrefix", defaults       as the user wrote them
 //	                     filled ("10.0.0.0/16/24")         ("10.0.0.0/16")

@@ -14,7 +14,7 @@ import (
 // NetConf wire constants.
 const (
 	// CNIVersion is the cniVersion rendered NetConfs carry.
-	CNIVersion = "1.0.0"
+	CNIVersion = "1.1.0"
 	// CNIType is the CNI plugin type of every OVN-Kubernetes network.
 	CNIType = "ovn-k8s-cni-overlay"
 	// ReservedNetworkDefault and ReservedNetworkOVNKubernetes are network

@@ -26,7 +26,7 @@ func foreignNAD(ns, name string, primary bool) *nadv1.NetworkAttachmentDefinitio
 	}
 	return &nadv1.NetworkAttachmentDefinition{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: nadv1.NetworkAttachmentDefinitionSpec{Config: `{"cniVersion":"1.0.0","name":"` + ns + `_` + name +
+		Spec: nadv1.NetworkAttachmentDefinitionSpec{Config: `{"cniVersion":"1.1.0","name":"` + ns + `_` + name +
 			`","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"` + role + `","netAttachDefName":"` + ns + "/" + name +
 			`","subnets":"10.9.0.0/24"}`},
 	}
@@ -135,19 +135,19 @@ func TestReconcileUDN(t *testing.T) {
 		},
 		{
 			name: "NAD with reordered but equal config kept", udn: protectedUDN,
-			nads:    editedUDNConfig(`{"cniVersion":"1.0.0","name":"demo_db-network",`, "{ \"name\": \"demo_db-network\",\n  \"cniVersion\": \"1.0.0\","),
+			nads:    editedUDNConfig(`{"cniVersion":"1.1.0","name":"demo_db-network",`, "{ \"name\": \"demo_db-network\",\n  \"cniVersion\": \"1.1.0\","),
 			wantOps: "Keep demo/db-network", wantReady: []string{"True", ReasonNADReady, ""},
 		},
 		{
 			name: "NAD with an extra NetConf key reconciled", udn: protectedUDN,
-			nads:    editedUDNConfig(`{"cniVersion":"1.0.0",`, `{"infrastructureSubnets":"10.0.0.0/30","cniVersion":"1.0.0",`),
+			nads:    editedUDNConfig(`{"cniVersion":"1.1.0",`, `{"infrastructureSubnets":"10.0.0.0/30","cniVersion":"1.1.0",`),
 			wantOps: "Update demo/db-network", wantReady: []string{"True", ReasonNADReady, ""},
 		},
 		{
 			name: "malformed NAD reconciled", udn: protectedUDN,
 			nads: func(t *testing.T, u *UserDefinedNetwork) []*nadv1.NetworkAttachmentDefinition {
 				nad := renderedUDN(t, u)
-				nad.Spec.Config = `{"cniVersion":"1.0.0","name":"tampered"}`
+				nad.Spec.Config = `{"cniVersion":"1.1.0","name":"tampered"}`
 				nad.Labels = map[string]string{"keep": "me"}
 				nad.ResourceVersion = "17"
 				return []*nadv1.NetworkAttachmentDefinition{nad}
