@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/udnkit/udnkit/internal/golden"
 	"github.com/udnkit/udnkit/ipam"
@@ -291,5 +294,24 @@ func TestTwoConnectsAreNotTransitive(t *testing.T) {
 	cl.Namespaces = append(cl.Namespaces, netconfNamespace("blue"), netconfNamespace("red"))
 	if acc := Accept(b, cl); acc.Condition.Reason != ReasonConnectSubnetOverlap {
 		t.Errorf("overlapping connect subnets of two connects selecting blue: %s %q", acc.Condition.Reason, acc.Condition.Message)
+	}
+	// Seed 001: only the later of two overlapping connects is refused; the
+	// older one (a, by name when created together; b when created first)
+	// keeps its Accepted condition and its plumbing.
+	cl.Networks = append(cl.Networks, Network{Network: green, UDN: "green/net", Namespaces: []string{"green"}})
+	cl.Namespaces = append(cl.Namespaces, netconfNamespace("green"))
+	cl.Connects = []*ClusterNetworkConnect{b}
+	if acc := Accept(a, cl); acc.Condition.Reason == ReasonConnectSubnetOverlap {
+		t.Errorf("the older connect is refused for the later one's overlap: %q", acc.Condition.Message)
+	}
+	b.CreationTimestamp = metav1.NewTime(time.Unix(100, 0))
+	a.CreationTimestamp = metav1.NewTime(time.Unix(200, 0))
+	cl.Connects = []*ClusterNetworkConnect{a}
+	if acc := Accept(b, cl); acc.Condition.Reason == ReasonConnectSubnetOverlap {
+		t.Errorf("b, created first, is refused: %q", acc.Condition.Message)
+	}
+	cl.Connects = []*ClusterNetworkConnect{b}
+	if acc := Accept(a, cl); acc.Condition.Reason != ReasonConnectSubnetOverlap {
+		t.Errorf("a, created after b: %s, want %s", acc.Condition.Reason, ReasonConnectSubnetOverlap)
 	}
 }
