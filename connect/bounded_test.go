@@ -103,3 +103,16 @@ func TestParseNetworkKeyRange(t *testing.T) {
 		t.Errorf("layer2_4095: %v %v", k, err)
 	}
 }
+
+// TestStatusTypeEnum: status.status is Success or Failure (the seed's
+// CRD enum); anything else is refused.
+func TestStatusTypeEnum(t *testing.T) {
+	for s, ok := range map[StatusType]bool{"": true, Success: true, Failure: true, "success": false, "Pending": false} {
+		c := v4Connect("cnc")
+		c.Status.Status = s
+		errs := Validate(c)
+		if (len(errs) == 0) != ok || !ok && !strings.Contains(errs.ToAggregate().Error(), "status.status") {
+			t.Errorf("status %q: %v, want valid %v", s, errs, ok)
+		}
+	}
+}

@@ -55,6 +55,10 @@ func Validate(c *ClusterNetworkConnect) (out field.ErrorList) {
 	errs = append(errs, validateSelectors(c.Spec.NetworkSelectors, spec.Child("networkSelectors"))...)
 	errs = append(errs, validateConnectSubnets(c.Spec.ConnectSubnets, spec.Child("connectSubnets"))...)
 	errs = append(errs, validateConnectivity(c.Spec.ConnectivityEnabled, spec.Child("connectivityEnabled"))...)
+	// status.status is an enum in the seed's CRD.
+	if s := c.Status.Status; s != "" && s != Success && s != Failure {
+		errs = append(errs, field.NotSupported(field.NewPath("status", "status"), s, []string{string(Success), string(Failure)}))
+	}
 	return errs
 }
 
