@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -404,7 +403,7 @@ func reconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 			}
 			shared := intersect(selected, nss)
 			if in.MultiplePrimary && len(shared) > 0 {
-				if !equality.Semantic.DeepEqual(o.Spec.NamespaceSelector, c.Spec.NamespaceSelector) {
+				if !sameSelector(&o.Spec.NamespaceSelector, &c.Spec.NamespaceSelector) {
 					return fail(ReasonPrimaryNetworkConflict, fmt.Sprintf(
 						"primary ClusterUserDefinedNetwork %q already serves namespaces [%s]; a second primary network must have the same namespaceSelector",
 						o.Name, strings.Join(shared, " ")))
@@ -498,6 +497,22 @@ func SelectNamespaces(c *ClusterUserDefinedNetwork, namespaces []Namespace) ([]s
 const metadataNameLabel = "kubernetes.io/metadata.name"
 
 // olderThan reports whether a was created before b (name breaks ties).
+// sameSelector reports whether a and b select the same namespaces as
+// selectors: the same requirements, in any order, with values in any order
+// (labels.Selector's canonical form); one that does not convert is no
+// selector's equal.
+func sameSelector(a, b *metav1.LabelSelector) bool {
+	sa, err := kubename.SelectorAsSelector(a)
+	if err != nil {
+		return false
+	}
+	sb, err := kubename.SelectorAsSelector(b)
+	if err != nil {
+		return false
+	}
+	return sa.String() == sb.String()
+}
+
 func olderThan(a, b *ClusterUserDefinedNetwork) bool {
 	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
 		return a.CreationTimestamp.Before(&b.CreationTimestamp)
