@@ -35,3 +35,17 @@ func TestParsePodNetworksRefusesHostile(t *testing.T) {
 		t.Errorf("valid annotation: %v", err)
 	}
 }
+
+// TestNetConfUnsupportedTopology: a NetConf whose topology is none of
+// layer2, layer3 and localnet (in the NetConf's lowercase spelling) is an
+// error naming the field, never a Layer2 network.
+func TestNetConfUnsupportedTopology(t *testing.T) {
+	for _, topo := range []string{"layer4", "Layer2", "LAYER3", " layer2", "layer2\u0000"} {
+		conf := `{"cniVersion":"1.1.0","name":"ns1_blue","type":"ovn-k8s-cni-overlay","topology":"` + strings.ReplaceAll(topo, "\u0000", `\u0000`) +
+			`","netAttachDefName":"ns1/blue","subnets":"10.0.0.0/24"}`
+		c, err := ParseNetConf([]byte(conf))
+		if !errors.Is(err, ErrInvalidNetConf) || !strings.Contains(err.Error(), "topology") {
+			t.Errorf("topology %q: %v, %+v", topo, err, c)
+		}
+	}
+}
