@@ -270,8 +270,10 @@ type PodRoutesInput struct {
 // join subnet via its gateway; the default network, when primary, routes
 // its cluster subnets, the service CIDRs, the hairpin masquerade address
 // and its join subnet, and when infrastructure-locked only its cluster
-// subnets and join subnet, with no gateway. Secondary networks get no
-// routes.
+// subnets and join subnet, with no gateway. A secondary Layer3 network
+// routes its cluster subnets via the node subnet's gateway, with no
+// gateway (the reference's addRoutesGatewayIP); other secondary networks
+// get no routes.
 func PodRoutes(in PodRoutesInput) (gateways []netip.Addr, routes []PodRoute, err error) {
 	joins, masqs := in.DefaultJoinSubnets, in.MasqueradeSubnets
 	if len(joins) == 0 {
@@ -285,7 +287,9 @@ func PodRoutes(in PodRoutesInput) (gateways []netip.Addr, routes []PodRoute, err
 	if n != nil && n.Topology == udn.TopologyLayer2 {
 		gwSubnets = n.SubnetPrefixes()
 	}
-	if in.Role == PodRoleSecondary || n != nil && n.Topology == udn.TopologyLocalnet {
+	// A secondary network gets no gateway; a Layer3 one still routes its
+	// cluster subnets via its node subnet's gateway, as the reference does.
+	if in.Role == PodRoleSecondary && (n == nil || n.Topology != udn.TopologyLayer3) || n != nil && n.Topology == udn.TopologyLocalnet {
 		return nil, nil, nil
 	}
 	for _, hs := range gwSubnets {

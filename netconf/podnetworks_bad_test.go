@@ -2,6 +2,7 @@ package netconf
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -47,5 +48,24 @@ func TestNetConfUnsupportedTopology(t *testing.T) {
 		if !errors.Is(err, ErrInvalidNetConf) || !strings.Contains(err.Error(), "topology") {
 			t.Errorf("topology %q: %v, %+v", topo, err, c)
 		}
+	}
+}
+
+// TestPodRoutesLayer3Secondary: a Layer3 secondary pod routes the
+// network's subnets via its node subnet's gateway, without a gateway; a
+// Layer2 secondary gets neither.
+func TestPodRoutesLayer3Secondary(t *testing.T) {
+	n := &Network{Name: "ns1_red", Topology: TopologyLayer3, Role: RoleSecondary,
+		Subnets: []Subnet{{CIDR: mustPrefix("10.200.0.0/16"), HostPrefix: 24}, {CIDR: mustPrefix("fd10::/48"), HostPrefix: 64}}}
+	gws, routes, err := PodRoutes(PodRoutesInput{Network: n, Role: PodRoleSecondary,
+		HostSubnets: []netipPrefix{mustPrefix("10.200.3.0/24"), mustPrefix("fd10:0:0:3::/64")}})
+	want := []PodRoute{{Dest: mustPrefix("10.200.0.0/16"), NextHop: mustPrefix("10.200.3.1/32").Addr()},
+		{Dest: mustPrefix("fd10::/48"), NextHop: mustPrefix("fd10:0:0:3::1/128").Addr()}}
+	if err != nil || len(gws) != 0 || !slices.Equal(routes, want) {
+		t.Errorf("Layer3 secondary: gateways %v, routes %v, %v; want routes %v", gws, routes, err, want)
+	}
+	n.Topology, n.Subnets = TopologyLayer2, n.Subnets[:1]
+	if gws, routes, err := PodRoutes(PodRoutesInput{Network: n, Role: PodRoleSecondary}); err != nil || gws != nil || routes != nil {
+		t.Errorf("Layer2 secondary: %v %v %v", gws, routes, err)
 	}
 }
