@@ -93,11 +93,12 @@ type podRouteJSON struct {
 // networks. A default route must be a gateway, not a route.
 func (p PodNetworks) Marshal() (string, error) {
 	out := make(map[string]podNetworkJSON, len(p))
-	for key, n := range p {
+	// Networks in key order, and within one the reference's checks
+	// (MarshalPodAnnotation: gateways, then routes) before the MAC, which
+	// the reference does not check: the same input gives the same error.
+	for _, key := range slices.Sorted(maps.Keys(p)) {
+		n := p[key]
 		j := podNetworkJSON{MAC: n.MAC.String(), TunnelID: n.TunnelID, Role: string(n.Role)}
-		if len(n.MAC) != 6 {
-			return "", names.Errorf("%w: network %q: mac_address: %v is not a 6-byte MAC", ErrPodNetworks, key, n.MAC)
-		}
 		for _, ip := range n.IPs {
 			j.IPs = append(j.IPs, ip.String())
 		}
@@ -126,6 +127,9 @@ func (p PodNetworks) Marshal() (string, error) {
 		}
 		if n.GatewayIPv6LLA.IsValid() {
 			j.GatewayIPv6LLA = n.GatewayIPv6LLA.String()
+		}
+		if len(n.MAC) != 6 {
+			return "", names.Errorf("%w: network %q: mac_address: %v is not a 6-byte MAC", ErrPodNetworks, key, n.MAC)
 		}
 		out[key] = j
 	}

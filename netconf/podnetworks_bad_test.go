@@ -2,6 +2,7 @@ package netconf
 
 import (
 	"errors"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -67,5 +68,25 @@ func TestPodRoutesLayer3Secondary(t *testing.T) {
 	n.Topology, n.Subnets = TopologyLayer2, n.Subnets[:1]
 	if gws, routes, err := PodRoutes(PodRoutesInput{Network: n, Role: PodRoleSecondary}); err != nil || gws != nil || routes != nil {
 		t.Errorf("Layer2 secondary: %v %v %v", gws, routes, err)
+	}
+}
+
+// TestMarshalPodNetworksCheckOrder: Marshal makes the reference's checks
+// (a single-stack network's one gateway, no default route) before its own
+// MAC check, and across networks in key order: the same input always gives
+// the same error.
+func TestMarshalPodNetworksCheckOrder(t *testing.T) {
+	ip := mustPrefix("10.0.0.5/24")
+	gw1, gw2 := mustPrefix("10.0.0.1/32").Addr(), mustPrefix("10.0.0.2/32").Addr()
+	for want, p := range map[string]PodNetworks{
+		"gateway_ips":         {"ns/a": {IPs: []netipPrefix{ip}, Gateways: []netip.Addr{gw1, gw2}}},
+		"routes":              {"ns/a": {IPs: []netipPrefix{ip}, Routes: []PodRoute{{Dest: mustPrefix("0.0.0.0/0"), NextHop: gw1}}}},
+		`"ns/a": mac_address`: {"ns/b": {IPs: []netipPrefix{ip}}, "ns/a": {IPs: []netipPrefix{ip}}},
+	} {
+		for range 20 {
+			if _, err := p.Marshal(); !errors.Is(err, ErrPodNetworks) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("Marshal: %v, want an error naming %s", err, want)
+			}
+		}
 	}
 }
