@@ -73,6 +73,12 @@ type Input struct {
 	// ServiceCIDRs and ClusterSubnets (the default network's) feed the
 	// routes.
 	ServiceCIDRs, ClusterSubnets []netip.Prefix
+	// Layer2 and LegacyNodes say, as in topology.Input, which nodes run a
+	// primary Layer2 network on the legacy topology (no transit router):
+	// there the gateway router answers for the gateway on the switch, and
+	// a pod's IPv6 link-local gateway is its join port's.
+	Layer2      topology.Layer2Mode
+	LegacyNodes []string
 }
 
 // Planned is a pod's rows and annotation.
@@ -136,9 +142,19 @@ func PlanPod(in Input) (Planned, error) {
 		pn := netconf.PodNetwork{IPs: a.IPs, MAC: mac, Gateways: gws, Routes: routes, TunnelID: a.TunnelID, Role: a.Role}
 		if a.Network != nil && a.Network.Topology == udn.TopologyLayer2 && a.Role == netconf.PodRolePrimary && len(gws) > 0 {
 			for _, gw := range gws {
-				if gw.Is6() {
-					pn.GatewayIPv6LLA = ipam.LinkLocalFromMAC(ipam.MACFromIP(firstV4(gws, gw)))
+				if !gw.Is6() {
+					continue
 				}
+				src := firstV4(gws, gw) // the transit router's switch port answers for the gateway
+				if legacyNode(in, nd.Name) {
+					// The legacy gateway router's port: its MAC is its join
+					// address's (IPv4 first), as the topology planner derives it.
+					var err error
+					if src, err = legacyJoinAddr(a.Network, nd.ID); err != nil {
+						return Planned{}, names.Errorf("pod %s/%s: network %s: %w: %w", p.Namespace, p.Name, key, ErrInvalid, err)
+					}
+				}
+				pn.GatewayIPv6LLA = ipam.LinkLocalFromMAC(ipam.MACFromIP(src))
 			}
 		}
 		out.Annotation[key] = pn
@@ -175,6 +191,32 @@ func checkNames(in Input) error {
 		}
 	}
 	return nil
+}
+
+// legacyNode reports whether node runs the network on the legacy Layer2
+// topology.
+func legacyNode(in Input, node string) bool {
+	return in.Layer2 == topology.Layer2Legacy || in.Layer2 == topology.Layer2Upgrade && slices.Contains(in.LegacyNodes, node)
+}
+
+// legacyJoinAddr returns the join address of node id's gateway router
+// whose MAC the legacy gateway router's switch port carries: the IPv4 one
+// when the network has an IPv4 join subnet.
+func legacyJoinAddr(n *udn.Network, id int) (netip.Addr, error) {
+	var out netip.Addr
+	for _, j := range n.JoinSubnets {
+		a, err := ipam.JoinGatewayRouterIP(j, id)
+		if err != nil {
+			return netip.Addr{}, err
+		}
+		if !out.IsValid() || a.Addr().Is4() && !out.Is4() {
+			out = a.Addr()
+		}
+	}
+	if !out.IsValid() {
+		return netip.Addr{}, errors.New("joinSubnets: none, a legacy Layer2 gateway router needs one")
+	}
+	return out, nil
 }
 
 // firstV4 returns the network's IPv4 gateway, whose MAC names the IPv6
