@@ -198,8 +198,10 @@
 // Every function is pure: no I/O, no clock, no global state; the same input
 // gives the same output, byte for byte. Errors wrap ErrInvalid, ErrConflict,
 // ErrNotFound, ErrUnsupported or an ipam sentinel and name the network,
-// node and field at fault. States are safe for concurrent use; a Builder is
-// not.
+// node and field at fault. Every Plan* entry point refuses a control
+// character, DEL or invalid UTF-8 in any name of its input (CheckNames,
+// which connect, pods and services call too), before OVSDB or a script sees
+// it. States are safe for concurrent use; a Builder is not.
 //
 // Deviations from the seeds, where DESIGN rules: the transit router's switch
 // port is trtos-<switch> (the seed's listings say rtos-<switch>), and the
