@@ -82,6 +82,16 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 		if err != nil {
 			return err
 		}
+<<<<<<< HEAD
+=======
+		if obj == nil {
+			return fmt.Errorf("nbctl: %s %s: %w: the change has no object", ch.Op, nbrow.Describe(ch.Kind, ch.Key), ErrInvalidChange)
+		}
+		if obj.Kind() != ch.Kind || obj.Key() != ch.Key {
+			return fmt.Errorf("nbctl: %s %s: %w: its object is %s", ch.Op, nbrow.Describe(ch.Kind, ch.Key), ErrInvalidChange, nbrow.Describe(obj.Kind(), obj.Key()))
+		}
+		var err error
+>>>>>>> inputs
 		switch ch.Op {
 		case topology.OpCreate:
 			err = r.create(ch.Object)
@@ -111,7 +121,7 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 			err = fmt.Errorf("%w: operation %v", ErrUnsupported, ch.Op)
 		}
 		if err != nil {
-			return fmt.Errorf("nbctl: %s: %w", ch.String(), err)
+			return fmt.Errorf("nbctl: %s %s: %w", ch.Op, nbrow.Describe(ch.Kind, ch.Key), err)
 		}
 	}
 	_, err := io.WriteString(w, r.b.String())

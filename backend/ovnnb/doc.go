@@ -101,7 +101,11 @@
 // context ended or the connection dropped; it may have committed, so
 // observe again before writing), or a context error (nothing sent). With
 // batches, transactions before the failing one are committed. A *ChangeError names the change (operation, kind,
-// key) it concerns.
+// key) it concerns. A change holding a string OVSDB cannot carry (a NUL, on
+// which the server drops the connection, another control character, DEL,
+// invalid UTF-8) in any column, key, referenced name or Gateway_Chassis is
+// refused with ErrInvalidChange before anything is sent, and the connection
+// stays up.
 //
 // # Connections
 //
