@@ -195,13 +195,8 @@ func TunnelKeyOwner(cnc string) string { return "connect-router/" + cnc }
 // Restore records a previously written allocation.
 func (a *Allocator) Restore(al Allocation) error {
 	if al.TunnelKey != 0 {
-<<<<<<< HEAD
 		if err := a.keys.Reserve(TunnelKeyOwner(a.name), al.TunnelKey); err != nil {
-			return fmt.Errorf("%s %q: %s: %w", Kind, a.name, AnnotationTunnelKey, err)
-=======
-		if err := a.keys.Reserve(tunnelKeyOwner(a.name), al.TunnelKey); err != nil {
 			return ucnames.Errorf("%s %q: %s: %w", Kind, a.name, AnnotationTunnelKey, err)
->>>>>>> inputs
 		}
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(al.Subnets), compareKeys) {
