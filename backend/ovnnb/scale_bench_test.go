@@ -1,0 +1,237 @@
+package ovnnb
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ovn-kubernetes/libovsdb/ovsdb"
+
+	"github.com/udnkit/udnkit/internal/ovntest"
+	"github.com/udnkit/udnkit/topology"
+)
+
+// icPlan is networks Layer3 primary networks on nodes nodes, every node in
+// its own zone (interconnect), planned for node1's zone: network i has the
+// pod subnet 10.0.0.0/8's i-th /20, a /27 per node.
+func icPlan(tb testing.TB, nodes, networks int) topology.State {
+	tb.Helper()
+	ns := ovntest.Nodes(nodes, "")
+	var states []topology.State
+	for i := 1; i <= networks; i++ {
+		n := ovntest.Layer3Network()
+		n.Name = fmt.Sprintf("ns%d_net%d", i, i)
+		n.ID = i
+		base := netip.AddrFrom4([4]byte{10, byte(i >> 4), byte(i&15) << 4, 0})
+		n.Subnets[0].CIDR = netip.PrefixFrom(base, 20)
+		n.Subnets[0].HostPrefix = 27
+		in := ovntest.PlanInput(n, ns, "node1")
+		for j, node := range ns {
+			a := base.As4()
+			off := j * 32
+			a[2] += byte(off >> 8)
+			a[3] = byte(off)
+			in.HostSubnets[node.Name] = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4(a), 27)}
+		}
+		s, err := topology.Plan(in)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		states = append(states, s)
+	}
+	return monMerge(tb, states...)
+}
+
+// BenchmarkScale measures the read path where a controller meets it: a
+// real NB (ovn-northd running) holding node1's zone of an interconnect
+// cluster of Layer3 primary networks on 100 nodes, each figure beside its
+// floor in the same run:
+//   - NoopSync: a monitoring Client's Sync of the State the NB holds
+//     (nothing to change);
+//   - Observe/monitor: Observe from the monitor's cache;
+//   - Observe/select: Observe without the monitor, interleaved with the
+//     raw select of the same tables (one JSON-RPC transact written to the
+//     socket, the reply read whole, nothing decoded into Go values);
+//   - NodeApply: node101 joins: a monitoring Client's Apply of the
+//     node's changes, interleaved with the raw transact of the very
+//     operations Apply sends (Client.Operations, marshalled off the
+//     clock); each is undone off the clock.
+//
+// 500x100 is large: run it alone (-bench 'Scale/500x100').
+func BenchmarkScale(b *testing.B) {
+	for _, size := range []struct{ networks, nodes int }{{100, 100}, {500, 100}} {
+		b.Run(fmt.Sprintf("%dx%d", size.networks, size.nodes), func(b *testing.B) {
+			benchScale(b, size.networks, size.nodes)
+		})
+	}
+}
+
+func benchScale(b *testing.B, networks, nodes int) {
+	ctx := context.Background()
+	env := ovntest.Start(b)
+	base, more := icPlan(b, nodes, networks), icPlan(b, nodes+1, networks)
+	add, remove := topology.Diff(base, more), topology.Diff(more, base)
+	w, _ := monDial(b, env.NBUnix, false)
+	start := time.Now()
+	if _, _, err := w.Sync(ctx, base); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d objects synced from empty in %v; node101: %d changes", base.Len(), time.Since(start).Round(time.Millisecond), len(add))
+	mon, sent := monDial(b, env.NBUnix, true)
+	plain, _ := monDial(b, env.NBUnix, false)
+
+	b.Run("NoopSync", func(b *testing.B) {
+		b.ReportAllocs()
+		before := sent.n.Load()
+		for b.Loop() {
+			ch, res, err := mon.Sync(ctx, base)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(ch) != 0 || res.Transactions != 0 {
+				b.Fatalf("no-op Sync: %d changes, %d transactions", len(ch), res.Transactions)
+			}
+		}
+		b.ReportMetric(float64(sent.n.Load()-before)/float64(b.N), "selects/op")
+	})
+	b.Run("Observe/monitor", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			got, err := mon.Observe(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got.Len() != base.Len() {
+				b.Fatalf("observed %d objects, want %d", got.Len(), base.Len())
+			}
+		}
+		b.ReportMetric(float64(base.Len())*float64(b.N)/b.Elapsed().Seconds(), "objects/s")
+	})
+	b.Run("Observe/select", func(b *testing.B) {
+		b.ReportAllocs()
+		var obsT, rawT time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			got, err := plain.Observe(ctx)
+			obsT += time.Since(t0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got.Len() != base.Len() {
+				b.Fatalf("observed %d objects, want %d", got.Len(), base.Len())
+			}
+			rawT += rawSelect(b, env.NBUnix)
+		}
+		b.ReportMetric(float64(obsT.Milliseconds())/float64(b.N), "observe-ms")
+		b.ReportMetric(float64(rawT.Milliseconds())/float64(b.N), "raw-ms")
+		b.ReportMetric(rawT.Seconds()/obsT.Seconds(), "raw/observe")
+	})
+	b.Run("NodeApply", func(b *testing.B) {
+		b.ReportAllocs()
+		var applyT, rawT time.Duration
+		ops := 0
+		for b.Loop() {
+			t0 := time.Now()
+			if _, err := mon.Apply(ctx, add); err != nil {
+				b.Fatal(err)
+			}
+			applyT += time.Since(t0)
+			b.StopTimer()
+			if _, err := mon.Apply(ctx, remove); err != nil {
+				b.Fatal(err)
+			}
+			o, err := mon.Operations(ctx, add)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ops = len(o)
+			b.StartTimer()
+			rawT += rawTransact(b, env.NBUnix, o)
+			b.StopTimer()
+			if _, err := mon.Apply(ctx, remove); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(len(add)), "changes")
+		b.ReportMetric(float64(ops), "operations")
+		b.ReportMetric(float64(applyT.Milliseconds())/float64(b.N), "apply-ms")
+		b.ReportMetric(float64(rawT.Milliseconds())/float64(b.N), "raw-ms")
+		b.ReportMetric(applyT.Seconds()/rawT.Seconds(), "apply/raw")
+	})
+}
+
+// rawCall writes one JSON-RPC request to a fresh connection to the unix
+// endpoint ep and reads the reply whole; it returns the time from the
+// first byte sent to the reply read, and the reply.
+func rawCall(tb testing.TB, ep string, msg []byte) (time.Duration, json.RawMessage) {
+	tb.Helper()
+	conn, err := net.Dial("unix", strings.TrimPrefix(ep, "unix:"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	if _, err := conn.Write(msg); err != nil {
+		tb.Fatal(err)
+	}
+	var reply json.RawMessage
+	if err := json.NewDecoder(bufio.NewReaderSize(conn, 1<<20)).Decode(&reply); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Since(start), reply
+}
+
+// rawSelect selects every row of the adapter's tables, as Observe's select
+// does, and returns the time the reply took.
+func rawSelect(tb testing.TB, ep string) time.Duration {
+	tb.Helper()
+	params := []any{"OVN_Northbound"}
+	for _, t := range snapshotTables {
+		params = append(params, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: t, Where: []ovsdb.Condition{}})
+	}
+	msg, err := json.Marshal(map[string]any{"id": 1, "method": "transact", "params": params})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, raw := rawCall(tb, ep, msg)
+	var reply struct {
+		Result []json.RawMessage `json:"result"`
+		Error  any               `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &reply); err != nil || reply.Error != nil || len(reply.Result) != len(snapshotTables) {
+		tb.Fatalf("raw select: %v %v, %d results", err, reply.Error, len(reply.Result))
+	}
+	return d
+}
+
+// rawTransact sends ops as one transaction and checks every result.
+func rawTransact(tb testing.TB, ep string, ops []ovsdb.Operation) time.Duration {
+	tb.Helper()
+	params := []any{"OVN_Northbound"}
+	for _, o := range ops {
+		params = append(params, o)
+	}
+	msg, err := json.Marshal(map[string]any{"id": 1, "method": "transact", "params": params})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, raw := rawCall(tb, ep, msg)
+	var reply struct {
+		Result []ovsdb.OperationResult `json:"result"`
+		Error  any                     `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &reply); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := ovsdb.CheckOperationResults(reply.Result, ops); err != nil || reply.Error != nil {
+		tb.Fatal(err, reply.Error)
+	}
+	return d
+}
