@@ -96,6 +96,19 @@ func (c *Client) Operations(ctx context.Context, changes topology.Changes) ([]ov
 // which Observe leaves out; those deletes are counted in the Result but
 // are not among the returned changes.
 func (c *Client) Sync(ctx context.Context, desired topology.State) (topology.Changes, Result, error) {
+	if c.mon != nil {
+		changes, p, err := c.syncCached(ctx, desired)
+		switch {
+		case err == nil && p == nil:
+			return nil, Result{}, nil
+		case err == nil:
+			r, err := c.run(ctx, p)
+			return changes, r, err
+		case !errors.Is(err, errStale) && !errors.Is(err, ErrInvalidChange):
+			return changes, Result{}, err
+		}
+		// The cache lags or the plan failed on it: a select decides.
+	}
 	snap, err := c.read(ctx)
 	if err != nil {
 		return nil, Result{}, err
@@ -115,6 +128,26 @@ func (c *Client) Sync(ctx context.Context, desired topology.State) (topology.Cha
 	}
 	r, err := c.run(ctx, p)
 	return changes, r, err
+}
+
+// syncCached observes from the monitor's cache, diffs and plans against
+// it (see planCached). A nil plan and error: nothing to change.
+func (c *Client) syncCached(ctx context.Context, desired topology.State) (topology.Changes, []*unit, error) {
+	snap, err := c.mon.snapshot(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	observed, err := snap.state(desired.Networks())
+	if err != nil {
+		return nil, nil, err
+	}
+	changes := topology.Diff(observed, desired)
+	heal := snap.extrasFor(desired)
+	if len(changes) == 0 && len(heal) == 0 {
+		return nil, nil, nil
+	}
+	p, err := c.planCached(ctx, snap, changes, heal)
+	return changes, p, err
 }
 
 // sendError classifies an error of sending a transaction that got no

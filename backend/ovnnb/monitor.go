@@ -39,6 +39,9 @@ type monitor struct {
 	// overflow: transactions were forgotten; read with a select once.
 	overflow  bool
 	forgotten int
+	// last is the snapshot last built from the cache (see indexed); it is
+	// shared by every reader and never modified but for its memos.
+	last *snapshot
 }
 
 // expect is what one committed transaction of this client made true.
@@ -463,6 +466,7 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 		return nil, err
 	}
 	deadline := time.Now().Add(min(m.c.timeout(), ownWritesWait))
+	echoed := false
 	for {
 		rows, err := m.cacheRows(ctx)
 		if err != nil {
@@ -470,12 +474,15 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 		}
 		done, wait := m.settle(rows)
 		if done {
-			s := newSnapshot()
-			s.rows = rows
-			if err := s.index(); err != nil {
-				return nil, err
+			return m.indexed(rows)
+		}
+		if !echoed {
+			// One round trip proves the cache holds every transaction
+			// committed before it (see echo); read it again.
+			echoed = true
+			if m.echo(ctx) == nil {
+				continue
 			}
-			return s, nil
 		}
 		if !wait || !time.Now().Before(deadline) {
 			// Only transactions recorded before the select is sent are
@@ -494,6 +501,51 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 		case <-time.After(pollInterval):
 		}
 	}
+}
+
+// echo sends an echo request on the monitor's connection and waits for
+// the reply; then it forgets the transactions pending when it was sent.
+// ovsdb-server sends a session's pending update notifications before it
+// reads the session's next request, and libovsdb applies each
+// notification to the cache before it reads the next message, so once the
+// reply is in, the cache holds every transaction committed before the
+// request was sent (this client's, on any connection, and others'). The
+// embedded server sends its notifications before it replies to the
+// transaction.
+func (m *monitor) echo(ctx context.Context) error {
+	pending, forgotten := m.capture()
+	if err := m.raw.Echo(ctx); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.forgotten == forgotten {
+		m.overflow = false
+	}
+	m.pending = slices.DeleteFunc(m.pending, func(e *expect) bool { return slices.Contains(pending, e) })
+	return nil
+}
+
+// indexed returns the snapshot of rows (a cache read, see cacheRows): the
+// last one built when the cache has not changed since (the cache replaces
+// a model on every change, so the same models are the same rows), else a
+// new one, kept for the next call.
+func (m *monitor) indexed(rows map[string]map[string]model.Model) (*snapshot, error) {
+	m.mu.Lock()
+	last := m.last
+	m.mu.Unlock()
+	if last != nil && sameRows(last.rows, rows) {
+		return last, nil
+	}
+	s := newSnapshot()
+	s.rows = rows
+	if err := s.index(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.last = s
+	m.mu.Unlock()
+	return s, nil
 }
 
 // settle drops the pending transactions rows show and reports whether

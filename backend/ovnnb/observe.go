@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
@@ -53,6 +54,14 @@ type snapshot struct {
 	// the zero Owner); read apart from the rows in partial snapshots, else
 	// built by index.
 	lbgRefs map[string][]lbgRef
+
+	// memo guards what state builds once per snapshot: the keys of the
+	// owned objects by network, the networks sorted, and each network's
+	// State.
+	memo     sync.Mutex
+	byNet    map[string][]objKey
+	nets     []string
+	netState map[string]topology.State
 }
 
 // snapshotTables are read by one select transaction: the kinds' tables
@@ -353,30 +362,66 @@ func (s *snapshot) state(networks []string) (topology.State, error) {
 			return topology.State{}, err
 		}
 	}
-	var b topology.Builder
+	s.memo.Lock()
+	defer s.memo.Unlock()
+	if s.byNet == nil {
+		s.byNet = map[string][]objKey{}
+		for k, o := range s.owned {
+			n := o.obj.OwnedBy().Network
+			s.byNet[n] = append(s.byNet[n], k)
+		}
+		s.nets = slices.Sorted(maps.Keys(s.byNet))
+		s.netState = map[string]topology.State{}
+	}
+	var own topology.Builder
 	for _, n := range networks {
-		b.Own(n)
+		own.Own(n)
 	}
-	keys := make([]objKey, 0, len(s.owned))
-	for k := range s.owned {
-		keys = append(keys, k)
+	scope, err := own.State()
+	if err != nil {
+		return topology.State{}, fmt.Errorf("ovnnb: observed rows do not form a state: %w", err)
 	}
+	if len(networks) == 0 {
+		networks = s.nets
+	}
+	parts := make([]topology.State, 0, len(networks))
+	for _, n := range networks {
+		st, err := s.networkState(n)
+		if err != nil {
+			return topology.State{}, err
+		}
+		parts = append(parts, st)
+	}
+	st, err := scope.Merge(parts...)
+	if err != nil {
+		return topology.State{}, fmt.Errorf("ovnnb: observed rows do not form a state: %w", err)
+	}
+	return st, nil
+}
+
+// networkState returns the owned objects of network n as a State (that
+// speaks for the (controller, network) pairs of its objects only), built
+// once per snapshot: States are immutable, so Observes of an unchanged
+// cache share them. s.memo is held.
+func (s *snapshot) networkState(n string) (topology.State, error) {
+	if st, ok := s.netState[n]; ok {
+		return st, nil
+	}
+	keys := s.byNet[n]
 	slices.SortFunc(keys, func(a, b objKey) int {
 		if a.kind != b.kind {
 			return int(a.kind) - int(b.kind)
 		}
 		return strings.Compare(a.key, b.key)
 	})
+	var b topology.Builder
 	for _, k := range keys {
-		o := s.owned[k].obj
-		if len(networks) > 0 && !slices.Contains(networks, o.OwnedBy().Network) {
-			continue
-		}
-		b.Add(o)
+		b.Add(s.owned[k].obj)
 	}
 	st, err := b.State()
 	if err != nil {
-		return topology.State{}, fmt.Errorf("ovnnb: observed rows do not form a state: %w", err)
+		return topology.State{}, fmt.Errorf("ovnnb: observed rows of network %q do not form a state: %w", n, err)
 	}
+	s.netState[n] = st
 	return st, nil
 }

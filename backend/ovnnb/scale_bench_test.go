@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,9 @@ func BenchmarkScale(b *testing.B) {
 func benchScale(b *testing.B, networks, nodes int) {
 	ctx := context.Background()
 	env := ovntest.Start(b)
+	// northd rate-limits the chassis warnings of this many ports (which
+	// Start allows) and says how many it dropped.
+	env.AllowNorthd(regexp.MustCompile(`\|WARN\|Dropped \d+ log messages in last \d+ seconds`))
 	base, more := icPlan(b, nodes, networks), icPlan(b, nodes+1, networks)
 	add, remove := topology.Diff(base, more), topology.Diff(more, base)
 	w, _ := scaleDial(b, env.NBUnix, false)

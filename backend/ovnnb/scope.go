@@ -331,6 +331,17 @@ func idsOf(row *ovsdb.Row) (map[string]string, error) {
 // set is planned again against every row, so that a refusal is always
 // decided on a full read.
 func (c *Client) planFor(ctx context.Context, changes topology.Changes) ([]*unit, error) {
+	if c.mon != nil {
+		s, err := c.mon.snapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		units, err := c.planCached(ctx, s, changes, nil)
+		if err == nil || !errors.Is(err, errStale) && !errors.Is(err, ErrInvalidChange) {
+			return units, err
+		}
+		// The cache lags or the plan failed on it: selects decide.
+	}
 	s, err := c.readFor(ctx, changes)
 	if err == nil {
 		var units []*unit
