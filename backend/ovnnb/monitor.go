@@ -380,6 +380,16 @@ func (m *monitor) cacheRows(ctx context.Context) (map[string]map[string]model.Mo
 	if err != nil {
 		return nil, err
 	}
+	m.mu.Lock()
+	last := m.last
+	m.mu.Unlock()
+	if last != nil && sameRows(last.rows, a) {
+		// Every table as the last snapshot read it (the cache replaces
+		// a changed row's model): an update applied during the pass
+		// would show in a table read after it, so the pass read one
+		// state, the last snapshot's.
+		return last.rows, nil
+	}
 	backoff := time.Duration(0)
 	for try := 1; ; try++ {
 		if try > cacheRowsTries {

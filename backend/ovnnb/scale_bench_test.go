@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,8 +62,9 @@ func icPlan(tb testing.TB, nodes, networks int) topology.State {
 //   - Observe/select: Observe without the monitor, interleaved with the
 //     raw select of the same tables (one JSON-RPC transact written to the
 //     socket, the reply read whole, nothing decoded into Go values);
-//   - NodeApply: node101 joins: a monitoring Client's Apply of the
-//     node's changes, interleaved with the raw transact of the very
+//   - NodeApply: node101 joins: a monitoring Client's Observe (the cache
+//     changed since its last read: observe-ms) then Apply of the node's
+//     changes (apply-ms), interleaved with the raw transact of the very
 //     operations Apply sends (Client.Operations, marshalled off the
 //     clock); each is undone off the clock.
 //
@@ -138,14 +142,21 @@ func benchScale(b *testing.B, networks, nodes int) {
 	})
 	b.Run("NodeApply", func(b *testing.B) {
 		b.ReportAllocs()
-		var applyT, rawT time.Duration
+		var observeT, applyT, rawT time.Duration
 		ops := 0
 		for b.Loop() {
+			// A controller's event: Observe (the cache changed since the
+			// last read), Diff, Apply.
 			t0 := time.Now()
+			if _, err := mon.Observe(ctx); err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
 			if _, err := mon.Apply(ctx, add); err != nil {
 				b.Fatal(err)
 			}
-			applyT += time.Since(t0)
+			observeT += t1.Sub(t0)
+			applyT += time.Since(t1)
 			b.StopTimer()
 			if _, err := mon.Apply(ctx, remove); err != nil {
 				b.Fatal(err)
@@ -165,6 +176,7 @@ func benchScale(b *testing.B, networks, nodes int) {
 		}
 		b.ReportMetric(float64(len(add)), "changes")
 		b.ReportMetric(float64(ops), "operations")
+		b.ReportMetric(float64(observeT.Milliseconds())/float64(b.N), "observe-ms")
 		b.ReportMetric(float64(applyT.Milliseconds())/float64(b.N), "apply-ms")
 		b.ReportMetric(float64(rawT.Milliseconds())/float64(b.N), "raw-ms")
 		b.ReportMetric(applyT.Seconds()/rawT.Seconds(), "apply/raw")
@@ -208,13 +220,14 @@ func rawCall(tb testing.TB, ep string, msg []byte) (time.Duration, json.RawMessa
 	return time.Since(start), reply
 }
 
-// rawSelect selects every row of the adapter's tables, as Observe's select
-// does, and returns the time the reply took.
+// rawSelect sends the select Observe sends (selectOps: every row of the
+// adapter's tables, the columns it reads) and returns the time the reply
+// took.
 func rawSelect(tb testing.TB, ep string) time.Duration {
 	tb.Helper()
 	params := []any{"OVN_Northbound"}
-	for _, t := range snapshotTables {
-		params = append(params, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: t, Where: []ovsdb.Condition{}})
+	for _, op := range selectOps() {
+		params = append(params, op)
 	}
 	msg, err := json.Marshal(map[string]any{"id": 1, "method": "transact", "params": params})
 	if err != nil {
@@ -254,4 +267,104 @@ func rawTransact(tb testing.TB, ep string, ops []ovsdb.Operation) time.Duration 
 		tb.Fatal(err, reply.Error)
 	}
 	return d
+}
+
+// centralPlan is networks Layer3 primary networks on nodes nodes, all in
+// one zone (a central NB), pod subnets as icPlan's.
+func centralPlan(tb testing.TB, nodes, networks int) topology.State {
+	tb.Helper()
+	ns := ovntest.Nodes(nodes, "zone1")
+	var states []topology.State
+	for i := 1; i <= networks; i++ {
+		n := ovntest.Layer3Network()
+		n.Name = fmt.Sprintf("ns%d_net%d", i, i)
+		n.ID = i
+		base := netip.AddrFrom4([4]byte{10, byte(i >> 4), byte(i&15) << 4, 0})
+		n.Subnets[0].CIDR = netip.PrefixFrom(base, 20)
+		n.Subnets[0].HostPrefix = 27
+		in := ovntest.PlanInput(n, ns, "zone1")
+		for j, node := range ns {
+			a := base.As4()
+			off := j * 32
+			a[2] += byte(off >> 8)
+			a[3] = byte(off)
+			in.HostSubnets[node.Name] = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4(a), 27)}
+		}
+		s, err := topology.Plan(in)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		states = append(states, s)
+	}
+	return monMerge(tb, states...)
+}
+
+// BenchmarkBatchCurve fills a central NB (centralPlan, ovn-northd running)
+// from empty by one Sync per batch size (Config.MaxOpsPerTransaction; 0:
+// one transaction), a fresh database each, and reports the seconds and the
+// NB ovsdb-server's peak resident memory (VmHWM). Sizes are sub-benchmark
+// names, NETWORKSxNODES: -bench 'BatchCurve/50x100'.
+func BenchmarkBatchCurve(b *testing.B) {
+	for _, size := range []struct{ networks, nodes int }{{25, 100}, {50, 100}, {100, 100}} {
+		b.Run(fmt.Sprintf("%dx%d", size.networks, size.nodes), func(b *testing.B) {
+			plan := centralPlan(b, size.nodes, size.networks)
+			for _, batch := range []int{0, 100000, 25000, 5000} {
+				b.Run(fmt.Sprintf("ops=%d", batch), func(b *testing.B) {
+					ctx := context.Background()
+					var total time.Duration
+					var hwm int64
+					txs := 0
+					for b.Loop() {
+						b.StopTimer()
+						env := ovntest.Start(b)
+						env.AllowNorthd(regexp.MustCompile(`\|WARN\|Dropped \d+ log messages in last \d+ seconds`))
+						c, _ := scaleDial(b, env.NBUnix, false)
+						c.cfg.MaxOpsPerTransaction = batch
+						b.StartTimer()
+						t0 := time.Now()
+						_, res, err := c.Sync(ctx, plan)
+						total += time.Since(t0)
+						b.StopTimer()
+						if err != nil {
+							b.Fatal(err)
+						}
+						txs = res.Transactions
+						hwm = max(hwm, serverHWM(b, env.Dir))
+						c.Close()
+						_ = env.Stop()
+						b.StartTimer()
+					}
+					b.ReportMetric(float64(plan.Len()), "objects")
+					b.ReportMetric(float64(txs), "transactions")
+					b.ReportMetric(total.Seconds()/float64(b.N), "s")
+					b.ReportMetric(float64(hwm)/(1<<20), "server-MiB")
+				})
+			}
+		})
+	}
+}
+
+// serverHWM returns the peak resident memory, in bytes, of the NB
+// ovsdb-server of the environment in dir.
+func serverHWM(tb testing.TB, dir string) int64 {
+	tb.Helper()
+	pid, err := os.ReadFile(filepath.Join(dir, "nb.pid"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	status, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(string(pid)), "status"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	tb.Fatalf("no VmHWM in %s's status", pid)
+	return 0
 }
