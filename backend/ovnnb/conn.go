@@ -69,9 +69,9 @@ type Config struct {
 	// Monitor keeps a client cache of the adapter's tables (an OVSDB
 	// monitor narrowed to the tables and columns the adapter reads,
 	// re-established on reconnect): Observe then reads the cache instead
-	// of sending a select transaction. Apply still checks its changes
-	// against a select. See the package documentation for what Observe
-	// sees.
+	// of sending a select transaction, and Apply and Sync plan against it,
+	// reading back by UUID only the rows the plan touches. See the package
+	// documentation for what Observe sees.
 	Monitor bool
 	// StreamOps is the transaction size, in operations, from which Apply
 	// streams the transaction on a connection of its own to the endpoint

@@ -465,9 +465,12 @@ func (m *monitor) connected(ctx context.Context) error {
 }
 
 // snapshot reads the adapter's tables from the cache once the cache shows
-// this client's committed writes. It waits for them at most ownWritesWait
-// (and Config.Timeout, within ctx); when they are still not shown, it
-// reads with a select transaction and rebases them on what it read.
+// this client's committed writes: at once when it does, else after one
+// echo round trip (see echo). Only when the echo fails does it wait for
+// them, at most ownWritesWait (and Config.Timeout, within ctx); when they
+// are still not shown, it reads with a select transaction and rebases
+// them on what it read. The snapshot of an unchanged cache is the last
+// one (see indexed): read only.
 func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 	if err := m.c.open(); err != nil {
 		return nil, err
