@@ -142,7 +142,8 @@ func rawUUIDs(raw json.RawMessage, add func(string)) {
 
 // verify reads the rows the units touch (see touched) from the server in
 // one transaction, by UUID (the server finds a row by its UUID without a
-// scan), narrowed to the monitored columns, and compares them with s's.
+// scan), narrowed to the columns the plan depends on (verifiedColumns, and
+// the members of a parent it deletes), and compares them with s's.
 // It returns the rows read, by UUID.
 func (c *Client) verify(ctx context.Context, s *snapshot, units []*unit) (map[string]model.Model, error) {
 	refs := touched(s, units)
@@ -152,10 +153,27 @@ func (c *Client) verify(ctx context.Context, s *snapshot, units []*unit) (map[st
 	if len(refs) > maxVerified {
 		return nil, fmt.Errorf("%w: %d rows to read back", errStale, len(refs))
 	}
+	// A parent deleted with a wait on its members: its members too (the
+	// wait is then sent in the server's order, see planCached).
+	waited := map[string][]string{}
+	for _, u := range units {
+		for _, t := range u.ops {
+			if id, ok := whereUUID(t.op.Where); ok && t.op.Op == ovsdb.OperationWait && t.op.Until == string(ovsdb.WaitConditionEqual) {
+				waited[id] = t.op.Columns
+			}
+		}
+	}
+	cols := make([][]string, len(refs))
 	ops := make([]ovsdb.Operation, len(refs))
 	for i, r := range refs {
+		cols[i] = verifiedColumns(r.table)
+		for _, c := range waited[r.uuid] {
+			if !slices.Contains(cols[i], c) {
+				cols[i] = append(slices.Clip(cols[i]), c)
+			}
+		}
 		ops[i] = ovsdb.Operation{Op: ovsdb.OperationSelect, Table: r.table, Where: []ovsdb.Condition{uuidIs(r.uuid)},
-			Columns: append([]string{"_uuid"}, monitorColumns[r.table]...)}
+			Columns: append([]string{"_uuid"}, cols[i]...)}
 	}
 	res, err := c.ovs.Transact(ctx, ops...)
 	if err != nil {
@@ -173,12 +191,48 @@ func (c *Client) verify(ctx context.Context, s *snapshot, units []*unit) (map[st
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s row %s: %v", ErrSchema, r.table, r.uuid, err)
 		}
-		if !sameModel(m, s.rows[r.table][r.uuid]) {
+		if !sameColumns(m, s.rows[r.table][r.uuid], cols[i]) {
 			return nil, fmt.Errorf("%w: %s row %s changed", errStale, r.table, r.uuid)
 		}
 		read[r.uuid] = m
 	}
 	return read, nil
+}
+
+// verifiedColumns are the columns of table's rows a plan against the cache
+// depends on: a row's name and owner (external_ids) when it has them (what
+// it sends to a member set is a mutation, whatever else the set holds;
+// the waits on a deleted parent's members are checked by the server), all
+// columns read otherwise (a load balancer group, owned through the rows
+// that reference it, and Gateway_Chassis).
+func verifiedColumns(table string) []string {
+	cols := monitorColumns[table]
+	if !slices.Contains(cols, "external_ids") {
+		return cols
+	}
+	var out []string
+	for _, c := range []string{"external_ids", "name"} {
+		if slices.Contains(cols, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sameColumns is sameModel of the fields of the given columns.
+func sameColumns(a, b model.Model, cols []string) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() {
+		return false
+	}
+	va, vb = va.Elem(), vb.Elem()
+	t := va.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if slices.Contains(cols, t.Field(i).Tag.Get("ovsdb")) && !sameValue(va.Field(i), vb.Field(i)) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameModel reports whether two models of one table hold the same values

@@ -133,21 +133,42 @@ func TestMonitorStaleCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The other writer changes every switch; the old snapshot is what a
+	// The other writer deletes the first network, then adds a key to the
+	// external_ids of the second's switches; the old snapshot is what a
 	// lagging cache would still show.
-	theirs := monWithSwitchOption(t, base, "b", "2")
-	if _, _, err := other.Sync(ctx, theirs); err != nil {
+	gone, kept := base.Networks()[0], base.Networks()[1]
+	if _, _, err := other.Sync(ctx, monEmpty(t, base.Without(kept))); err != nil {
 		t.Fatal(err)
 	}
 	mine := monWithSwitchOption(t, base, "a", "1")
-	changes := topology.Diff(base, mine)
-	if _, err := c.planCached(ctx, old, changes, nil); !errors.Is(err, errStale) {
-		t.Fatalf("plan against the lagging snapshot: %v, want errStale", err)
+	for name, changes := range map[string]topology.Changes{
+		"rows gone":         topology.Diff(base.Without(kept), mine.Without(kept)),
+		"owner ids changed": topology.Diff(base.Without(gone), mine.Without(gone)),
+	} {
+		if name == "owner ids changed" {
+			for o := range base.Without(gone).Objects() {
+				if sw, ok := o.(topology.Switch); ok {
+					if _, err := other.ovs.Transact(ctx, ovsdb.Operation{Op: ovsdb.OperationMutate, Table: nbdb.LogicalSwitchTable,
+						Where: []ovsdb.Condition{ovsdb.NewCondition("name", ovsdb.ConditionEqual, sw.Name)},
+						Mutations: []ovsdb.Mutation{*ovsdb.NewMutation("external_ids", ovsdb.MutateOperationInsert,
+							ovsdb.OvsMap{GoMap: map[any]any{"k8s.ovn.org/claimed-by": "someone-else"}})}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		if len(changes) == 0 {
+			t.Fatalf("%s: no changes", name)
+		}
+		if _, err := c.planCached(ctx, old, changes, nil); !errors.Is(err, errStale) {
+			t.Fatalf("%s: plan against the lagging snapshot: %v, want errStale", name, err)
+		}
 	}
+	mine = mine.Without(kept)
 	if _, _, err := c.Sync(ctx, mine); err != nil {
 		t.Fatal(err)
 	}
-	got, err := other.Observe(ctx)
+	got, err := other.Observe(ctx, mine.Networks()...)
 	if err != nil {
 		t.Fatal(err)
 	}

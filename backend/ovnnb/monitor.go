@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"sync"
@@ -547,7 +548,9 @@ func (m *monitor) indexed(rows map[string]map[string]model.Model) (*snapshot, er
 	m.mu.Lock()
 	last := m.last
 	m.mu.Unlock()
-	if last != nil && sameRows(last.rows, rows) {
+	if last != nil && (reflect.ValueOf(last.rows).Pointer() == reflect.ValueOf(rows).Pointer() || sameRows(last.rows, rows)) {
+		// cacheRows returns the last snapshot's own rows when the cache
+		// has not changed.
 		return last, nil
 	}
 	s := newSnapshot()
