@@ -47,8 +47,9 @@ type Result = backend.Result
 var _ backend.Applier = (*Client)(nil)
 
 // Apply writes changes (from topology.Diff against a State this Client
-// observed) in one transaction, or in transactions of at most
-// Config.MaxOpsPerTransaction operations. Every change is checked against
+// observed) in transactions of at most Config.MaxOpsPerTransaction
+// operations (DefaultMaxOpsPerTransaction unless set; one transaction
+// for any smaller change set). Every change is checked against
 // the database before anything is sent: a malformed change set writes
 // nothing and returns a *ChangeError wrapping ErrInvalidChange. An empty
 // change set sends nothing.
@@ -167,6 +168,24 @@ func sendError(ctx context.Context, err error, res Result) error {
 		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
 	}
 	return fmt.Errorf("%w%s: observe again before writing: %w", ErrOutcomeUnknown, done, err)
+}
+
+// DefaultMaxOpsPerTransaction bounds transactions when
+// Config.MaxOpsPerTransaction is zero: the batch size that filled a
+// central NB from empty fastest, with the least memory in ovsdb-server
+// (BENCHMARKS.md, round 6). Smaller change sets go in one transaction.
+const DefaultMaxOpsPerTransaction = 50000
+
+// maxOps is the transaction bound: 0 for none.
+func (c *Client) maxOps() int {
+	switch n := c.cfg.MaxOpsPerTransaction; {
+	case n < 0:
+		return 0
+	case n == 0:
+		return DefaultMaxOpsPerTransaction
+	default:
+		return n
+	}
 }
 
 // taggedOp is one operation with the change it belongs to.
@@ -951,7 +970,7 @@ func setMembers(m model.Model, refs map[string][]string) error {
 // run sends the units in transactions.
 func (c *Client) run(ctx context.Context, units []*unit) (Result, error) {
 	var res Result
-	max := c.cfg.MaxOpsPerTransaction
+	max := c.maxOps()
 	real := map[string]string{}
 	for start := 0; start < len(units); {
 		end := start

@@ -195,3 +195,14 @@ func TestSameModel(t *testing.T) {
 		}
 	}
 }
+
+// Config.MaxOpsPerTransaction: zero is the default bound, a negative value
+// none, any other value itself.
+func TestMaxOps(t *testing.T) {
+	for _, tt := range []struct{ cfg, want int }{{0, DefaultMaxOpsPerTransaction}, {-1, 0}, {500, 500}} {
+		c := &Client{cfg: Config{MaxOpsPerTransaction: tt.cfg}}
+		if got := c.maxOps(); got != tt.want {
+			t.Errorf("MaxOpsPerTransaction %d: bound %d, want %d", tt.cfg, got, tt.want)
+		}
+	}
+}

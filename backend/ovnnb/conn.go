@@ -62,9 +62,10 @@ type Config struct {
 	// and Observe wait, bounded by their context.
 	NoReconnect bool
 	// MaxOpsPerTransaction bounds the size of one transaction. Zero means
-	// one transaction per Apply, whatever its size. A bounded Apply that
-	// fails midway leaves the earlier batches written; the next
-	// Observe/Diff/Apply converges.
+	// DefaultMaxOpsPerTransaction; a negative value means one transaction
+	// per Apply, whatever its size. A bounded Apply that fails midway
+	// leaves the earlier batches written; the next Observe/Diff/Apply
+	// converges.
 	MaxOpsPerTransaction int
 	// Monitor keeps a client cache of the adapter's tables (an OVSDB
 	// monitor narrowed to the tables and columns the adapter reads,

@@ -49,7 +49,8 @@
 // full read. Sync reads every row (it observes before it diffs). With
 // Config.Monitor both plan against the client cache instead (see Monitor).
 //
-// It then writes the change set as one transaction: new rows with named
+// It then writes the change set as one transaction (up to
+// DefaultMaxOpsPerTransaction operations, see below): new rows with named
 // UUIDs, members inserted before the parent row that references them,
 // parents' reference sets mutated, every operation result checked.
 // Deleting a parent carries a wait operation (RFC 7047, timeout 0) on the
@@ -67,7 +68,8 @@
 // and the next Sync of that network deletes the others. A row of one
 // network that cannot be read back fails that network's Observe and Sync
 // (ErrSchema) and no other's.
-// Config.MaxOpsPerTransaction bounds transactions instead; a parent
+// Config.MaxOpsPerTransaction (DefaultMaxOpsPerTransaction unless set, a
+// negative value for no bound) bounds transactions; a parent
 // created with its members always shares one, and so do a deleted load
 // balancer group and the updates and deletes of the switches and routers
 // that referenced it (else a stop between them would leave a group nothing
