@@ -172,10 +172,12 @@ func sendError(ctx context.Context, err error, res Result) error {
 
 // DefaultMaxOpsPerTransaction bounds transactions when
 // Config.MaxOpsPerTransaction is zero. Filling a central NB from empty
-// (BENCHMARKS.md, round 6), batches of 2,000 to 10,000 operations were as
-// fast as larger ones or faster and held ovsdb-server's peak memory 25-30 %
-// lower than batches of 50,000; 10,000 keeps a node's change set (2,500
-// operations at 500 networks) in one transaction.
+// (BENCHMARKS.md, round 6), batches of 10,000 operations held
+// ovsdb-server's peak memory to half that of one transaction (a quarter
+// less than batches of 50,000) for at most about a fifth more time; one
+// transaction of a 2.3 M-object NB had not finished after 12 minutes and
+// 9.4 GB. 10,000 keeps a node's change set (2,500 operations at 500
+// networks) in one transaction.
 const DefaultMaxOpsPerTransaction = 10000
 
 // maxOps is the transaction bound: 0 for none.
