@@ -2,6 +2,7 @@ package ovnnb
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
@@ -104,19 +106,7 @@ func touched(s *snapshot, units []*unit) []rowRef {
 		}
 	}
 	slices.SortFunc(out, func(a, b rowRef) int {
-		if a.table != b.table {
-			if a.table < b.table {
-				return -1
-			}
-			return 1
-		}
-		if a.uuid < b.uuid {
-			return -1
-		}
-		if a.uuid > b.uuid {
-			return 1
-		}
-		return 0
+		return cmp.Or(strings.Compare(a.table, b.table), strings.Compare(a.uuid, b.uuid))
 	})
 	return out
 }
