@@ -66,7 +66,15 @@ func (c *Client) Apply(ctx context.Context, changes topology.Changes) (Result, e
 	if err != nil {
 		return Result{}, err
 	}
-	return c.run(ctx, p)
+	r, err := c.run(ctx, p)
+	if errors.Is(err, errGuard) {
+		// The cache lagged: nothing was written; selects decide.
+		if p, err = c.planSelected(ctx, changes); err != nil {
+			return Result{}, err
+		}
+		return c.run(ctx, p)
+	}
+	return r, err
 }
 
 // Operations returns the OVSDB operations Apply would send for changes, in
@@ -104,7 +112,10 @@ func (c *Client) Sync(ctx context.Context, desired topology.State) (topology.Cha
 			return nil, Result{}, nil
 		case err == nil:
 			r, err := c.run(ctx, p)
-			return changes, r, err
+			if !errors.Is(err, errGuard) {
+				return changes, r, err
+			}
+			// The cache lagged: nothing was written; selects decide.
 		case !errors.Is(err, errStale) && !errors.Is(err, ErrInvalidChange):
 			return changes, Result{}, err
 		}
@@ -198,6 +209,9 @@ type taggedOp struct {
 	ch   int              // index into the change set
 	rows int              // rows it writes (0 for mutations)
 	of   *topology.Change // operation, kind and key of that change
+	// guard: a wait of a plan against the cache (see Client.guards);
+	// its failure is errGuard.
+	guard bool
 }
 
 // unit is a group of operations that must share a transaction: a new
@@ -1032,6 +1046,9 @@ func (c *Client) check(results []ovsdb.OperationResult, ops []ovsdb.Operation, b
 		detail := r.Error
 		if r.Details != "" {
 			detail += ": " + r.Details
+		}
+		if i < len(batch) && batch[i].guard {
+			return fmt.Errorf("%w: %w: %s on %s: %s", errGuard, ErrTransaction, ops[i].Op, ops[i].Table, detail)
 		}
 		if i < len(batch) {
 			of := batch[i].of

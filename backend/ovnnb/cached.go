@@ -37,6 +37,10 @@ func (c *Client) planCached(ctx context.Context, s *snapshot, changes topology.C
 	if err != nil {
 		return nil, err
 	}
+	if g, ok := c.guards(s, units); ok {
+		// One transaction: the checks go in it (see guards).
+		return append([]*unit{g}, units...), nil
+	}
 	read, err := c.verify(ctx, s, units)
 	if err != nil {
 		return nil, err
@@ -57,6 +61,58 @@ func (c *Client) planCached(ctx context.Context, s *snapshot, changes topology.C
 	}
 	return units, nil
 }
+
+// guards returns, when the plan goes in one transaction, a unit of wait
+// operations (RFC 7047, timeout 0) that the rows the plan touches (see
+// touched) still hold, in the columns it depends on (verifiedColumns),
+// what the cache holds: sent first in the plan's transaction, they make
+// the server refuse a plan made on a cache that lagged, and the read-back
+// costs no round trip of its own. Every wait of such a plan (these, the
+// members of a deleted parent, a create's "no row of this name") is
+// marked as a guard: Apply and Sync then plan again with selects (see
+// errGuard). ok is false for a plan of several transactions or too many
+// rows: verify reads them back instead.
+func (c *Client) guards(s *snapshot, units []*unit) (*unit, bool) {
+	refs := touched(s, units)
+	if len(refs) > maxVerified {
+		return nil, false
+	}
+	n := len(refs)
+	for _, u := range units {
+		n += len(u.ops)
+	}
+	if max := c.maxOps(); max > 0 && n > max {
+		return nil, false
+	}
+	g := &unit{phase: -1}
+	timeout := 0
+	for _, r := range refs {
+		cols := verifiedColumns(r.table)
+		row, err := c.fastRow(s.rows[r.table][r.uuid], cols)
+		if err != nil {
+			return nil, false
+		}
+		g.ops = append(g.ops, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationWait, Table: r.table, Timeout: &timeout,
+			Where: []ovsdb.Condition{uuidIs(r.uuid)}, Columns: cols, Until: string(ovsdb.WaitConditionEqual), Rows: []ovsdb.Row{row}},
+			of: &guardChange, guard: true})
+	}
+	for _, u := range units {
+		for i := range u.ops {
+			if u.ops[i].op.Op == ovsdb.OperationWait {
+				u.ops[i].guard = true
+			}
+		}
+	}
+	return g, true
+}
+
+// guardChange names a guard in errors.
+var guardChange = topology.Change{}
+
+// errGuard: a guard of a plan against the cache failed (see guards):
+// nothing of the transaction was written, and the change set is planned
+// again with selects.
+var errGuard = errors.New("ovnnb: the cache a plan was made on lagged the server")
 
 // touched lists, sorted, the UUIDs of rows of s that the units' operations
 // name: in their conditions (the rows they update, delete, mutate or wait

@@ -3,6 +3,7 @@ package ovnnb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -80,46 +81,70 @@ func TestMonitorNoopSyncSendsNothing(t *testing.T) {
 	}
 }
 
-// A monitoring Client's Apply plans against the cache and reads back only
-// the rows its operations touch, each selected by UUID; then it writes.
-func TestMonitorApplyReadsByUUID(t *testing.T) {
+// A monitoring Client's Apply plans against the cache and sends one
+// transaction: the write, led by waits that the rows it touches hold, by
+// UUID, what the cache holds. A batched Apply reads those rows back by
+// UUID first instead.
+func TestMonitorApplyGuardsByUUID(t *testing.T) {
 	ctx := context.Background()
-	ep := startEmbeddedT(t)
-	c, rec := recordOps(t, ep)
-	base := monTwoNetworks(t, 3)
-	if _, _, err := c.Sync(ctx, base); err != nil {
-		t.Fatal(err)
-	}
-	more := monTwoNetworks(t, 4)
-	add := topology.Diff(base, more)
-	if _, err := c.Observe(ctx); err != nil {
-		t.Fatal(err)
-	}
-	rec.take()
-	if _, err := c.Apply(ctx, add); err != nil {
-		t.Fatal(err)
-	}
-	txs := rec.take()
-	if len(txs) != 2 {
-		t.Fatalf("Apply sent %d transactions, want 2 (the rows it touches, then the write)", len(txs))
-	}
-	for _, op := range txs[0] {
-		if op.Op != ovsdb.OperationSelect || len(op.Where) != 1 || op.Where[0].Column != "_uuid" {
-			t.Fatalf("read-back operation %s on %s where %v: want selects by UUID", op.Op, op.Table, op.Where)
-		}
-	}
-	got, err := c.Observe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Equal(more) {
-		t.Fatalf("after Apply:\n%s", topology.Diff(got, more))
+	for _, batch := range []int{0, 5} {
+		t.Run(fmt.Sprintf("batch=%d", batch), func(t *testing.T) {
+			c, rec := recordOps(t, startEmbeddedT(t))
+			c.cfg.MaxOpsPerTransaction = batch
+			base := monTwoNetworks(t, 3)
+			if _, _, err := c.Sync(ctx, base); err != nil {
+				t.Fatal(err)
+			}
+			more := monTwoNetworks(t, 4)
+			if _, err := c.Observe(ctx); err != nil {
+				t.Fatal(err)
+			}
+			rec.take()
+			if _, err := c.Apply(ctx, topology.Diff(base, more)); err != nil {
+				t.Fatal(err)
+			}
+			txs := rec.take()
+			byUUID := func(op ovsdb.Operation) bool { return len(op.Where) == 1 && op.Where[0].Column == "_uuid" }
+			if batch == 0 {
+				if len(txs) != 1 {
+					t.Fatalf("Apply sent %d transactions, want 1", len(txs))
+				}
+				if op := txs[0][0]; op.Op != ovsdb.OperationWait || !byUUID(op) {
+					t.Fatalf("the write starts with %s on %s where %v: want a wait by UUID", op.Op, op.Table, op.Where)
+				}
+			} else {
+				if len(txs) < 3 {
+					t.Fatalf("batched Apply sent %d transactions, want the read-back and at least 2 batches", len(txs))
+				}
+				for _, op := range txs[0] {
+					if op.Op != ovsdb.OperationSelect || !byUUID(op) {
+						t.Fatalf("read-back operation %s on %s where %v: want selects by UUID", op.Op, op.Table, op.Where)
+					}
+				}
+			}
+			for _, tx := range txs {
+				for _, op := range tx {
+					if op.Op == ovsdb.OperationSelect && !byUUID(op) {
+						t.Fatalf("Apply selected %s where %v: want rows by UUID only", op.Table, op.Where)
+					}
+				}
+			}
+			got, err := c.Observe(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Equal(more) {
+				t.Fatalf("after Apply:\n%s", topology.Diff(got, more))
+			}
+		})
 	}
 }
 
-// A plan against a cache that lags another writer is refused by the
-// read-back (errStale), and Apply and Sync then decide on a select: they
-// neither fail nor write what the server no longer needs.
+// A plan against a cache that lags another writer is refused by its
+// guards (one transaction: the server refuses it, nothing written) or by
+// the read-back (batches: errStale, nothing sent), and Apply and Sync
+// then decide on a select: they neither fail nor write what the server no
+// longer needs.
 func TestMonitorStaleCache(t *testing.T) {
 	ctx := context.Background()
 	ep := startEmbeddedT(t)
@@ -160,9 +185,28 @@ func TestMonitorStaleCache(t *testing.T) {
 		if len(changes) == 0 {
 			t.Fatalf("%s: no changes", name)
 		}
-		if _, err := c.planCached(ctx, old, changes, nil); !errors.Is(err, errStale) {
-			t.Fatalf("%s: plan against the lagging snapshot: %v, want errStale", name, err)
+		// One transaction: its guards make the server refuse it.
+		c.cfg.MaxOpsPerTransaction = 0
+		p, err := c.planCached(ctx, old, changes, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
+		before, err := other.Observe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.run(ctx, p); !errors.Is(err, errGuard) {
+			t.Fatalf("%s: the plan against the lagging snapshot, sent: %v, want errGuard", name, err)
+		}
+		if after, err := other.Observe(ctx); err != nil || !after.Equal(before) {
+			t.Fatalf("%s: a refused plan wrote: %v\n%s", name, err, topology.Diff(before, after))
+		}
+		// Batches: the read-back refuses it before anything is sent.
+		c.cfg.MaxOpsPerTransaction = 1
+		if _, err := c.planCached(ctx, old, changes, nil); !errors.Is(err, errStale) {
+			t.Fatalf("%s: batched plan against the lagging snapshot: %v, want errStale", name, err)
+		}
+		c.cfg.MaxOpsPerTransaction = 0
 	}
 	mine = mine.Without(kept)
 	if _, _, err := c.Sync(ctx, mine); err != nil {

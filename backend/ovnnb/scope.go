@@ -342,6 +342,11 @@ func (c *Client) planFor(ctx context.Context, changes topology.Changes) ([]*unit
 		}
 		// The cache lags or the plan failed on it: selects decide.
 	}
+	return c.planSelected(ctx, changes)
+}
+
+// planSelected is planFor without the monitor's cache.
+func (c *Client) planSelected(ctx context.Context, changes topology.Changes) ([]*unit, error) {
 	s, err := c.readFor(ctx, changes)
 	if err == nil {
 		var units []*unit
