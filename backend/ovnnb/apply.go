@@ -183,13 +183,15 @@ func sendError(ctx context.Context, err error, res Result) error {
 
 // DefaultMaxOpsPerTransaction bounds transactions when
 // Config.MaxOpsPerTransaction is zero. Filling a central NB from empty
-// (BENCHMARKS.md, round 6), batches of 10,000 operations held
-// ovsdb-server's peak memory to half that of one transaction (a quarter
-// less than batches of 50,000) for at most about a fifth more time; one
-// transaction of a 2.3 M-object NB had not finished after 12 minutes and
-// 9.4 GB. 10,000 keeps a node's change set (2,500 operations at 500
-// networks) in one transaction.
-const DefaultMaxOpsPerTransaction = 10000
+// (BENCHMARKS.md, round 6), the server's peak memory fell with the batch
+// (at 62,775 objects: 484 MiB in one transaction, 335 MiB in batches of
+// 50,000, 232 MiB of 10,000) while the time stayed within the machine's
+// noise of one transaction's at 50,000 and rose by up to a fifth below;
+// one transaction of a 2.3 M-object NB had not finished after 12 minutes
+// and 9.4 GB. At 50,000 the 100 x 20 apply (31,460 operations) stays one
+// transaction (it ran at 0.57 of the raw transact in four batches of
+// 10,000) and so does any node's change set.
+const DefaultMaxOpsPerTransaction = 50000
 
 // maxOps is the transaction bound: 0 for none.
 func (c *Client) maxOps() int {
