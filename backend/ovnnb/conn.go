@@ -71,7 +71,7 @@ type Config struct {
 	// monitor narrowed to the tables and columns the adapter reads,
 	// re-established on reconnect): Observe then reads the cache instead
 	// of sending a select transaction, and Apply and Sync plan against it,
-	// reading back by UUID only the rows the plan touches. See the package
+	// checking by UUID only the rows the plan touches. See the package
 	// documentation for what Observe sees.
 	Monitor bool
 	// StreamOps is the transaction size, in operations, from which Apply

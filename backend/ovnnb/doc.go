@@ -123,17 +123,22 @@
 // and reused while the cache does not change (the cache replaces a changed
 // row's model, so the same models are the same rows): an Observe of an
 // unchanged cache costs one pass over its rows, and a Sync whose diff is
-// empty sends nothing at all. Apply and Sync plan against that snapshot,
-// then read back in one transaction, each by its UUID (which the server
-// finds without a scan), the rows the plan touches or refers to (the rows
-// it updates, deletes, mutates or waits on, the members it moves, the rows
-// its inserts reference) and send the plan only if the server holds them
-// as the cache does; otherwise (a cache lagging another writer), and when
-// the plan fails on the cache or would read back more than 2000 rows,
-// they read and plan with selects as without the monitor, so a refusal is
-// still decided on a fresh read. The guards are unchanged: the wait on a
-// deleted parent's members, the wait-guarded creates and the name
-// indexes refuse what another writer did since. What Observe sees:
+// empty sends nothing at all. Apply and Sync plan against that snapshot
+// and check, each row by its UUID (which the server finds without a
+// scan), that the rows the plan touches or refers to (the rows it
+// updates, deletes, mutates or waits on, the members it moves, the rows
+// its inserts reference) hold on the server what the cache holds in the
+// columns the plan depends on (name and external_ids; every column of a
+// load balancer group; a deleted parent's members): a plan that fits one
+// transaction carries these checks as wait operations (timeout 0) ahead
+// of its writes, so the server refuses it whole if the cache lagged; a
+// plan of several transactions reads the rows back first. Whenever a
+// check or any other wait of such a plan fails, the plan fails on the
+// cache, or it would check more than 2000 rows, they read and plan with
+// selects as without the monitor, so a refusal is still decided on a
+// fresh read. The guards are unchanged: the wait on a deleted parent's
+// members, the wait-guarded creates and the name indexes refuse what
+// another writer did since. What Observe sees:
 //
 //   - This client's writes: after an Apply (or Sync) of this Client returned
 //     without error, Observe on the same Client shows what it wrote, or what
