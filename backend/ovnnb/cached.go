@@ -28,10 +28,12 @@ const maxVerified = maxScopedSelects
 var errStale = errors.New("ovnnb: the client cache lags the server")
 
 // planCached plans changes (and the deletion of the duplicates heal)
-// against the monitor's snapshot s, then reads back, by UUID, every
-// existing row the plan touches or refers to and checks that the server
-// holds them as the cache does. It returns errStale when one differs or
-// is gone, or the plan's error: the caller then plans from a select.
+// against the monitor's snapshot s and checks, by UUID, that the server
+// holds every existing row the plan touches or refers to as the cache
+// does: in the plan's own transaction when it fits one (see guards; a
+// failed check is then errGuard from run), else by reading them back
+// first (verify: errStale when one differs or is gone). On either error,
+// or the plan's own, the caller plans from selects.
 func (c *Client) planCached(ctx context.Context, s *snapshot, changes topology.Changes, heal []observed) ([]*unit, error) {
 	units, err := c.planHeal(s, changes, heal)
 	if err != nil {
