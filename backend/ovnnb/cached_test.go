@@ -14,7 +14,7 @@ import (
 )
 
 // opsRecorder records the operations of every transaction a Client sends
-// through libovsdb.
+// through libovsdb (recordOps: all of them, none streamed).
 type opsRecorder struct {
 	*monCounter
 	mu  sync.Mutex
@@ -39,6 +39,7 @@ func (r *opsRecorder) take() [][]ovsdb.Operation {
 func recordOps(t *testing.T, ep string) (*Client, *opsRecorder) {
 	t.Helper()
 	c, cnt := monDial(t, ep, true)
+	c.cfg.StreamOps = -1 // every transaction through the recorder
 	r := &opsRecorder{monCounter: cnt}
 	c.ovs = r
 	return c, r

@@ -79,7 +79,7 @@ type Config struct {
 	// in use (the leader) instead of sending it through the libovsdb
 	// client: its operations are encoded straight onto the socket, so
 	// the server parses while the client encodes. Zero means
-	// DefaultStreamOps (1000); a negative value never streams.
+	// DefaultStreamOps (100); a negative value never streams.
 	StreamOps int
 }
 

@@ -83,7 +83,7 @@
 // time sends nothing.
 //
 // A transaction of at least Config.StreamOps operations (default
-// DefaultStreamOps, 1000) is not sent through the libovsdb client: Apply
+// DefaultStreamOps, 100) is not sent through the libovsdb client: Apply
 // opens a JSON-RPC connection of its own to the endpoint in use (the
 // leader; Config.TLS for ssl:), encodes the transact request straight onto
 // the socket, so the server parses while the client encodes, answers the

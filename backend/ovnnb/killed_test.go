@@ -60,6 +60,7 @@ func killedBetweenBatches(t *testing.T, plan topology.State, monitor bool) {
 			batch   int
 		}{{"create", plan, 500}, {"remove", topology.Removal(plan.Networks()[:3]...), 10}} {
 			c.cfg.MaxOpsPerTransaction = step.batch
+			c.cfg.StreamOps = -1 // killAfter counts libovsdb's transactions
 			ctx, cancel := context.WithCancel(context.Background())
 			k := &killAfter{monCounter: cnt, n: int64(run), cancel: cancel}
 			c.ovs = k

@@ -19,7 +19,12 @@ import (
 // DefaultStreamOps is the transaction size (in operations) from which
 // Apply streams a transaction on its own connection when
 // Config.StreamOps is zero.
-const DefaultStreamOps = 1000
+//
+// At 100 (it was 1000): a node's 700-operation Apply with the monitor
+// waited 3.0 times the raw transact of its operations through libovsdb
+// and 1.6 times streamed (BENCHMARKS.md, round 6); a transaction of fewer
+// operations goes through libovsdb, saving a connection.
+const DefaultStreamOps = 100
 
 // streamOps is the streaming threshold: 0 when streaming is off.
 func (c *Client) streamOps() int {
