@@ -19,6 +19,7 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
 	"github.com/udnkit/udnkit/backend"
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/internal/nbdb"
 	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/topology"
@@ -609,17 +610,21 @@ func (p *planner) fill(i int, obj topology.Object, ids *idsCache) (model.Model, 
 	}
 	var pre []taggedOp
 	if gcs := nbrow.ChassisOf(obj); len(gcs) > 0 {
-		names := make([]string, len(gcs))
+		uuidNames := make([]string, len(gcs))
 		for j, g := range gcs {
+			if names.Control(g.Name) >= 0 || names.Control(g.Chassis) >= 0 {
+				return nil, nil, invalid("gateway_chassis %s on %s: %s%s", names.Quote(g.Name), names.Quote(g.Chassis),
+					names.ControlError(g.Name), names.ControlError(g.Chassis))
+			}
 			gm := &nbdb.GatewayChassis{Name: g.Name, ChassisName: g.Chassis, Priority: g.Priority}
 			row, err := p.c.fastRow(gm, nil)
 			if err != nil {
 				return nil, nil, err
 			}
-			names[j] = "gc" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
-			pre = append(pre, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: nbdb.GatewayChassisTable, UUIDName: names[j], Row: row}, ch: i, rows: 1})
+			uuidNames[j] = "gc" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
+			pre = append(pre, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: nbdb.GatewayChassisTable, UUIDName: uuidNames[j], Row: row}, ch: i, rows: 1})
 		}
-		nbrow.SetUUIDs(m, nbrow.ColumnGatewayChassis, names)
+		nbrow.SetUUIDs(m, nbrow.ColumnGatewayChassis, uuidNames)
 	}
 	return m, pre, nil
 }
