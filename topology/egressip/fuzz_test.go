@@ -1,0 +1,103 @@
+package egressip_test
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/udnkit/udnkit/topology/egressip"
+)
+
+// FuzzParseMark: what parses is in range and formats back to the input.
+func FuzzParseMark(f *testing.F) {
+	for _, s := range []string{"50000", "54999", "55000", "-1", "0x1", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := egressip.ParseMark(s)
+		if err != nil {
+			if len(err.Error()) > 300 {
+				t.Errorf("error of %d bytes", len(err.Error()))
+			}
+			return
+		}
+		if m < egressip.MarkFirst || m > egressip.MarkLast || egressip.FormatMark(m) != s {
+			t.Errorf("ParseMark(%q) = %d", s, m)
+		}
+	})
+}
+
+// FuzzParseBridgeIPs: what parses formats and parses back to itself.
+func FuzzParseBridgeIPs(f *testing.F) {
+	for _, s := range []string{`["192.168.126.101"]`, `[]`, `["fd00::1","10.0.0.1","10.0.0.1"]`, `["fe80::1%eth0"]`, `{}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ips, err := egressip.ParseBridgeIPs(s)
+		if err != nil {
+			if len(err.Error()) > 400 {
+				t.Errorf("error of %d bytes", len(err.Error()))
+			}
+			return
+		}
+		again, err := egressip.ParseBridgeIPs(egressip.FormatBridgeIPs(ips))
+		if err != nil || len(again) != len(ips) {
+			t.Fatalf("round trip of %v: %v %v", ips, again, err)
+		}
+		for i := range ips {
+			if again[i] != ips[i] || i > 0 && ips[i-1].Compare(ips[i]) >= 0 {
+				t.Errorf("round trip %v -> %v not sorted and equal", ips, again)
+			}
+		}
+	})
+}
+
+// FuzzAssign: any nodes and IPs give an assignment that keeps the rules.
+func FuzzAssign(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8}, uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, nNodes uint8) {
+		var nodes []egressip.Node
+		for i := range int(nNodes % 6) {
+			n := egressNode(string(rune('a'+i)), netip.AddrFrom4([4]byte{10, 0, byte(i % 2), byte(10 + i)}).String()+"/24")
+			n.Capacity = i % 3
+			n.Ready = i != 4
+			nodes = append(nodes, n)
+		}
+		var eips []egressip.EgressIP
+		for i := 0; i+1 < len(data) && i < 40; i += 2 {
+			name := string(rune('a' + int(data[i])%5))
+			ip := netip.AddrFrom4([4]byte{10, 0, data[i] % 3, data[i+1]})
+			for j := range eips {
+				if eips[j].Name == name {
+					eips[j].IPs = append(eips[j].IPs, ip)
+					name = ""
+				}
+			}
+			if name != "" {
+				eips = append(eips, egressip.EgressIP{Name: name, IPs: []netip.Addr{ip}})
+			}
+		}
+		st, un := egressip.Assign(eips, nodes)
+		count := map[string]int{}
+		owner := map[netip.Addr]string{}
+		for _, s := range st {
+			seen := map[string]bool{}
+			for _, a := range s.Items {
+				if seen[a.Node] {
+					t.Errorf("%s: two IPs on %s", s.EgressIP, a.Node)
+				}
+				seen[a.Node] = true
+				count[a.Node]++
+				if o, ok := owner[a.IP]; ok {
+					t.Errorf("%v assigned to %s and %s", a.IP, o, s.EgressIP)
+				}
+				owner[a.IP] = s.EgressIP
+			}
+		}
+		for _, n := range nodes {
+			if n.Capacity > 0 && count[n.Name] > n.Capacity || !n.Ready && count[n.Name] > 0 {
+				t.Errorf("node %s: %d IPs (capacity %d, ready %v)", n.Name, count[n.Name], n.Capacity, n.Ready)
+			}
+		}
+		_ = un
+	})
+}

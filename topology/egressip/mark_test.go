@@ -1,0 +1,71 @@
+package egressip_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/udnkit/udnkit/topology/egressip"
+)
+
+// TestMarkAllocator ports the reference's "EgressIP Mark cache"
+// expectations (go-controller/pkg/clustermanager/egressip_controller_test.go):
+// marks start at 50000, one per EgressIP, stable for a name, restored
+// from the annotation, never handed out twice.
+func TestMarkAllocator(t *testing.T) {
+	var a egressip.MarkAllocator
+	m1, _ := a.Allocate("eip1")
+	m2, _ := a.Allocate("eip2")
+	again, _ := a.Allocate("eip1")
+	if m1 != 50000 || m2 != 50001 || again != m1 {
+		t.Fatalf("marks %d %d %d, want 50000 50001 50000", m1, m2, again)
+	}
+	// Round robin: a released mark is not reused at once.
+	a.Release("eip1")
+	if m, _ := a.Allocate("eip3"); m != 50002 {
+		t.Errorf("after a release got %d, want 50002", m)
+	}
+	// Restore after a restart: the annotations come back, new marks follow.
+	var b egressip.MarkAllocator
+	if err := b.Restore("x", 50007); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Restore("y", 50007); !errors.Is(err, egressip.ErrConflict) {
+		t.Errorf("restoring a mark twice: %v, want ErrConflict", err)
+	}
+	if err := b.Restore("y", 49999); !errors.Is(err, egressip.ErrInvalid) {
+		t.Errorf("restoring 49999: %v, want ErrInvalid", err)
+	}
+	if m, _ := b.Allocate("z"); m != 50008 {
+		t.Errorf("after restoring 50007 got %d, want 50008", m)
+	}
+	// The last mark wraps to the first free one.
+	var c egressip.MarkAllocator
+	if err := c.Restore("last", egressip.MarkLast); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := c.Allocate("next"); m != egressip.MarkFirst {
+		t.Errorf("after %d got %d, want %d", egressip.MarkLast, m, egressip.MarkFirst)
+	}
+	// Exhaustion.
+	var d egressip.MarkAllocator
+	for i := range egressip.MarkLast - egressip.MarkFirst + 1 {
+		if _, err := d.Allocate(string(rune('a'+i%26)) + egressip.FormatMark(i)); err != nil {
+			t.Fatalf("allocation %d: %v", i, err)
+		}
+	}
+	if _, err := d.Allocate("one-more"); !errors.Is(err, egressip.ErrExhausted) {
+		t.Errorf("past the range: %v, want ErrExhausted", err)
+	}
+}
+
+func TestParseMark(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{{"50000", 50000}, {"54999", 54999}, {"49999", 0}, {"55000", 0}, {"050000", 0}, {"+50000", 0}, {"", 0}, {"5e4", 0}, {" 50000", 0}} {
+		got, err := egressip.ParseMark(tc.in)
+		if got != tc.want || (err == nil) != (tc.want != 0) {
+			t.Errorf("ParseMark(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
