@@ -66,7 +66,7 @@ func TestRealEgressIP(t *testing.T) {
 		}
 		pp, err := pods.PlanPod(pods.Input{Pod: pods.Pod{Namespace: "ns1", Name: p.name, UID: "uid-" + p.name, Node: p.node},
 			Attachments: []pods.Attachment{{Network: blue, NAD: "ns1/blue", Role: netconf.PodRolePrimary, IPs: ips, HostSubnets: in.HostSubnets[p.node]}},
-			Nodes: nodes, Zone: "zone1", ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
+			Nodes:       nodes, Zone: "zone1", ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
 		if err != nil {
 			t.Fatal(err)
 		}
