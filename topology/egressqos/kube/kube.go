@@ -2,8 +2,8 @@ package kube
 
 import (
 	"fmt"
-	"strings"
 	"net/netip"
+	"strings"
 
 	"github.com/udnkit/udnkit/topology/egressip"
 	egressipkube "github.com/udnkit/udnkit/topology/egressip/kube"
@@ -50,8 +50,8 @@ type EgressQoSStatus struct {
 
 // Condition reasons and messages, as the reference writes them.
 const (
-	MessageApplied = "EgressQoS Rules applied"
-	MessageFailed  = "EgressQoS Rules not correctly applied"
+	MessageApplied       = "EgressQoS Rules applied"
+	MessageFailed        = "EgressQoS Rules not correctly applied"
 	ReasonSetupSucceeded = "SetupSucceeded"
 	ReasonSetupFailed    = "SetupFailed"
 )
