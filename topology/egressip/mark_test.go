@@ -58,6 +58,31 @@ func TestMarkAllocator(t *testing.T) {
 	}
 }
 
+// TestMarkRoundRobin ports egressip_controller_test.go "EgressIP Mark
+// cache: should round robin when mark range is exhausted": allocating and
+// releasing one EgressIP's mark past the end of the range wraps within it;
+// and "WatchEgressIP: should manage mark cache for add/update/delete": a
+// cleared annotation gets the cached mark back.
+func TestMarkRoundRobin(t *testing.T) {
+	var a egressip.MarkAllocator
+	first, _ := a.Allocate("egressip")
+	if again, _ := a.Allocate("egressip"); again != first {
+		t.Errorf("the cached mark %d, then %d", first, again)
+	}
+	prev := first
+	for i := range 2 * (egressip.MarkLast - egressip.MarkFirst + 1) {
+		a.Release("egressip")
+		m, err := a.Allocate("egressip")
+		if err != nil || m < egressip.MarkFirst || m > egressip.MarkLast {
+			t.Fatalf("allocation %d: %d %v", i, m, err)
+		}
+		if want := prev + 1; m != want && !(prev == egressip.MarkLast && m == egressip.MarkFirst) {
+			t.Fatalf("allocation %d: %d after %d, want the next mark", i, m, prev)
+		}
+		prev = m
+	}
+}
+
 func TestParseMark(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

@@ -72,6 +72,10 @@ func TestEgressIPFromErrors(t *testing.T) {
 		{"mark out of range", `{metadata: {name: e, annotations: {k8s.ovn.org/egressip-mark: "42"}}, spec: {egressIPs: [], namespaceSelector: {}}}`, "metadata.annotations[k8s.ovn.org/egressip-mark]"},
 		{"status IP", `{metadata: {name: e}, spec: {egressIPs: [], namespaceSelector: {}}, status: {items: [{node: n, egressIP: x}]}}`, "status.items[0].egressIP"},
 		{"status node", `{metadata: {name: e}, spec: {egressIPs: [], namespaceSelector: {}}, status: {items: [{egressIP: 1.2.3.4}]}}`, "status.items[0].node"},
+		// egressip_controller_test.go "IPv6 assignment: should not be able to allocate invalid IP"
+		{"invalid IP", `{metadata: {name: e}, spec: {egressIPs: ["0:0:0:0:0:feff:c0a8:8e32:5"], namespaceSelector: {}}}`, "spec.egressIPs[0]"},
+		// egressip_controller_test.go "IPv4 assignment: Should not be able to assign egress IP defined in CIDR notation"
+		{"CIDR notation", `{metadata: {name: e}, spec: {egressIPs: ["192.168.126.99/32"], namespaceSelector: {}}}`, "spec.egressIPs[0]"},
 		{"no name", `{spec: {egressIPs: [], namespaceSelector: {}}}`, "metadata.name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
