@@ -38,6 +38,10 @@
 //     QoS becomes a kind file and these rows join the State. Until then a
 //     caller applies them itself (the real test uses ovn-nbctl qos-add) and
 //     the sets through the adapters.
+//   - A dstCIDR is written in its canonical spelling
+//     (2001:db8:85a3::8a2e:370:7334/128); the reference copies the spec's
+//     text. OVN reads both alike; a row the reference wrote with another
+//     spelling is replaced once.
 //   - NetworkQoS (k8s.ovn.org/v1alpha1), the reference's UDN-aware
 //     successor, is not planned: it selects networks through a NAD selector,
 //     matches by ports and protocols and sets bandwidth limits (QoS rows'

@@ -59,7 +59,7 @@ func TestRealEgressQoS(t *testing.T) {
 		}
 		p, err := pods.PlanPod(pods.Input{Pod: pods.Pod{Namespace: "ns1", Name: name, UID: "uid-" + name, Node: "node1"},
 			Attachments: []pods.Attachment{{Network: blue, NAD: "ns1/blue", Role: netconf.PodRolePrimary, IPs: ips, HostSubnets: in.HostSubnets["node1"]}},
-			Nodes: nodes, Zone: "zone1", ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
+			Nodes:       nodes, Zone: "zone1", ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
 		if err != nil {
 			t.Fatal(err)
 		}
