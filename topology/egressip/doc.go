@@ -58,12 +58,13 @@
 //     one node-IP set and takes the service one from another controller), so
 //     that each network's rows come and go with it.
 //   - The reply-marking QoS row (EgressIP-Mark-Reply-Traffic, priority 103,
-//     mark=42 on the network's node switches) is not planned: the model has
-//     no QoS kind yet, and its action column (a map of integers) needs a
-//     mapping in kindgen first. The topology's 102 policy lets pkt.mark == 42
-//     through, a mark only that row sets: until it exists, a served pod's
-//     reply to a connection that came in through its own node is rerouted
-//     like new traffic.
+//     mark=42 on the network's node switches) comes from ReplyQoSRows as
+//     values outside the State: the model has no QoS kind yet, and its
+//     action column (a map of integers) needs a mapping in kindgen first.
+//     Until a caller applies them, a served pod's reply to a connection
+//     that came in through its own node is rerouted like new traffic. The
+//     row matches tracked replies only: a switch must run conntrack (the
+//     network policies' allow-related ACLs do).
 //   - Legacy Layer2 (gateway routers on the switch) and secondary host
 //     interfaces are refused with ErrUnsupported; the reference supports
 //     the first and not the second.

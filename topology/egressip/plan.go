@@ -114,7 +114,7 @@ func AddressSetName(set, network string, is4 bool) string {
 		fam = "v4"
 	}
 	h := fnv.New64a()
-	h.Write([]byte(Controller + ":EgressIP:" + set + ":" + fam + ":" + network))
+	h.Write([]byte(string(Controller) + ":EgressIP:" + set + ":" + fam + ":" + network))
 	return "a" + strconv.FormatUint(h.Sum64(), 10)
 }
 

@@ -2,12 +2,13 @@ package egressip
 
 import (
 	"errors"
+	"github.com/udnkit/udnkit/topology"
 	"net/netip"
 	"strconv"
 )
 
 // Controller owns every Northbound row this package plans.
-const Controller = "udnkit-egressip"
+const Controller topology.Controller = "udnkit-egressip"
 
 // Annotations and labels, spelled as the reference spells them.
 const (
