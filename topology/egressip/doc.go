@@ -26,6 +26,11 @@
 //	100   (same), per local served pod        ip4.src == <pod IP>                           reroute <hops>, pkt_mark=<mark>
 //	95    GR_<p><egress node>, local ones      ip4.src == <pod IP> && pkt.mark == 0          allow, pkt_mark=<mark>
 //
+// Under interconnect, a Layer3 zone whose one node is an egress node
+// (Input.EgressNodes) also gets the reference's src-ip route of the
+// network's subnets to its gateway router's join address, which carries the
+// traffic other zones reroute to it.
+//
 // The next hop of an egress node is, on Layer3, its gateway router's join
 // address when the node is in the zone and its transit-switch address when
 // it is not; on a Layer2 transit router, its gateway router's side of its

@@ -63,6 +63,10 @@ type Input struct {
 	// ServiceIPs are the default network's cluster IPs a primary network's
 	// pods reach (topology.Cluster.ServiceIPs).
 	ServiceIPs []netip.Addr
+	// EgressNodes are the egress-assignable nodes (Node.Assignable). On a
+	// Layer3 network, a zone of one node that is one gets the route that
+	// sends other nodes' rerouted traffic to its gateway router.
+	EgressNodes []string
 }
 
 // Served is a pod an EgressIP serves.
@@ -205,6 +209,30 @@ func Plan(in Input) (topology.State, error) {
 			src, " && ", ipv, ".dst == $", nodeSet)
 		e.Policy(topology.Policy{Owner: own, Router: router, Priority: PriorityNoReroute, Action: topology.PolicyAllow},
 			src, " && ", ipv, ".dst == $", svcSet)
+	}
+
+	// The reference's CreateDefaultRouteToExternal: under interconnect (a
+	// zone of one node), an egress node's cluster router sends traffic
+	// from anywhere in the network's subnets, rerouted to it from other
+	// zones, to its gateway router.
+	if n.Topology == udn.TopologyLayer3 {
+		var local []*topology.Node
+		for i := range in.Nodes {
+			if inZone(&in.Nodes[i], in.Zone) {
+				local = append(local, &in.Nodes[i])
+			}
+		}
+		if len(local) == 1 && slices.Contains(in.EgressNodes, local[0].Name) {
+			ro := own
+			ro.Node = local[0].Name
+			for _, sub := range n.Subnets {
+				hop, err := nextHop(n, in.Profile, local[0], true, sub.CIDR.Addr().Is4())
+				if err != nil {
+					return topology.State{}, fmt.Errorf("egressip: node %q: %w", local[0].Name, err)
+				}
+				e.Emit(topology.StaticRoute{Owner: ro, Router: router, Policy: topology.RouteSrcIP, Prefix: sub.CIDR.Masked(), Nexthop: hop})
+			}
+		}
 	}
 
 	for _, s := range served {

@@ -50,8 +50,9 @@ func syncInput(n *udn.Network) egressip.Input {
 			{Namespace: "egressip-namespace2", Name: "plain", Node: "node1", IPs: addrs("20.128.0.6")},
 			{Namespace: "other", Name: "labelled", Node: "node1", Labels: egressPodLabel, IPs: addrs("20.128.0.7")},
 		},
-		NodeIPs:    addrs("192.168.126.202", "192.168.126.51"),
-		ServiceIPs: addrs("10.96.0.1", "10.96.0.10"),
+		NodeIPs:     addrs("192.168.126.202", "192.168.126.51"),
+		ServiceIPs:  addrs("10.96.0.1", "10.96.0.10"),
+		EgressNodes: []string{"node1", "node2"},
 	}
 }
 
@@ -124,6 +125,23 @@ func TestPlanLayer3(t *testing.T) {
 	ns, _ := s.Get(topology.KindAddressSet, nodeSet)
 	if len(ns.(topology.AddressSet).Addresses) != 2 {
 		t.Errorf("node IPs set: %v", ns)
+	}
+	// getReRouteStaticRouteForController(v4Net1, <node1's gateway router join IP>, network).
+	routes := s.ObjectsOf(topology.KindStaticRoute)
+	if len(routes) != 1 || routes[0].(topology.StaticRoute).Prefix != netip.MustParsePrefix("20.128.0.0/14") ||
+		routes[0].(topology.StaticRoute).Nexthop != netip.MustParseAddr("100.65.0.2") || routes[0].(topology.StaticRoute).Policy != topology.RouteSrcIP ||
+		routes[0].(topology.StaticRoute).Router != cr {
+		t.Errorf("routes %v", routes)
+	}
+	// Not when the zone's node is no egress node, nor in a zone of several nodes.
+	in.EgressNodes = []string{"node2"}
+	if s2, _ := egressip.Plan(in); len(s2.ObjectsOf(topology.KindStaticRoute)) != 0 {
+		t.Error("route planned for a zone without an egress node")
+	}
+	in.EgressNodes = []string{"node1"}
+	in.Nodes[1].Zone = "node1"
+	if s2, _ := egressip.Plan(in); len(s2.ObjectsOf(topology.KindStaticRoute)) != 0 {
+		t.Error("route planned for a zone of two nodes")
 	}
 	if !s.SpeaksFor(egressip.Controller, "ns2_network1") || len(s.Controllers()) != 1 {
 		t.Errorf("controllers %v", s.Controllers())
