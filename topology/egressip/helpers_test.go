@@ -36,7 +36,7 @@ func planPods(t *testing.T, c *ovnnb.Client, ctx context.Context, n *udn.Network
 		}
 		p, err := pods.PlanPod(pods.Input{Pod: pods.Pod{Namespace: "ns1", Name: name, UID: "uid-" + name, Node: node},
 			Attachments: []pods.Attachment{{Network: n, NAD: strings.Replace(n.Name, "_", "/", 1), Role: netconf.PodRolePrimary, IPs: ips, HostSubnets: in.HostSubnets[node]}},
-			Nodes: nodes, Zone: in.Zone, ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
+			Nodes:       nodes, Zone: in.Zone, ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
 		if err != nil {
 			t.Fatal(err)
 		}
