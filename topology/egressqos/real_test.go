@@ -19,14 +19,26 @@ import (
 	"github.com/udnkit/udnkit/topology/pods"
 )
 
-// TestRealEgressQoS: the primary Layer3 network ns1_blue on two nodes of
-// one zone, pods "foo" (app=foo) and "bar" on node1, and namespace ns1's
+// TestRealEgressQoS: a primary network of namespace ns1 (the Layer3
+// ns1_blue on two nodes of one zone, and the Layer2 ns1_red in node1's
+// interconnect zone), pods "foo" (app=foo) and "bar" on node1, and namespace ns1's
 // EgressQoS {dscp 50 to 1.2.3.4/32, dscp 60 for app=foo}. The address
 // sets are synced through ovnnb; the QoS rows, which the model has no kind
 // for yet, with ovn-nbctl qos-add. ovn-trace referees: foo's packets to
 // 8.8.8.8 get DSCP 60, to 1.2.3.4 DSCP 50; bar's to 8.8.8.8 none, to
 // 1.2.3.4 DSCP 50. No northd warning.
 func TestRealEgressQoS(t *testing.T) {
+	t.Run("Layer3", func(t *testing.T) { realEgressQoS(t, ovntest.Layer3Network(), ovntest.Nodes(2, "zone1"), "zone1") })
+	// A Layer2 primary (the namespace's second primary network, seed 002)
+	// in its interconnect zone: the rows on its one switch.
+	t.Run("Layer2", func(t *testing.T) {
+		red := ovntest.Layer2Network()
+		red.Name = "ns1_red"
+		realEgressQoS(t, red, ovntest.Nodes(2, ""), "node1")
+	})
+}
+
+func realEgressQoS(t *testing.T, blue *netconf.Network, nodes []topology.Node, zone string) {
 	env := ovntest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -35,15 +47,16 @@ func TestRealEgressQoS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	nodes := ovntest.Nodes(2, "zone1")
-	blue := ovntest.Layer3Network()
-	in := ovntest.PlanInput(blue, nodes, "zone1")
+	in := ovntest.PlanInput(blue, nodes, zone)
 	topo, err := topology.Plan(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := c.Sync(ctx, topo); err != nil {
 		t.Fatal(err)
+	}
+	if blue.Topology == netconf.TopologyLayer2 {
+		in.HostSubnets = map[string][]netip.Prefix{"node1": {blue.Subnets[0].CIDR}}
 	}
 	alloc, err := ipam.NewPodIPAllocator(in.HostSubnets["node1"], nil)
 	if err != nil {
@@ -58,7 +71,7 @@ func TestRealEgressQoS(t *testing.T) {
 			t.Fatal(err)
 		}
 		p, err := pods.PlanPod(pods.Input{Pod: pods.Pod{Namespace: "ns1", Name: name, UID: "uid-" + name, Node: "node1"},
-			Attachments: []pods.Attachment{{Network: blue, NAD: "ns1/blue", Role: netconf.PodRolePrimary, IPs: ips, HostSubnets: in.HostSubnets["node1"]}},
+			Attachments: []pods.Attachment{{Network: blue, NAD: strings.Replace(blue.Name, "_", "/", 1), Role: netconf.PodRolePrimary, IPs: ips, HostSubnets: in.HostSubnets["node1"]}},
 			Nodes:       nodes, Zone: "zone1", ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/16")}})
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +89,7 @@ func TestRealEgressQoS(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan, err := egressqos.PlanZone(egressqos.Input{
-		Networks: []egressqos.Network{{Network: blue, Namespaces: []string{"ns1"}}}, Nodes: nodes, Zone: "zone1", Pods: qosPods,
+		Networks: []egressqos.Network{{Network: blue, Namespaces: []string{"ns1"}}}, Nodes: nodes, Zone: zone, Pods: qosPods,
 		EgressQoS: []egressqos.EgressQoS{{Namespace: "ns1", Rules: []egressqos.Rule{
 			{DSCP: 50, DstCIDR: netip.MustParsePrefix("1.2.3.4/32")},
 			{DSCP: 60, PodSelector: &egressip.Selector{Requirements: []egressip.Requirement{{Key: "app", Op: egressip.OpIn, Values: []string{"foo"}}}}},
@@ -92,7 +105,7 @@ func TestRealEgressQoS(t *testing.T) {
 			t.Fatal(err, out)
 		}
 	}
-	if len(plan.QoS) != 4 { // two rules on two node switches
+	if want := 2 * len(in.HostSubnets); len(plan.QoS) != want { // two rules per local node switch, or on the Layer2 switch
 		t.Fatalf("QoS rows:\n%v", plan.QoS)
 	}
 	if err := env.Sync(ctx); err != nil {
@@ -102,7 +115,8 @@ func TestRealEgressQoS(t *testing.T) {
 		t.Helper()
 		port := planned[from].Ports[0]
 		mac, ip, _ := strings.Cut(port.Addresses[0], " ")
-		match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == 0a:58:0a:80:01:01 && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && udp && udp.dst == 53`,
+		gwMAC := ipam.MACFromIP(in.HostSubnets["node1"][0].Addr().Next())
+		match := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == `+gwMAC.String()+` && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && udp && udp.dst == 53`,
 			port.Name, mac, ip, dst)
 		out, err := env.Trace(ctx, port.Switch, match)
 		if err != nil {
@@ -120,7 +134,7 @@ func TestRealEgressQoS(t *testing.T) {
 			if tc.dscp == 0 && got || tc.dscp != 0 && !strings.Contains(out, fmt.Sprintf("ip.dscp = %d;", tc.dscp)) {
 				t.Errorf("want DSCP %d:\n%s", tc.dscp, out)
 			}
-			if !strings.Contains(out, `output to "breth0_ns1_blue_node1"`) {
+			if !strings.Contains(out, `output to "breth0_`+blue.Prefix()+`node1"`) {
 				t.Errorf("did not leave by node1's gateway:\n%s", out)
 			}
 		})
