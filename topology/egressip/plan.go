@@ -89,14 +89,26 @@ func Select(eips []EgressIP, namespaces []Namespace, pods []Pod) []Served {
 	for _, ns := range namespaces {
 		nsLabels[ns.Name] = ns.Labels
 	}
+	// The EgressIPs whose namespace selector takes a namespace, in name
+	// order, evaluated once per namespace.
+	byNS := map[string][]*EgressIP{}
 	var out []Served
 	for i := range pods {
 		p := &pods[i]
 		if len(p.IPs) == 0 || p.Node == "" {
 			continue
 		}
-		for _, e := range order {
-			if e.NamespaceSelector.Matches(nsLabels[p.Namespace]) && e.PodSelector.Matches(p.Labels) {
+		cands, ok := byNS[p.Namespace]
+		if !ok {
+			for _, e := range order {
+				if e.NamespaceSelector.Matches(nsLabels[p.Namespace]) {
+					cands = append(cands, e)
+				}
+			}
+			byNS[p.Namespace] = cands
+		}
+		for _, e := range cands {
+			if e.PodSelector.Matches(p.Labels) {
 				out = append(out, Served{Pod: p, EgressIP: e})
 				break
 			}
