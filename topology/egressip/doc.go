@@ -20,11 +20,17 @@
 // Plan writes, for one network and zone, rows owned by Controller
 // ("udnkit-egressip"), which Diff and Sync keep apart from the topology's:
 //
-//	prio  router                              match                                          action
-//	102   <p>ovn_cluster_router | <p>transit_router   ip4.src == $<served> && ip4.dst == $<node-ips>   allow, pkt_mark=1008
-//	102   (same)                              ip4.src == $<served> && ip4.dst == $<svc-ips>     allow
-//	100   (same), per local served pod        ip4.src == <pod IP>                           reroute <hops>, pkt_mark=<mark>
-//	95    GR_<p><egress node>, local ones      ip4.src == <pod IP> && pkt.mark == 0          allow, pkt_mark=<mark>
+//	prio  router                      match                                          action
+//	102   cluster or transit router   ip4.src == $<served> && ip4.dst == $<node-ips>  allow, pkt_mark=1008
+//	102   cluster or transit router   ip4.src == $<served> && ip4.dst == $<svc-ips>   allow
+//	100   cluster or transit router   ip4.src == <local served pod>                  reroute <hops>, pkt_mark=<mark>
+//	95    GR_<p><local egress node>   ip4.src == <served pod> && pkt.mark == 0       allow, pkt_mark=<mark>
+//
+// The cluster router is Layer3's <p>ovn_cluster_router, the transit router
+// Layer2's <p>transit_router. A namespace with several primary networks
+// (seed 002) gets these rows on each: Plan is called per network, with the
+// pods' addresses on it. ReplyQoSRows returns the reference's
+// reply-marking QoS rows (priority 103, mark=42) as values (see below).
 //
 // Under interconnect, a Layer3 zone whose one node is an egress node
 // (Input.EgressNodes) also gets the reference's src-ip route of the
