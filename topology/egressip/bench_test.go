@@ -86,3 +86,58 @@ func TestPodChangeIsSmall(t *testing.T) {
 		t.Errorf("%d changes:\n%s", len(ch), ch)
 	}
 }
+
+// TestPlanNodes: a pod's change planned for its node, its EgressIP's
+// egress node and the network-wide rows gives the same changes as the
+// full plan, and overlaid on the previous plan, the full plan.
+func TestPlanNodes(t *testing.T) {
+	in := scale()
+	before, err := egressip.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Pods[20].IPs = addrs("10.131.255.1") // pod020 of ns000 on node1, served by eip-ns000 on node1
+	after, err := egressip.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := egressip.PlanNodes(in, "node1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, inc := topology.Diff(before, after), topology.Diff(before, part)
+	if full.String() != inc.String() || len(inc) != 5 {
+		t.Errorf("incremental changes\n%s\nfull\n%s", inc, full)
+	}
+	if !before.Overlay(part).Equal(after) {
+		t.Error("the overlaid plan differs from the full plan")
+	}
+	// A node of another zone has no rows here; "" has the sets and the 102s.
+	if p, _ := egressip.PlanNodes(in, "node20"); p.Len() != 0 {
+		t.Errorf("node20's rows: %d", p.Len())
+	}
+	if p, _ := egressip.PlanNodes(in, ""); p.Len() != 5 {
+		t.Errorf("the network-wide rows: %d", p.Len())
+	}
+}
+
+// BenchmarkPodChangeNodes: the same change planned with PlanNodes for the
+// pod's node (also its egress node) and the network-wide rows, and diffed.
+func BenchmarkPodChangeNodes(b *testing.B) {
+	in := scale()
+	before, err := egressip.Plan(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in.Pods[0].IPs = addrs("10.131.255.1")
+	b.ReportAllocs()
+	var n int
+	for b.Loop() {
+		part, err := egressip.PlanNodes(in, "node1", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(topology.Diff(before, part))
+	}
+	b.ReportMetric(float64(n), "changes")
+}

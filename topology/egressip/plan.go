@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -152,7 +153,24 @@ const (
 // reply-traffic policies at 102 are the topology's (topology.Plan writes
 // them for every primary network). A pod's rows carry its node as owner
 // node. It is pure.
-func Plan(in Input) (topology.State, error) {
+func Plan(in Input) (topology.State, error) { return plan(in, nil) }
+
+// PlanNodes plans only the rows of the named nodes ("" names the
+// network-wide rows: the address sets and the priority-102 policies), as an
+// incremental State (topology.Emitter.Partial): Diff against it touches
+// only those nodes' rows, and previous.Overlay(it) is the new full plan. A
+// pod's change needs its node's rows, its EgressIP's local egress nodes'
+// (their priority-95 policies) and "" (the served set).
+func PlanNodes(in Input, nodes ...string) (topology.State, error) {
+	only := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		only[n] = true
+	}
+	return plan(in, only)
+}
+
+func plan(in Input, only map[string]bool) (topology.State, error) {
+	want := func(node string) bool { return only == nil || only[node] }
 	n := in.Network
 	if n == nil || !n.IsPrimary() || n.ID == 0 {
 		return topology.State{}, fmt.Errorf("egressip: network: %w: need a primary network with its ID", ErrInvalid)
@@ -179,10 +197,16 @@ func Plan(in Input) (topology.State, error) {
 	own := topology.Owner{Controller: Controller, Network: n.Name, Topology: n.Topology, Role: n.Role}
 	var e topology.Emitter
 	e.Own(Controller, n.Name)
+	if only != nil {
+		e.Partial(slices.Collect(maps.Keys(only))...)
+	}
 
 	served := Select(in.EgressIPs, in.Namespaces, in.Pods)
 	fams := families(n)
 	for _, is4 := range fams {
+		if !want("") {
+			break
+		}
 		ipv := "ip6"
 		if is4 {
 			ipv = "ip4"
@@ -234,7 +258,7 @@ func Plan(in Input) (topology.State, error) {
 				local = append(local, &in.Nodes[i])
 			}
 		}
-		if len(local) == 1 && slices.Contains(in.EgressNodes, local[0].Name) {
+		if len(local) == 1 && slices.Contains(in.EgressNodes, local[0].Name) && want(local[0].Name) {
 			ro := own
 			ro.Node = local[0].Name
 			for _, sub := range n.Subnets {
@@ -280,7 +304,7 @@ func Plan(in Input) (topology.State, error) {
 					return topology.State{}, fmt.Errorf("egressip %q: node %q: %w", eip.Name, a.Node, err)
 				}
 				hops = append(hops, hop)
-				if inZone(egress, in.Zone) {
+				if inZone(egress, in.Zone) && want(egress.Name) {
 					gw := own
 					gw.Node = egress.Name
 					e.Policy(topology.Policy{Owner: gw, Router: topology.GatewayRouterName(n.Name, egress.Name),
@@ -288,7 +312,7 @@ func Plan(in Input) (topology.State, error) {
 						ipv, ".src == ", e.Addr(ip), " && pkt.mark == 0")
 				}
 			}
-			if len(hops) == 0 || !inZone(podNode, in.Zone) {
+			if len(hops) == 0 || !inZone(podNode, in.Zone) || !want(s.Pod.Node) {
 				continue
 			}
 			slices.SortFunc(hops, netip.Addr.Compare)
