@@ -203,6 +203,7 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 
 	// node-b's side: its gateway bridge SNATs the marked traffic.
 	fs, err := egressip.BridgeFlows(egressip.BridgeInput{Node: "node-b", Physical: flows.Port{Name: "eth0", OFPort: 1},
+		MAC: ipam.MACFromIP(netip.MustParseAddr("172.18.0.3")), NodeIPs: []netip.Addr{netip.MustParseAddr("172.18.0.3")},
 		Networks:  []egressip.BridgeNetwork{{ID: n.ID, Patch: flows.Port{Name: "patch-breth0_" + n.Prefix() + "node-b-to-br-int", OFPort: 3}}},
 		EgressIPs: []egressip.EgressIP{eip}})
 	if err != nil {

@@ -18,7 +18,8 @@ func TestRun(t *testing.T) {
 		`priority=999 match="(ip4.dst == 0.0.0.0/0 || ip6.dst == ::/0) && ip4.src == $`,
 		`action={dscp=10}`,
 		`k8s.ovn.org/bridge-egress-ips=["172.18.0.100"]`,
-		`priority=105,ip,in_port=3,pkt_mark=50000,actions=ct(commit,zone=64000,nat(src=172.18.0.100)`,
+		`priority=105,in_port=3,dl_src=0a:58:ac:12:00:03,ip,pkt_mark=50000,actions=ct(commit,zone=64000,nat(src=172.18.0.100)`,
+		`priority=105,in_port=3,dl_src=0a:58:ac:12:00:03,ip,pkt_mark=0x3f0,actions=ct(commit,zone=64000,nat(src=172.18.0.3)`,
 		"applying everything again: 0 changes",
 	} {
 		if !strings.Contains(out.String(), want) {

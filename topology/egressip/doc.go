@@ -49,8 +49,10 @@
 //
 // For a user-defined network the reference does not SNAT in OVN: the egress
 // node's gateway bridge does, on the mark. BridgeFlows returns those flows
-// (table 0, priority 105, ct(commit,zone=64000,nat(src=<egress IP>))) to add
-// to package flows' plan; BridgeIPs lists the addresses to put on the
+// (table 0, priority 105, from a network's patch port and the bridge MAC:
+// pkt_mark=<mark> to ct(commit,zone=64000,nat(src=<egress IP>)), and the
+// reference's pkt_mark=0x3f0 (1008) to the node IP) to add to package
+// flows' plan; BridgeIPs lists the addresses to put on the
 // bridge, and FormatBridgeIPs/ParseBridgeIPs its node annotation
 // k8s.ovn.org/bridge-egress-ips.
 //

@@ -3,6 +3,7 @@ package egressip
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -24,45 +25,68 @@ type BridgeNetwork struct {
 	Patch flows.Port
 }
 
-// BridgeInput is what BridgeFlows needs: the node, its bridge's uplink,
-// the primary networks on it and the EgressIPs (with Mark and Status).
+// BridgeInput is what BridgeFlows needs: the node, its bridge's uplink
+// and MAC (the gateway routers' source MAC in shared gateway mode), the
+// node's IPs, the primary networks on it and the EgressIPs (with Mark and
+// Status).
 type BridgeInput struct {
-	Node      string
-	Physical  flows.Port
+	Node     string
+	Physical flows.Port
+	MAC      net.HardwareAddr
+	// NodeIPs are the node's addresses, at most one per family: the served
+	// pods' traffic to node IPs (marked NodeIPMark by the priority-102
+	// policy) is SNATed to them.
+	NodeIPs   []netip.Addr
 	Networks  []BridgeNetwork
 	EgressIPs []EgressIP
 }
 
-// BridgeFlows returns the gateway-bridge flows that SNAT a user-defined
-// network's egress-IP traffic on its egress node, as the reference's
-// bridge does for UDNs (no NAT in OVN): for each egress IP assigned to the
-// node and each network, a table-0 flow at PriorityBridgeSNAT matching the
-// network's patch port and the EgressIP's packet mark that commits to
-// flows.ZoneMain with nat(src=<egress IP>) and the network's conntrack
-// mark, and leaves by the uplink. Sorted (flows.Sort); pure.
+// BridgeFlows returns the gateway-bridge flows of egress IPs on
+// user-defined networks, as the reference's bridge has them (no NAT in
+// OVN), all in table 0 at PriorityBridgeSNAT, matching a network's patch
+// port, the bridge MAC as source and a packet mark, committing to
+// flows.ZoneMain with the network's conntrack mark and leaving by the
+// uplink:
+//
+//   - per network and node IP, pkt_mark=NodeIPMark (0x3f0): SNAT to the
+//     node IP (served pods' traffic to node addresses);
+//   - per network and egress IP assigned to the node, pkt_mark=<the
+//     EgressIP's mark>: SNAT to the egress IP. Every network gets them,
+//     whether or not the EgressIP serves pods on it, as the reference.
+//
+// Sorted (flows.Sort); pure.
 func BridgeFlows(in BridgeInput) ([]flows.Flow, error) {
+	if len(in.MAC) != 6 {
+		return nil, fmt.Errorf("egressip: node %q: bridge MAC: %w: %q", in.Node, ErrInvalid, in.MAC.String())
+	}
 	var out []flows.Flow
-	phys := strconv.Itoa(in.Physical.OFPort)
-	for _, e := range in.EgressIPs {
-		for _, a := range e.Status {
-			if a.Node != in.Node {
-				continue
-			}
-			if e.Mark < MarkFirst || e.Mark > MarkLast {
-				return nil, fmt.Errorf("egressip %q: annotation %s: %w: mark %d not allocated", e.Name, AnnotationMark, ErrInvalid, e.Mark)
-			}
-			ip := "ip"
-			if a.IP.Is6() {
-				ip = "ipv6"
-			}
-			for _, n := range in.Networks {
-				if n.ID <= 0 || n.Patch.OFPort <= 0 {
-					return nil, fmt.Errorf("egressip: network %d: %w: needs an ID and a patch port number", n.ID, ErrInvalid)
+	phys, mac := strconv.Itoa(in.Physical.OFPort), in.MAC.String()
+	add := func(n BridgeNetwork, ip netip.Addr, mark string) {
+		fam := "ip"
+		if ip.Is6() {
+			fam = "ipv6"
+		}
+		out = append(out, flows.Flow{Table: 0, Priority: PriorityBridgeSNAT,
+			Match: "in_port=" + strconv.Itoa(n.Patch.OFPort) + ",dl_src=" + mac + "," + fam + ",pkt_mark=" + mark,
+			Actions: "ct(commit,zone=" + strconv.Itoa(flows.ZoneMain) + ",nat(src=" + ip.String() +
+				"),exec(set_field:0x" + strconv.FormatInt(int64(flows.CtMarkNetworkBase+n.ID), 16) + "->ct_mark)),output:" + phys})
+	}
+	for _, n := range in.Networks {
+		if n.ID <= 0 || n.Patch.OFPort <= 0 {
+			return nil, fmt.Errorf("egressip: node %q: network %d: %w: needs an ID and a patch port number", in.Node, n.ID, ErrInvalid)
+		}
+		for _, ip := range in.NodeIPs {
+			add(n, ip, "0x"+strconv.FormatInt(NodeIPMark, 16))
+		}
+		for _, e := range in.EgressIPs {
+			for _, a := range e.Status {
+				if a.Node != in.Node {
+					continue
 				}
-				out = append(out, flows.Flow{Table: 0, Priority: PriorityBridgeSNAT,
-					Match: ip + ",in_port=" + strconv.Itoa(n.Patch.OFPort) + ",pkt_mark=" + strconv.Itoa(e.Mark),
-					Actions: "ct(commit,zone=" + strconv.Itoa(flows.ZoneMain) + ",nat(src=" + a.IP.String() +
-						"),exec(set_field:0x" + strconv.FormatInt(int64(flows.CtMarkNetworkBase+n.ID), 16) + "->ct_mark)),output:" + phys})
+				if e.Mark < MarkFirst || e.Mark > MarkLast {
+					return nil, fmt.Errorf("egressip %q: annotation %s: %w: mark %d not allocated", e.Name, AnnotationMark, ErrInvalid, e.Mark)
+				}
+				add(n, a.IP, strconv.Itoa(e.Mark))
 			}
 		}
 	}

@@ -16,7 +16,8 @@ import (
 )
 
 func bridgeInput(patchA, patchB, phys int) egressip.BridgeInput {
-	return egressip.BridgeInput{Node: "node1", Physical: flows.Port{Name: "eth0", OFPort: phys},
+	mac, _ := net.ParseMAC("02:42:ac:12:00:03")
+	return egressip.BridgeInput{Node: "node1", Physical: flows.Port{Name: "eth0", OFPort: phys}, MAC: mac, NodeIPs: addrs("172.18.0.3"),
 		Networks: []egressip.BridgeNetwork{{ID: 1, Patch: flows.Port{Name: "a", OFPort: patchA}}, {ID: 2, Patch: flows.Port{Name: "b", OFPort: patchB}}},
 		EgressIPs: []egressip.EgressIP{
 			{Name: "e1", Mark: 50000, Status: []egressip.Assignment{{Node: "node1", IP: netip.MustParseAddr("172.18.0.100")}, {Node: "node2", IP: netip.MustParseAddr("172.18.0.101")}}},
@@ -35,10 +36,12 @@ func TestBridgeFlows(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Join([]string{
-		"table=0,priority=105,ip,in_port=5,pkt_mark=50000 actions=ct(commit,zone=64000,nat(src=172.18.0.100),exec(set_field:0x4->ct_mark)),output:1",
-		"table=0,priority=105,ip,in_port=6,pkt_mark=50000 actions=ct(commit,zone=64000,nat(src=172.18.0.100),exec(set_field:0x5->ct_mark)),output:1",
-		"table=0,priority=105,ipv6,in_port=5,pkt_mark=50002 actions=ct(commit,zone=64000,nat(src=fc00::100),exec(set_field:0x4->ct_mark)),output:1",
-		"table=0,priority=105,ipv6,in_port=6,pkt_mark=50002 actions=ct(commit,zone=64000,nat(src=fc00::100),exec(set_field:0x5->ct_mark)),output:1",
+		"table=0,priority=105,in_port=5,dl_src=02:42:ac:12:00:03,ip,pkt_mark=0x3f0 actions=ct(commit,zone=64000,nat(src=172.18.0.3),exec(set_field:0x4->ct_mark)),output:1",
+		"table=0,priority=105,in_port=5,dl_src=02:42:ac:12:00:03,ip,pkt_mark=50000 actions=ct(commit,zone=64000,nat(src=172.18.0.100),exec(set_field:0x4->ct_mark)),output:1",
+		"table=0,priority=105,in_port=5,dl_src=02:42:ac:12:00:03,ipv6,pkt_mark=50002 actions=ct(commit,zone=64000,nat(src=fc00::100),exec(set_field:0x4->ct_mark)),output:1",
+		"table=0,priority=105,in_port=6,dl_src=02:42:ac:12:00:03,ip,pkt_mark=0x3f0 actions=ct(commit,zone=64000,nat(src=172.18.0.3),exec(set_field:0x5->ct_mark)),output:1",
+		"table=0,priority=105,in_port=6,dl_src=02:42:ac:12:00:03,ip,pkt_mark=50000 actions=ct(commit,zone=64000,nat(src=172.18.0.100),exec(set_field:0x5->ct_mark)),output:1",
+		"table=0,priority=105,in_port=6,dl_src=02:42:ac:12:00:03,ipv6,pkt_mark=50002 actions=ct(commit,zone=64000,nat(src=fc00::100),exec(set_field:0x5->ct_mark)),output:1",
 	}, "\n")
 	var got []string
 	for _, f := range fs {
@@ -83,15 +86,21 @@ func TestRealBridgeSNAT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eip, err := egressip.BridgeFlows(bridgeInput(ports[pa], ports[pb], ports["eth0"]))
+	bin := bridgeInput(ports[pa], ports[pb], ports["eth0"])
+	bin.MAC = hw
+	eip, err := egressip.BridgeFlows(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out, err := env.Ofctl(ctx, flows.Text(append(base, eip...)), "add-flows", "breth0", "-"); err != nil {
 		t.Fatal(err, out)
 	}
-	trace := func(mark string) string {
-		flow := fmt.Sprintf("in_port=%d,ip,dl_src=%s,dl_dst=02:00:00:00:00:99,nw_src=169.254.0.11,nw_dst=8.8.8.8%s", ports[pa], mac, mark)
+	trace := func(mark string, src ...string) string {
+		from := "169.254.0.11" // network a's masquerade IP, which its gateway router SNATs to
+		if len(src) > 0 {
+			from = src[0]
+		}
+		flow := fmt.Sprintf("in_port=%d,ip,dl_src=%s,dl_dst=02:00:00:00:00:99,nw_src=%s,nw_dst=8.8.8.8%s", ports[pa], mac, from, mark)
 		out, err := env.Trace(ctx, "breth0", flow)
 		if err != nil {
 			t.Fatal(err, out)
@@ -111,5 +120,9 @@ func TestRealBridgeSNAT(t *testing.T) {
 	}
 	if got := trace(",pkt_mark=50001"); !strings.Contains(got, "nat(src=172.18.0.3)") {
 		t.Errorf("another node's EgressIP's mark: %s, want the node IP", got)
+	}
+	// From another source than the masquerade IP only the 1008 flow applies.
+	if got := trace(",pkt_mark=1008", "10.128.0.5"); !strings.Contains(got, "nat(src=172.18.0.3)") || !strings.Contains(got, "zone=64000,mark=0x4") {
+		t.Errorf("a served pod's traffic to a node IP: %s, want the node IP and network a's ct_mark", got)
 	}
 }
