@@ -13,7 +13,9 @@
 // that replanning moves nothing and removing a node moves only its IPs. An
 // IP without a node comes back with its Reason. MarkAllocator hands each
 // EgressIP its packet mark (k8s.ovn.org/egressip-mark, 50000..54999, round
-// robin) and is rebuilt from the annotations with Restore.
+// robin) and is rebuilt after a restart from the annotations with Restore,
+// or Sync, which also hands out the marks missing or lost to a conflict and
+// says which annotations to write.
 //
 // # Northbound rows
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // The packet marks of EgressIPs (the reference's range).
@@ -112,4 +113,42 @@ func (a *MarkAllocator) Names() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// MarkChange is a mark Sync allocated: the EgressIP's annotation must be
+// written (FormatMark) before its rows are planned.
+type MarkChange struct {
+	EgressIP string
+	Mark     int
+}
+
+// Sync rebuilds the allocator after a restart from every EgressIP's Mark
+// (0 when its annotation is absent or did not parse), as the reference's
+// cluster manager does at sync: marks in range are restored, the first
+// EgressIP by name keeping a mark two claim; the others, and those without
+// one, are allocated afresh, after every restored mark. It returns those
+// new marks (sorted by name) for the caller to write back, and sets Mark on
+// eips. Allocation errors (ErrExhausted) stop it.
+func (a *MarkAllocator) Sync(eips []EgressIP) ([]MarkChange, error) {
+	order := make([]int, len(eips))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return strings.Compare(eips[x].Name, eips[y].Name) })
+	var fresh []int
+	for _, i := range order {
+		if m := eips[i].Mark; m == 0 || a.Restore(eips[i].Name, m) != nil {
+			fresh = append(fresh, i)
+		}
+	}
+	var out []MarkChange
+	for _, i := range fresh {
+		m, err := a.Allocate(eips[i].Name)
+		if err != nil {
+			return out, err
+		}
+		eips[i].Mark = m
+		out = append(out, MarkChange{EgressIP: eips[i].Name, Mark: m})
+	}
+	return out, nil
 }

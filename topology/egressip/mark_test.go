@@ -94,3 +94,35 @@ func TestParseMark(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkSync ports egressip_controller_test.go "syncEgressIP for IPv4:
+// should assign new marks and add existing marks to mark cache": an
+// EgressIP's mark (50100) is kept, one without gets a new, different mark
+// to write back, and the cache answers both; plus the restart cases: a mark
+// two EgressIPs claim stays with the first by name, one out of range is
+// replaced.
+func TestMarkSync(t *testing.T) {
+	eips := []egressip.EgressIP{{Name: "egressip", Mark: 50100}, {Name: "egressip2"}}
+	var a egressip.MarkAllocator
+	changes, err := a.Sync(eips)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eips[0].Mark != 50100 || len(changes) != 1 || changes[0].EgressIP != "egressip2" || changes[0].Mark != eips[1].Mark || eips[1].Mark == 50100 {
+		t.Fatalf("changes %v, marks %d %d", changes, eips[0].Mark, eips[1].Mark)
+	}
+	for _, e := range eips {
+		if m, _ := a.Allocate(e.Name); m != e.Mark {
+			t.Errorf("%s: cache %d, annotation %d", e.Name, m, e.Mark)
+		}
+	}
+	var b egressip.MarkAllocator
+	dup := []egressip.EgressIP{{Name: "b", Mark: 50005}, {Name: "a", Mark: 50005}, {Name: "c", Mark: 99}}
+	changes, err = b.Sync(dup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dup[1].Mark != 50005 || dup[0].Mark != 50006 || dup[2].Mark != 50007 || len(changes) != 2 || changes[0].EgressIP != "b" || changes[1].EgressIP != "c" {
+		t.Errorf("changes %v, marks %d %d %d", changes, dup[0].Mark, dup[1].Mark, dup[2].Mark)
+	}
+}
