@@ -101,3 +101,58 @@ func FuzzAssign(f *testing.F) {
 		_ = un
 	})
 }
+
+// FuzzPlan: any pods, EgressIPs and assignments plan without a panic,
+// twice to the same text, and every node's incremental plan overlaid on the
+// network-wide one gives the full plan.
+func FuzzPlan(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, true)
+	f.Fuzz(func(t *testing.T, data []byte, layer3 bool) {
+		n := l2Network()
+		if layer3 {
+			n = l3Network()
+		}
+		in := syncInput(n)
+		in.Pods = nil
+		for i := 0; i+2 < len(data) && i < 60; i += 3 {
+			ip := netip.AddrFrom4([4]byte{20, 128, data[i] % 4, data[i+1]})
+			if !layer3 {
+				ip = netip.AddrFrom4([4]byte{10, 100, data[i] % 4, data[i+1]})
+			}
+			var l Labels
+			if data[i+2]%2 == 0 {
+				l = egressPodLabel
+			}
+			in.Pods = append(in.Pods, egressip.Pod{Namespace: "egressip-namespace2", Name: string(rune('a' + i/3)),
+				Node: []string{"node1", "node2", "node3"}[data[i+2]%3], Labels: l, IPs: []netip.Addr{ip}})
+		}
+		if len(data) > 0 && data[0]%2 == 1 {
+			in.EgressIPs[0].Status = in.EgressIPs[0].Status[:1]
+		}
+		a, err := egressip.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := egressip.Plan(in)
+		if a.String() != b.String() {
+			t.Fatal("two plans differ")
+		}
+		wide, err := egressip.PlanNodes(in, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := wide
+		for _, nd := range []string{"node1", "node2"} {
+			p, err := egressip.PlanNodes(in, nd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = got.Overlay(p)
+		}
+		if !got.Equal(a) {
+			t.Errorf("overlaid partial plans differ from the full plan:\n%s\nfull:\n%s", got, a)
+		}
+	})
+}
+
+type Labels = egressip.Labels

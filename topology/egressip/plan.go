@@ -152,7 +152,8 @@ const (
 // pod's traffic arriving unmarked. The pod-to-pod, pod-to-join and
 // reply-traffic policies at 102 are the topology's (topology.Plan writes
 // them for every primary network). A pod's rows carry its node as owner
-// node. It is pure.
+// node; an address two served pods claim (a stale pod beside its
+// successor) is planned for the first by namespace and name. It is pure.
 func Plan(in Input) (topology.State, error) { return plan(in, nil) }
 
 // PlanNodes plans only the rows of the named nodes ("" names the
@@ -271,6 +272,7 @@ func plan(in Input, only map[string]bool) (topology.State, error) {
 		}
 	}
 
+	seen := make(map[netip.Addr]bool, len(served)) // an address two pods claim is the first's (by namespace and name)
 	for _, s := range served {
 		eip := s.EgressIP
 		if len(eip.Status) == 0 {
@@ -287,9 +289,10 @@ func plan(in Input, only map[string]bool) (topology.State, error) {
 			if ip.Is4() {
 				ipv = "ip4"
 			}
-			if !slices.Contains(fams, ip.Is4()) {
+			if !slices.Contains(fams, ip.Is4()) || seen[ip] {
 				continue
 			}
+			seen[ip] = true
 			var hops []netip.Addr
 			for _, a := range eip.Status {
 				if a.IP.Is4() != ip.Is4() {
