@@ -294,9 +294,9 @@ func plan(in Input, only map[string]bool) (topology.State, error) {
 			}
 			seen[ip] = true
 			var hops []netip.Addr
-			for _, a := range eip.Status {
-				if a.IP.Is4() != ip.Is4() {
-					continue
+			for k, a := range eip.Status {
+				if a.IP.Is4() != ip.Is4() || slices.ContainsFunc(eip.Status[:k], func(b Assignment) bool { return b.Node == a.Node && b.IP.Is4() == a.IP.Is4() }) {
+					continue // one node of a family counts once
 				}
 				egress := nodes[a.Node]
 				if egress == nil {

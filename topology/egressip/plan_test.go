@@ -239,3 +239,19 @@ func TestPlanUnassigned(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanTwoIPsOnOneNode: a status with two IPs of an EgressIP on one node
+// (which Assign never writes, but an object edited by hand may hold) plans
+// that node once.
+func TestPlanTwoIPsOnOneNode(t *testing.T) {
+	in := syncInput(l3Network())
+	in.EgressIPs[0].Status[1].Node = "node1"
+	s, err := egressip.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := policies(s)["ns2_network1_ovn_cluster_router|ip4.src == 20.128.0.5"]
+	if !slices.Equal(p.Nexthops, addrs("100.65.0.2")) {
+		t.Errorf("next hops %v", p.Nexthops)
+	}
+}
