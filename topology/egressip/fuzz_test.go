@@ -129,6 +129,11 @@ func FuzzPlan(f *testing.F) {
 		if len(data) > 0 && data[0]%2 == 1 {
 			in.EgressIPs[0].Status = in.EgressIPs[0].Status[:1]
 		}
+		if len(data) > 1 { // statuses Assign would not write: any node, two IPs on one
+			for i := range in.EgressIPs[0].Status {
+				in.EgressIPs[0].Status[i].Node = []string{"node1", "node2"}[(int(data[1])>>i)%2]
+			}
+		}
 		a, err := egressip.Plan(in)
 		if err != nil {
 			t.Fatal(err)
