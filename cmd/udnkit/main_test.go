@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/udnkit/udnkit"
+	"github.com/udnkit/udnkit/internal/manifest"
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/internal/golden"
 )
@@ -65,6 +68,12 @@ func TestGolden(t *testing.T) {
 		{"plan_seed-004", append([]string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane"}, svc...), 0},
 		{"plan_seed-004_reference", append([]string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane", "--profile", "reference", "-o", "nbctl"}, svc...), 0},
 		{"plan_quickstart_stored", []string{"plan", "-f", manifests + "quickstart.yaml", "-o", "stored"}, 0},
+		{"plan_seed-001_ip", []string{"plan", "-f", manifests + "seed-001.yaml", "--zone", "ovn-worker", "-o", "ip", "--kubelet-cgroup", "kubelet.slice/kubelet.service"}, 0},
+		{"plan_seed-001_nft", []string{"plan", "-f", manifests + "seed-001.yaml", "--zone", "ovn-worker", "-o", "nft", "--kubelet-cgroup", "kubelet.slice/kubelet.service"}, 0},
+		{"plan_seed-001_ofctl", []string{"plan", "-f", manifests + "seed-001.yaml", "--zone", "ovn-worker", "-o", "ofctl", "--uplink", "ens3:1", "--patch-ofport", "green_green-network=9"}, 0},
+		{"plan_seed-004_ip", append([]string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane", "-o", "ip"}, svc...), 0},
+		{"plan_quickstart_nft_all-zones", []string{"plan", "-f", manifests + "quickstart.yaml", "--all-zones", "-o", "nft"}, 0},
+		{"plan_bad_patch_ofport", []string{"plan", "-f", manifests + "seed-001.yaml", "-o", "ofctl", "--patch-ofport", "purple=3"}, 1},
 		{"plan_invalid", []string{"plan", "-f", manifests + "invalid.yaml"}, 1},
 		{"plan_unknown_zone", []string{"plan", "-f", manifests + "quickstart.yaml", "--zone", "node-z"}, 1},
 		{"plan_bad_format", []string{"plan", "-f", manifests + "quickstart.yaml", "-o", "xml"}, 1},
@@ -93,6 +102,107 @@ func TestGolden(t *testing.T) {
 			golden.Check(t, tc.name+".txt", r.text(tc.args, manifests, "examples/manifests/"))
 		})
 	}
+}
+
+// TestNodeLocal holds the node-local flags' defaults and refusals: the
+// networks not given a patch port are numbered after the default patch
+// port in network-name order, skipping the numbers taken.
+func TestNodeLocal(t *testing.T) {
+	r := runCmd(t, "", "plan", "-f", manifests+"seed-001.yaml", "-o", "stored")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	_, l := loadText(t, r.stdout)
+	for _, tc := range []struct {
+		name  string
+		flags nodeFlags
+		want  map[string]int
+		err   string
+	}{
+		{"defaults", nodeFlags{uplink: defaultUplink, defaultPatch: defaultPatchOFPort},
+			map[string]int{"blue_blue-network": 3, "green_green-network": 4, "red_red-network": 5, "yellow_yellow-network": 6}, ""},
+		{"given skip taken", nodeFlags{uplink: "eth0:4", defaultPatch: 2, patches: []string{"red_red-network=3"}},
+			map[string]int{"blue_blue-network": 5, "green_green-network": 6, "red_red-network": 3, "yellow_yellow-network": 7}, ""},
+		{"bad uplink", nodeFlags{uplink: "eth0", defaultPatch: 2}, nil, `--uplink: "eth0" is not NAME:OFPORT`},
+		{"uplink is default patch", nodeFlags{uplink: "eth0:2", defaultPatch: 2}, nil, "--default-patch-ofport: OpenFlow port 2 is the uplink's too"},
+		{"unknown network", nodeFlags{uplink: "eth0:1", defaultPatch: 2, patches: []string{"nope=3"}}, nil, `--patch-ofport nope: not a primary network`},
+		{"bad number", nodeFlags{uplink: "eth0:1", defaultPatch: 2, patches: []string{"red_red-network=x"}}, nil, `--patch-ofport red_red-network: "x" is not a positive`},
+		{"twice", nodeFlags{uplink: "eth0:1", defaultPatch: 2, patches: []string{"red_red-network=3", "red_red-network=4"}}, nil, "--patch-ofport red_red-network: given twice"},
+		{"clash", nodeFlags{uplink: "eth0:1", defaultPatch: 2, patches: []string{"red_red-network=3", "blue_blue-network=3"}}, nil, "--patch-ofport blue_blue-network: OpenFlow port 3 is --patch-ofport red_red-network's too"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			local, err := tc.flags.local(l.Cluster)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(local.PatchOFPorts, tc.want) {
+				t.Errorf("patch ports %v, want %v", local.PatchOFPorts, tc.want)
+			}
+		})
+	}
+}
+
+// TestNodeFormatsSplitScript: -o ip and -o nft together are the kernel
+// plan's whole script, nothing lost or repeated.
+func TestNodeFormatsSplitScript(t *testing.T) {
+	args := []string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane"}
+	ip := runCmd(t, "", append(args, "-o", "ip")...)
+	nft := runCmd(t, "", append(args, "-o", "nft")...)
+	if ip.code != 0 || nft.code != 0 {
+		t.Fatalf("exit %d, %d\n%s%s", ip.code, nft.code, ip.stderr, nft.stderr)
+	}
+	if strings.Contains(ip.stdout, "nft") || !strings.HasPrefix(nft.stdout, "table inet ovn-kubernetes {") {
+		t.Errorf("-o ip holds nft, or -o nft is not a ruleset:\n%s\n%s", ip.stdout, nft.stdout)
+	}
+	_, l := loadText(t, mustRead(t, manifests+"seed-004.yaml"))
+	local, err := (&nodeFlags{uplink: defaultUplink, defaultPatch: defaultPatchOFPort}).local(l.Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.Cluster.PlanNode("ovn-control-plane", local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := p.Kernel.Script()
+	if !strings.Contains(script, "nft -f - <<'EOF'\n"+nft.stdout+"EOF\n") {
+		t.Errorf("-o nft is not the script's ruleset")
+	}
+	if strings.Replace(script, "nft -f - <<'EOF'\n"+nft.stdout+"EOF\n", "", 1) != ip.stdout {
+		t.Errorf("-o ip is not the script without its ruleset")
+	}
+}
+
+// loadText loads manifests from text with the default settings.
+func loadText(t *testing.T, text string) (*manifest.Set, *manifest.Loaded) {
+	t.Helper()
+	objs, err := manifest.Read(strings.NewReader(text), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, errs := manifest.Decode(objs)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	l, err := manifest.Load(set, udnkit.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, l
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestStdin reads the manifests from stdin, as `kubectl get ... | udnkit
