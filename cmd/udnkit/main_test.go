@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/udnkit/udnkit"
-	"github.com/udnkit/udnkit/internal/manifest"
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/internal/golden"
+	"github.com/udnkit/udnkit/internal/manifest"
 )
 
 const manifests = "../../examples/manifests/"
