@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -375,5 +376,58 @@ func TestDrawImages(t *testing.T) {
 		if !bytes.Contains([]byte(r.stdout)[:min(len(r.stdout), 512)], tc.magic) || len(r.stdout) < 10_000 {
 			t.Errorf("draw -o %s: %d bytes, starting %q: not an image of the topology", tc.format, len(r.stdout), r.stdout[:min(len(r.stdout), 16)])
 		}
+	}
+}
+
+// flatSpec matches a fixture's UDN spec in the seeds' flat form.
+var flatSpec = regexp.MustCompile(`(?m)^  spec:\n    topology: (Layer2|Layer3)\n    role: (\w+)\n    subnets:\n((?:    - \S+\n)+)`)
+
+// crdForm rewrites the fixture's UDN specs in the reference CRD's form
+// (spec.layer2 / spec.layer3, Layer3 subnets as {cidr, hostSubnet}), as a
+// real cluster's dump holds them, and returns how many it rewrote.
+func crdForm(text string) (string, int) {
+	n := 0
+	out := flatSpec.ReplaceAllStringFunc(text, func(m string) string {
+		g := flatSpec.FindStringSubmatch(m)
+		n++
+		var b strings.Builder
+		fmt.Fprintf(&b, "  spec:\n    topology: %s\n    %s:\n      role: %s\n      subnets:\n", g[1], strings.ToLower(g[1]), g[2])
+		for _, line := range strings.Split(strings.TrimSpace(g[3]), "\n") {
+			sub := strings.TrimPrefix(strings.TrimSpace(line), "- ")
+			if g[1] == "Layer3" {
+				if i := strings.LastIndex(sub, "/"); strings.Count(sub, "/") == 2 {
+					fmt.Fprintf(&b, "      - cidr: %s\n        hostSubnet: %s\n", sub[:i], sub[i+1:])
+					continue
+				}
+				fmt.Fprintf(&b, "      - cidr: %s\n", sub)
+				continue
+			}
+			fmt.Fprintf(&b, "      - %s\n", sub)
+		}
+		return b.String()
+	})
+	return out, n
+}
+
+// TestReferenceCRDForm plans each fixture with its UDNs in the reference
+// CRD's form (what `kubectl get userdefinednetworks -o yaml` prints from a
+// real OVN-Kubernetes cluster): every zone plans byte for byte as from the
+// seeds' flat form, and validate accepts it.
+func TestReferenceCRDForm(t *testing.T) {
+	for _, name := range []string{"quickstart.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			ref, n := crdForm(mustRead(t, manifests+name))
+			if n == 0 || !strings.Contains(ref, "    layer") {
+				t.Fatalf("no UDN spec rewritten")
+			}
+			want := runCmd(t, "", "plan", "-f", manifests+name, "--all-zones")
+			got := runCmd(t, ref, "plan", "-f", "-", "--all-zones")
+			if got.code != 0 || got.stdout != want.stdout || got.stderr != want.stderr {
+				t.Errorf("plan of the CRD form (exit %d) differs:\n%s\n%s", got.code, got.stderr, ref)
+			}
+			if v := runCmd(t, ref, "validate", "-f", "-"); v.code != 0 {
+				t.Errorf("validate of the CRD form: exit %d\n%s", v.code, v.stderr)
+			}
+		})
 	}
 }
