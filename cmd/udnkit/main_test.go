@@ -430,4 +430,25 @@ func TestReferenceCRDForm(t *testing.T) {
 			}
 		})
 	}
+	// A CUDN's spec.network (secondary networks of both tenants) plans as
+	// its spec.template does.
+	const cudn = "---\napiVersion: k8s.ovn.org/v1\nkind: ClusterUserDefinedNetwork\nmetadata: {name: shared, uid: 6f1c1f2e-0000-4000-8000-0000000000ff}\nspec:\n  namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [tenant-a, tenant-b]}]}\n"
+	for name, spec := range map[string][2]string{
+		"cudn layer3": {"  template: {topology: Layer3, role: Secondary, subnets: [10.250.0.0/16/24]}\n",
+			"  network: {topology: Layer3, layer3: {role: Secondary, subnets: [{cidr: 10.250.0.0/16, hostSubnet: 24}]}}\n"},
+		"cudn localnet": {"  template: {topology: Localnet, role: Secondary, subnets: [192.168.50.0/24], localnet: {physicalNetworkName: physnet, vlanID: 20}}\n",
+			"  network: {topology: Localnet, localnet: {role: Secondary, physicalNetworkName: physnet, subnets: [192.168.50.0/24], vlan: {mode: Access, access: {id: 20}}}}\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			base := mustRead(t, manifests+"quickstart.yaml")
+			flat := runCmd(t, base+cudn+spec[0], "plan", "-f", "-", "--all-zones")
+			crd := runCmd(t, base+cudn+spec[1], "plan", "-f", "-", "--all-zones")
+			if flat.code != 0 || !strings.Contains(flat.stdout, "cluster_udn_shared") {
+				t.Fatalf("flat: exit %d, the CUDN's network not planned\n%s", flat.code, flat.stderr)
+			}
+			if crd.code != 0 || crd.stdout != flat.stdout || crd.stderr != flat.stderr {
+				t.Errorf("spec.network (exit %d) plans differently from spec.template\n%s", crd.code, crd.stderr)
+			}
+		})
+	}
 }
