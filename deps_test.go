@@ -19,11 +19,12 @@ func TestImportBoundaries(t *testing.T) {
 		pkg     string
 		allowed func(dep string) bool
 	}{
-		{"./topology", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology")},
-		{"./topology/services", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/services")},
-		{"./topology/diagram", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/diagram")},
+		{"./topology", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"internal/names")},
+		{"./topology/services", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/services", mod+"internal/names")},
+		{"./topology/diagram", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/diagram", mod+"internal/names")},
 		{"./ipam", stdlibOr(mod + "ipam")},
-		{"./netconf/udn", stdlibOr(mod + "netconf/udn")},
+		{"./netconf/udn", stdlibOr(mod+"netconf/udn", mod+"internal/names")},
+		{"./internal/names", stdlibOr(mod + "internal/names")},
 		{"./backend/nbctl", func(dep string) bool {
 			return dep != mod+"backend/ovnnb" && !strings.Contains(dep, "libovsdb/server") &&
 				!strings.Contains(dep, "libovsdb/client") && !strings.Contains(dep, "prometheus")

@@ -209,7 +209,18 @@ func TestLayer3SeveralSubnets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := nets.AddUDN(udnOf("Layer3", "Primary", 0, "10.128.0.0/24/25,10.129.0.0/16/24", "", ""))
+	// Several subnets of a family come from a NAD's NetConf: a spec holds
+	// at most two, of different families (round 3).
+	conf, err := netconf.ParseNetConf([]byte(`{"cniVersion":"1.1.0","name":"ns1_blue","type":"ovn-k8s-cni-overlay","topology":"layer3",` +
+		`"role":"primary","netAttachDefName":"ns1/blue","subnets":"10.128.0.0/24/25,10.129.0.0/16/24"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := conf.Network()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := nets.Add(nc)
 	if err != nil {
 		t.Fatal(err)
 	}

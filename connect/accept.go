@@ -96,7 +96,8 @@ func (a *Acceptance) Accepted() bool { return a.Condition.Status == metav1.Condi
 // Layer2, at least two, of one IP family with a connect subnet for it, free
 // of overlaps with each other; its connect subnets must not overlap their
 // pod, transit and join subnets, the service CIDRs or the masquerade
-// subnets, nor another connect selecting one of the same networks; and they
+// subnets, nor an older connect selecting one of the same networks (of two
+// overlapping connects only the later is refused); and they
 // must hold a block per network, a pair per node and tunnel keys within
 // OVN's port limit. The first failing check, in that order, gives the
 // reason; its message names the networks and subnets. c must have passed
@@ -296,7 +297,9 @@ func conflicts(subnets []ipam.ConnectSubnet, nets []Network, cl Cluster) []strin
 func overlapsOtherConnects(c *ClusterNetworkConnect, subnets []ipam.ConnectSubnet, nets []Network, cl Cluster) []string {
 	var out []string
 	for _, o := range cl.Connects {
-		if o == nil || o.Name == c.Name {
+		// Only an older connect refuses c (seed 001: the subsequent one
+		// fails); the older keeps its plumbing.
+		if o == nil || o.Name == c.Name || !olderConnect(o, c) {
 			continue
 		}
 		theirs, err := Select(o, cl.Networks, cl.Namespaces)
@@ -322,6 +325,15 @@ func overlapsOtherConnects(c *ClusterNetworkConnect, subnets []ipam.ConnectSubne
 		}
 	}
 	return out
+}
+
+// olderConnect reports whether a was created before b, the name breaking
+// a tie.
+func olderConnect(a, b *ClusterNetworkConnect) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
 }
 
 func exhausted(subnets []ipam.ConnectSubnet, nets []Network, cl Cluster) []string {

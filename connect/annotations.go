@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
 
+	ucnames "github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -65,8 +65,8 @@ func (k NetworkKey) String() string {
 func ParseNetworkKey(s string) (NetworkKey, error) {
 	topo, id, ok := strings.Cut(s, "_")
 	n, err := strconv.Atoi(id)
-	if !ok || err != nil || n < 1 || strconv.Itoa(n) != id {
-		return NetworkKey{}, fmt.Errorf("network key %q: %w: want layer3_<id> or layer2_<id>", s, ErrAnnotation)
+	if !ok || err != nil || n < 1 || n > ipam.MaxNetworkID || strconv.Itoa(n) != id {
+		return NetworkKey{}, ucnames.Errorf("network key %q: %w: want layer3_<id> or layer2_<id> with an id in 1..%d", s, ErrAnnotation, ipam.MaxNetworkID)
 	}
 	switch topo {
 	case "layer3":
@@ -74,7 +74,7 @@ func ParseNetworkKey(s string) (NetworkKey, error) {
 	case "layer2":
 		return NetworkKey{ipam.ConnectLayer2, n}, nil
 	}
-	return NetworkKey{}, fmt.Errorf("network key %q: %w: topology %q, want layer3 or layer2", s, ErrAnnotation, topo)
+	return NetworkKey{}, ucnames.Errorf("network key %q: %w: topology %q, want layer3 or layer2", s, ErrAnnotation, topo)
 }
 
 func compareKeys(a, b NetworkKey) int {
@@ -123,7 +123,7 @@ func ParseAnnotations(annotations map[string]string) (Allocation, error) {
 	if v, ok := annotations[AnnotationTunnelKey]; ok {
 		k, err := strconv.Atoi(v)
 		if err != nil || k < ipam.DynamicTunnelKeyFirst || k > ipam.DynamicTunnelKeyLast || strconv.Itoa(k) != v {
-			return Allocation{}, fmt.Errorf("%s %q: %w: want a tunnel key in %d..%d", AnnotationTunnelKey, v, ErrAnnotation,
+			return Allocation{}, ucnames.Errorf("%s %q: %w: want a tunnel key in %d..%d", AnnotationTunnelKey, v, ErrAnnotation,
 				ipam.DynamicTunnelKeyFirst, ipam.DynamicTunnelKeyLast)
 		}
 		a.TunnelKey = k
@@ -139,13 +139,13 @@ func ParseAnnotations(annotations map[string]string) (Allocation, error) {
 	}
 	var m map[string]familySubnets
 	if err := json.Unmarshal([]byte(v), &m); err != nil {
-		return Allocation{}, fmt.Errorf("%s: %w: %v", name, ErrAnnotation, err)
+		return Allocation{}, ucnames.Errorf("%s: %w: %v", name, ErrAnnotation, err)
 	}
 	a.Subnets = make(map[NetworkKey][]netip.Prefix, len(m))
 	for _, ks := range slices.Sorted(maps.Keys(m)) {
 		k, err := ParseNetworkKey(ks)
 		if err != nil {
-			return Allocation{}, fmt.Errorf("%s: %w", name, err)
+			return Allocation{}, ucnames.Errorf("%s: %w", name, err)
 		}
 		var ps []netip.Prefix
 		for _, f := range []struct {
@@ -157,12 +157,12 @@ func ParseAnnotations(annotations map[string]string) (Allocation, error) {
 			}
 			p, err := netip.ParsePrefix(f.s)
 			if err != nil || p.Masked() != p || p.Addr().Is4() != f.v4 {
-				return Allocation{}, fmt.Errorf("%s: %s: %w: %q is not a network address of its family", name, ks, ErrAnnotation, f.s)
+				return Allocation{}, ucnames.Errorf("%s: %s: %w: %q is not a network address of its family", name, ks, ErrAnnotation, f.s)
 			}
 			ps = append(ps, p)
 		}
 		if len(ps) == 0 {
-			return Allocation{}, fmt.Errorf("%s: %s: %w: no subnet", name, ks, ErrAnnotation)
+			return Allocation{}, ucnames.Errorf("%s: %s: %w: no subnet", name, ks, ErrAnnotation)
 		}
 		a.Subnets[k] = ps
 	}
@@ -183,7 +183,7 @@ type Allocator struct {
 func NewAllocator(c *ClusterNetworkConnect, keys *ipam.TunnelKeyAllocator) (*Allocator, error) {
 	subnets, err := ipam.NewConnectSubnetAllocator(c.Name, connectSubnets(c))
 	if err != nil {
-		return nil, fmt.Errorf("%s %q: spec.connectSubnets: %w", Kind, c.Name, err)
+		return nil, ucnames.Errorf("%s %q: spec.connectSubnets: %w", Kind, c.Name, err)
 	}
 	return &Allocator{name: c.Name, subnets: subnets, keys: keys, held: map[NetworkKey][]netip.Prefix{}}, nil
 }
@@ -196,12 +196,12 @@ func TunnelKeyOwner(cnc string) string { return "connect-router/" + cnc }
 func (a *Allocator) Restore(al Allocation) error {
 	if al.TunnelKey != 0 {
 		if err := a.keys.Reserve(TunnelKeyOwner(a.name), al.TunnelKey); err != nil {
-			return fmt.Errorf("%s %q: %s: %w", Kind, a.name, AnnotationTunnelKey, err)
+			return ucnames.Errorf("%s %q: %s: %w", Kind, a.name, AnnotationTunnelKey, err)
 		}
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(al.Subnets), compareKeys) {
 		if err := a.subnets.Restore(k.NetworkID, k.Topology, al.Subnets[k]...); err != nil {
-			return fmt.Errorf("%s %q: %s: %w", Kind, a.name, k, err)
+			return ucnames.Errorf("%s %q: %s: %w", Kind, a.name, k, err)
 		}
 		a.held[k] = slices.Clone(al.Subnets[k])
 	}
@@ -214,7 +214,7 @@ func (a *Allocator) Restore(al Allocation) error {
 func (a *Allocator) Allocate(nets []*udn.Network) (Allocation, error) {
 	keys, err := a.keys.Allocate(TunnelKeyOwner(a.name), ipam.ConnectRouterTunnelKeys)
 	if err != nil {
-		return Allocation{}, fmt.Errorf("%s %q: tunnel key: %w", Kind, a.name, err)
+		return Allocation{}, ucnames.Errorf("%s %q: tunnel key: %w", Kind, a.name, err)
 	}
 	want := map[NetworkKey]bool{}
 	for _, n := range nets {
@@ -232,7 +232,7 @@ func (a *Allocator) Allocate(nets []*udn.Network) (Allocation, error) {
 		}
 		got, err := a.subnets.Allocate(k.NetworkID, k.Topology)
 		if err != nil {
-			return Allocation{}, fmt.Errorf("%s %q: network %s: %w", Kind, a.name, k, err)
+			return Allocation{}, ucnames.Errorf("%s %q: network %s: %w", Kind, a.name, k, err)
 		}
 		a.held[k] = got
 	}

@@ -184,5 +184,16 @@
 // which, like the ipam allocators it wraps, holds state: use one per
 // connect from one goroutine. Plan's and PlanPrimaryLinks' errors wrap
 // ErrInvalid, ErrTunnelKeyLimit or an ipam sentinel and name the connect
-// or link, network and node; ParseAnnotations' wrap ErrAnnotation.
+// or link, network and node; ParseAnnotations' wrap ErrAnnotation. Plan
+// refuses a control character in any name (topology.CheckNames) and a
+// network without subnets. Messages quote at most 128 bytes of a value.
+//
+// Beyond the seed's CRD rules, Validate refuses connect subnets that
+// overlap special-purpose ranges (this network, loopback, link-local,
+// multicast, class E, IPv4-compatible and mapped) or the default
+// network's join subnet, and a status.status other than Success or
+// Failure; network keys hold an ID in 1..4095. Of two connects whose
+// subnets overlap on a common network only the later (creation time, then
+// name) is refused ConnectSubnetOverlap (seed 001: the subsequent one
+// fails), so the older keeps its plumbing.
 package connect

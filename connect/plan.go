@@ -1,9 +1,10 @@
 package connect
 
 import (
+	ucnames "github.com/udnkit/udnkit/internal/names"
+
 	"cmp"
 	"errors"
-	"fmt"
 	"maps"
 	"net/netip"
 	"slices"
@@ -151,7 +152,7 @@ func Plan(in Input) (topology.State, error) { return plan(in, nil, MaxPortTunnel
 // out. Its cost follows the networks, not the nodes.
 func PlanNodes(in Input, nodes ...string) (topology.State, error) {
 	if len(nodes) == 0 {
-		return topology.State{}, fmt.Errorf("connect: %w: PlanNodes needs at least one node", ErrInvalid)
+		return topology.State{}, ucnames.Errorf("connect: %w: PlanNodes needs at least one node", ErrInvalid)
 	}
 	only := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
@@ -164,16 +165,27 @@ func PlanNodes(in Input, nodes ...string) (topology.State, error) {
 // over maxKey (MaxPortTunnelKey; benchmarks of scales OVN refuses lift it).
 func plan(in Input, only map[string]bool, maxKey int) (topology.State, error) {
 	if in.Connect == nil || in.Connect.Name == "" {
-		return topology.State{}, fmt.Errorf("connect: %w: no ClusterNetworkConnect", ErrInvalid)
+		return topology.State{}, ucnames.Errorf("connect: %w: no ClusterNetworkConnect", ErrInvalid)
 	}
 	cnc := in.Connect.Name
+	if msg := ucnames.ControlError(cnc); msg != "" {
+		return topology.State{}, ucnames.Errorf("%s %s: metadata.name: %w: %s", Kind, ucnames.Quote(cnc), ErrInvalid, msg)
+	}
+	if err := topology.CheckNames(nil, in.Nodes, in.Zone); err != nil {
+		return topology.State{}, ucnames.Errorf("%s %q: %w: %w", Kind, cnc, ErrInvalid, err)
+	}
+	for _, n := range in.Networks {
+		if err := topology.CheckNames(n, nil, ""); err != nil {
+			return topology.State{}, ucnames.Errorf("%s %q: %w: %w", Kind, cnc, ErrInvalid, err)
+		}
+	}
 	nm := names{profile: in.Profile, cnc: cnc, maxKey: maxKey}
 	if in.Allocation.TunnelKey == 0 {
-		return topology.State{}, fmt.Errorf("%s %q: %w: no tunnel key allocated", Kind, cnc, ErrInvalid)
+		return topology.State{}, ucnames.Errorf("%s %q: %w: no tunnel key allocated", Kind, cnc, ErrInvalid)
 	}
 	subnets := connectSubnets(in.Connect)
 	if len(subnets) == 0 {
-		return topology.State{}, fmt.Errorf("%s %q: spec.connectSubnets: %w: none parses", Kind, cnc, ErrInvalid)
+		return topology.State{}, ucnames.Errorf("%s %q: spec.connectSubnets: %w: none parses", Kind, cnc, ErrInvalid)
 	}
 	nets := slices.Clone(in.Networks)
 	slices.SortFunc(nets, func(a, b *udn.Network) int { return cmp.Compare(a.Name, b.Name) })
@@ -211,11 +223,14 @@ func plan(in Input, only map[string]bool, maxKey int) (topology.State, error) {
 	}
 	for _, n := range nets {
 		if n == nil || n.ID == 0 {
-			return topology.State{}, fmt.Errorf("%s %q: %w: a network without an ID", Kind, cnc, ErrInvalid)
+			return topology.State{}, ucnames.Errorf("%s %q: %w: a network without an ID", Kind, cnc, ErrInvalid)
+		}
+		if len(n.Subnets) == 0 {
+			return topology.State{}, ucnames.Errorf("%s %q: network %q: subnets: %w: a network without subnets cannot be connected", Kind, cnc, n.Name, ErrInvalid)
 		}
 		alloc, ok := in.Allocation.Subnets[KeyOf(n)]
-		if !ok {
-			return topology.State{}, fmt.Errorf("%s %q: network %q: %w: no connect subnet allocated (%s)", Kind, cnc, n.Name, ErrInvalid, KeyOf(n))
+		if !ok || len(alloc) == 0 {
+			return topology.State{}, ucnames.Errorf("%s %q: network %q: %w: no connect subnet allocated (%s)", Kind, cnc, n.Name, ErrInvalid, KeyOf(n))
 		}
 		if n.Topology == udn.TopologyLayer3 {
 			for i := range nodes {
@@ -254,7 +269,7 @@ func layer3Link(nm names, subnets []ipam.ConnectSubnet, n *udn.Network, nd *topo
 	for i, b := range blocks {
 		pair, err := ipam.ConnectNodeSubnet(b, nd.ID)
 		if err != nil {
-			return link{}, fmt.Errorf("%s %q: network %q: node %q: %w", Kind, nm.cnc, n.Name, nd.Name, err)
+			return link{}, ucnames.Errorf("%s %q: network %q: node %q: %w", Kind, nm.cnc, n.Name, nd.Name, err)
 		}
 		ns, cs, err := nm.sides(pair)
 		if err != nil {
@@ -264,7 +279,7 @@ func layer3Link(nm names, subnets []ipam.ConnectSubnet, n *udn.Network, nd *topo
 		if i == 0 {
 			s, ok := subnetOf(subnets, b)
 			if !ok {
-				return link{}, fmt.Errorf("%s %q: network %q: %w: block %s is in no connect subnet", Kind, nm.cnc, n.Name, ErrInvalid, b)
+				return link{}, ucnames.Errorf("%s %q: network %q: %w: block %s is in no connect subnet", Kind, nm.cnc, n.Name, ErrInvalid, b)
 			}
 			l.tunnelKey = portTunnelKey(s, blockIndex(s, b), nd.ID)
 		}
@@ -277,13 +292,13 @@ func layer2Link(nm names, subnets []ipam.ConnectSubnet, n *udn.Network, pairs []
 	for i, pair := range pairs {
 		ns, cs, err := nm.sides(pair)
 		if err != nil {
-			return link{}, fmt.Errorf("%s %q: network %q: %w", Kind, nm.cnc, n.Name, err)
+			return link{}, ucnames.Errorf("%s %q: network %q: %w", Kind, nm.cnc, n.Name, err)
 		}
 		l.netSide, l.connSide = append(l.netSide, ns), append(l.connSide, cs)
 		if i == 0 {
 			s, ok := subnetOf(subnets, pair)
 			if !ok {
-				return link{}, fmt.Errorf("%s %q: network %q: %w: pair %s is in no connect subnet", Kind, nm.cnc, n.Name, ErrInvalid, pair)
+				return link{}, ucnames.Errorf("%s %q: network %q: %w: pair %s is in no connect subnet", Kind, nm.cnc, n.Name, ErrInvalid, pair)
 			}
 			l.tunnelKey = portTunnelKey(s, blockIndex(s, pair), pairIndex(s, pair))
 		}
@@ -293,7 +308,7 @@ func layer2Link(nm names, subnets []ipam.ConnectSubnet, n *udn.Network, pairs []
 
 func checkKey(nm names, l link) error {
 	if l.tunnelKey > nm.maxKey {
-		return fmt.Errorf("%s %q: network %q: port tunnel key %d: %w (%d)", Kind, nm.cnc, l.net.Name, l.tunnelKey, ErrTunnelKeyLimit, MaxPortTunnelKey)
+		return ucnames.Errorf("%s %q: network %q: port tunnel key %d: %w (%d)", Kind, nm.cnc, l.net.Name, l.tunnelKey, ErrTunnelKeyLimit, MaxPortTunnelKey)
 	}
 	return nil
 }
@@ -320,7 +335,7 @@ func emitLink(e *topology.Emitter, nm names, own topology.Owner, router string, 
 		peer = nport
 	} else {
 		if l.node.Chassis == "" {
-			return fmt.Errorf("%s %q: node %q: chassis: %w: a remote node needs its chassis", Kind, nm.cnc, node, ErrInvalid)
+			return ucnames.Errorf("%s %q: node %q: chassis: %w: a remote node needs its chassis", Kind, nm.cnc, node, ErrInvalid)
 		}
 		opts = append(opts, "requested-chassis", l.node.Chassis)
 	}
@@ -384,7 +399,7 @@ func emitRoutes(e *topology.Emitter, own topology.Owner, router string, l link, 
 	}
 	hs, ok := in.HostSubnets[l.net.Name][l.node.Name]
 	if !ok {
-		return fmt.Errorf("%s %q: network %q: node %q: %w: no host subnet", Kind, in.Connect.Name, l.net.Name, l.node.Name, ErrInvalid)
+		return ucnames.Errorf("%s %q: network %q: node %q: %w: no host subnet", Kind, in.Connect.Name, l.net.Name, l.node.Name, ErrInvalid)
 	}
 	own.Node = l.node.Name
 	for _, s := range hs {

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/udnkit/udnkit/internal/golden"
 	"github.com/udnkit/udnkit/ipam"
@@ -193,6 +196,29 @@ func TestPlanErrors(t *testing.T) {
 		{"remote node without chassis", func(in *Input) { in.Nodes = seedNodes(); in.Nodes[2].Chassis = "" }, ErrInvalid},
 		{"no host subnet", func(in *Input) { in.HostSubnets = nil }, ErrInvalid},
 		{"node ID outside the block", func(in *Input) { in.Nodes = seedNodes(); in.Nodes[0].ID = 200 }, ipam.ErrOutOfRange},
+		{"NUL in the connect's name", func(in *Input) { c := *in.Connect; c.Name = "cnc\x00"; in.Connect = &c }, ErrInvalid},
+		{"NUL in a network's name", func(in *Input) {
+			n := blue.Clone()
+			n.Name = "blue\x00"
+			in.Networks = []*udn.Network{n, green}
+		}, ErrInvalid},
+		{"control character in a node's zone", func(in *Input) { in.Nodes = seedNodes(); in.Nodes[1].Zone = "z\n" }, ErrInvalid},
+		{"DEL in the zone", func(in *Input) { in.Zone = "ovn-worker\x7f" }, ErrInvalid},
+		// networkconnect TestEnsureConnectPortsOps: a network without
+		// subnets panicked (index out of range).
+		{"Layer3 network with no subnets", func(in *Input) {
+			n := blue.Clone()
+			n.Subnets = nil
+			in.Networks = []*udn.Network{n, green}
+		}, ErrInvalid},
+		{"empty allocation", func(in *Input) {
+			in.Allocation.Subnets = map[NetworkKey][]netip.Prefix{KeyOf(blue): nil, KeyOf(green): in.Allocation.Subnets[KeyOf(green)]}
+		}, ErrInvalid},
+		{"Layer2 network with no subnets", func(in *Input) {
+			n := blue.Clone()
+			n.Topology, n.Subnets = udn.TopologyLayer2, nil
+			in.Networks = []*udn.Network{n, green}
+		}, ErrInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := base
@@ -268,5 +294,24 @@ func TestTwoConnectsAreNotTransitive(t *testing.T) {
 	cl.Namespaces = append(cl.Namespaces, netconfNamespace("blue"), netconfNamespace("red"))
 	if acc := Accept(b, cl); acc.Condition.Reason != ReasonConnectSubnetOverlap {
 		t.Errorf("overlapping connect subnets of two connects selecting blue: %s %q", acc.Condition.Reason, acc.Condition.Message)
+	}
+	// Seed 001: only the later of two overlapping connects is refused; the
+	// older one (a, by name when created together; b when created first)
+	// keeps its Accepted condition and its plumbing.
+	cl.Networks = append(cl.Networks, Network{Network: green, UDN: "green/net", Namespaces: []string{"green"}})
+	cl.Namespaces = append(cl.Namespaces, netconfNamespace("green"))
+	cl.Connects = []*ClusterNetworkConnect{b}
+	if acc := Accept(a, cl); acc.Condition.Reason == ReasonConnectSubnetOverlap {
+		t.Errorf("the older connect is refused for the later one's overlap: %q", acc.Condition.Message)
+	}
+	b.CreationTimestamp = metav1.NewTime(time.Unix(100, 0))
+	a.CreationTimestamp = metav1.NewTime(time.Unix(200, 0))
+	cl.Connects = []*ClusterNetworkConnect{a}
+	if acc := Accept(b, cl); acc.Condition.Reason == ReasonConnectSubnetOverlap {
+		t.Errorf("b, created first, is refused: %q", acc.Condition.Message)
+	}
+	cl.Connects = []*ClusterNetworkConnect{b}
+	if acc := Accept(a, cl); acc.Condition.Reason != ReasonConnectSubnetOverlap {
+		t.Errorf("a, created after b: %s, want %s", acc.Condition.Reason, ReasonConnectSubnetOverlap)
 	}
 }

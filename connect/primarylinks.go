@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"slices"
 
+	ucnames "github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
@@ -96,7 +97,7 @@ func PrimaryLinkPair(block netip.Prefix, networkID int) (networkSide, linkSide n
 // speaks for the link's rows only (ControllerPrimaryLinks, in.Name).
 func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 	if in.Name == "" {
-		return topology.State{}, fmt.Errorf("primary links: %w: no name", ErrInvalid)
+		return topology.State{}, ucnames.Errorf("primary links: %w: no name", ErrInvalid)
 	}
 	what := fmt.Sprintf("primary links %q", in.Name)
 	blocks := in.Subnets
@@ -107,7 +108,7 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 	for _, b := range blocks {
 		f := family(b.Addr())
 		if !b.IsValid() || b.Masked() != b || byFamily[f].IsValid() {
-			return topology.State{}, fmt.Errorf("%s: subnets: %w: %v is not a network address or its family has two blocks", what, ErrInvalid, b)
+			return topology.State{}, ucnames.Errorf("%s: subnets: %w: %v is not a network address or its family has two blocks", what, ErrInvalid, b)
 		}
 		byFamily[f] = b
 	}
@@ -118,36 +119,36 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 	for _, b := range byFamily {
 		for _, m := range masq {
 			if b.IsValid() && b.Overlaps(m) {
-				return topology.State{}, fmt.Errorf("%s: subnets: %w: %s overlaps the masquerade subnet %s", what, ErrInvalid, b, m)
+				return topology.State{}, ucnames.Errorf("%s: subnets: %w: %s overlaps the masquerade subnet %s", what, ErrInvalid, b, m)
 			}
 		}
 	}
 	if slices.Contains(in.Networks, nil) {
-		return topology.State{}, fmt.Errorf("%s: %w: a nil network", what, ErrInvalid)
+		return topology.State{}, ucnames.Errorf("%s: %w: a nil network", what, ErrInvalid)
 	}
 	nets := slices.Clone(in.Networks)
 	slices.SortFunc(nets, func(a, b *udn.Network) int { return cmp.Compare(a.Name, b.Name) })
 	for i, n := range nets {
 		switch {
 		case n.ID == 0:
-			return topology.State{}, fmt.Errorf("%s: %w: a network without an ID", what, ErrInvalid)
+			return topology.State{}, ucnames.Errorf("%s: %w: a network without an ID", what, ErrInvalid)
 		case n.Role != udn.RolePrimary:
-			return topology.State{}, fmt.Errorf("%s: network %q: %w: role %s, want primary", what, n.Name, ErrInvalid, n.Role)
+			return topology.State{}, ucnames.Errorf("%s: network %q: %w: role %s, want primary", what, n.Name, ErrInvalid, n.Role)
 		case n.Topology != udn.TopologyLayer3 && n.Topology != udn.TopologyLayer2:
-			return topology.State{}, fmt.Errorf("%s: network %q: %w: topology %s, want Layer3 or Layer2", what, n.Name, ErrInvalid, n.Topology)
+			return topology.State{}, ucnames.Errorf("%s: network %q: %w: topology %s, want Layer3 or Layer2", what, n.Name, ErrInvalid, n.Topology)
 		case len(n.Subnets) == 0:
-			return topology.State{}, fmt.Errorf("%s: network %q: %w: no subnets", what, n.Name, ErrInvalid)
+			return topology.State{}, ucnames.Errorf("%s: network %q: %w: no subnets", what, n.Name, ErrInvalid)
 		case i > 0 && nets[i-1].Name == n.Name:
-			return topology.State{}, fmt.Errorf("%s: network %q: %w: listed twice", what, n.Name, ErrInvalid)
+			return topology.State{}, ucnames.Errorf("%s: network %q: %w: listed twice", what, n.Name, ErrInvalid)
 		}
 		for _, o := range nets[:i] {
 			if o.ID == n.ID {
-				return topology.State{}, fmt.Errorf("%s: network %q: %w: network ID %d is network %q's too (the pairs are the IDs')", what, n.Name, ErrInvalid, n.ID, o.Name)
+				return topology.State{}, ucnames.Errorf("%s: network %q: %w: network ID %d is network %q's too (the pairs are the IDs')", what, n.Name, ErrInvalid, n.ID, o.Name)
 			}
 			for _, p := range n.Subnets {
 				for _, q := range o.Subnets {
 					if p.CIDR.Overlaps(q.CIDR) {
-						return topology.State{}, fmt.Errorf("%s: network %q: %w: subnet %s overlaps %s of network %q (seed 002: a namespace's primary networks may not overlap)",
+						return topology.State{}, ucnames.Errorf("%s: network %q: %w: subnet %s overlaps %s of network %q (seed 002: a namespace's primary networks may not overlap)",
 							what, n.Name, ErrInvalid, p.CIDR, q.CIDR, o.Name)
 					}
 				}
@@ -156,7 +157,7 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 		for _, b := range byFamily {
 			for _, p := range slices.Concat(n.SubnetPrefixes(), n.JoinSubnets, n.TransitSubnets) {
 				if b.IsValid() && b.Overlaps(p) {
-					return topology.State{}, fmt.Errorf("%s: subnets: %w: %s overlaps %s of network %q", what, ErrInvalid, b, p, n.Name)
+					return topology.State{}, ucnames.Errorf("%s: subnets: %w: %s overlaps %s of network %q", what, ErrInvalid, b, p, n.Name)
 				}
 			}
 		}
@@ -187,12 +188,12 @@ func PlanPrimaryLinks(in PrimaryLinksInput) (topology.State, error) {
 		l := link{net: n, local: true}
 		for _, f := range familiesOf(n) {
 			if !byFamily[f].IsValid() {
-				return topology.State{}, fmt.Errorf("%s: subnets: %w: network %q has %s subnets and there is no block of that family",
+				return topology.State{}, ucnames.Errorf("%s: subnets: %w: network %q has %s subnets and there is no block of that family",
 					what, ErrInvalid, n.Name, [2]string{"IPv4", "IPv6"}[f])
 			}
 			ns, ls, err := PrimaryLinkPair(byFamily[f], n.ID)
 			if err != nil {
-				return topology.State{}, fmt.Errorf("%s: network %q: %w", what, n.Name, err)
+				return topology.State{}, ucnames.Errorf("%s: network %q: %w", what, n.Name, err)
 			}
 			l.netSide, l.connSide = append(l.netSide, ns), append(l.connSide, ls)
 		}

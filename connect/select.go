@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/udnkit/udnkit/internal/kubename"
+	ucnames "github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -61,7 +63,7 @@ func Select(c *ClusterNetworkConnect, networks []Network, namespaces []netconf.N
 		case s.NetworkSelectionType == ClusterUserDefinedNetworks && s.ClusterUserDefinedNetworkSelector != nil:
 			sel, err := selector(&s.ClusterUserDefinedNetworkSelector.NetworkSelector)
 			if err != nil {
-				return nil, fmt.Errorf("%s.clusterUserDefinedNetworkSelector.networkSelector: %w", path, err)
+				return nil, ucnames.Errorf("%s.clusterUserDefinedNetworkSelector.networkSelector: %w", path, err)
 			}
 			for _, n := range networks {
 				if n.CUDN != "" && sel.Matches(withName(n.Labels, n.CUDN)) {
@@ -71,7 +73,7 @@ func Select(c *ClusterNetworkConnect, networks []Network, namespaces []netconf.N
 		case s.NetworkSelectionType == PrimaryUserDefinedNetworks && s.PrimaryUserDefinedNetworkSelector != nil:
 			sel, err := selector(&s.PrimaryUserDefinedNetworkSelector.NamespaceSelector)
 			if err != nil {
-				return nil, fmt.Errorf("%s.primaryUserDefinedNetworkSelector.namespaceSelector: %w", path, err)
+				return nil, ucnames.Errorf("%s.primaryUserDefinedNetworkSelector.namespaceSelector: %w", path, err)
 			}
 			for _, ns := range namespaces {
 				if !sel.Matches(withName(ns.Labels, ns.Name)) {
@@ -94,7 +96,7 @@ func Select(c *ClusterNetworkConnect, networks []Network, namespaces []netconf.N
 }
 
 func selector(s *metav1.LabelSelector) (labels.Selector, error) {
-	return metav1.LabelSelectorAsSelector(s)
+	return kubename.SelectorAsSelector(s)
 }
 
 // withName returns the labels with kubernetes.io/metadata.name=name added

@@ -3,10 +3,11 @@ package connect
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	ucnames "github.com/udnkit/udnkit/internal/names"
 )
 
 // API group, version and kind of a ClusterNetworkConnect.
@@ -53,11 +54,11 @@ func (s *ClusterNetworkConnectSpec) UnmarshalJSON(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&aux); err != nil {
-		return fmt.Errorf("spec: %w", err)
+		return ucnames.Errorf("spec: %w", err)
 	}
 	if aux.Connectivity != nil {
 		if aux.ConnectivityEnabled != nil {
-			return fmt.Errorf("spec: set connectivityEnabled or its reference spelling connectivity, not both")
+			return ucnames.Errorf("spec: set connectivityEnabled or its reference spelling connectivity, not both")
 		}
 		aux.ConnectivityEnabled = aux.Connectivity
 	}
@@ -193,19 +194,19 @@ type ClusterNetworkConnectList struct {
 func Decode(data []byte) (*ClusterNetworkConnect, error) {
 	var c ClusterNetworkConnect
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", Kind, err)
+		return nil, ucnames.Errorf("%s: %w", Kind, err)
 	}
 	switch {
 	case c.Kind == "":
 		c.Kind = Kind
 	case c.Kind != Kind:
-		return nil, fmt.Errorf("%s: kind %q: want %s", Kind, c.Kind, Kind)
+		return nil, ucnames.Errorf("%s: kind %q: want %s", Kind, c.Kind, Kind)
 	}
 	switch {
 	case c.APIVersion == "":
 		c.APIVersion = APIVersion
 	case c.APIVersion != APIVersion:
-		return nil, fmt.Errorf("%s %q: apiVersion %q: want %s", Kind, c.Name, c.APIVersion, APIVersion)
+		return nil, ucnames.Errorf("%s %q: apiVersion %q: want %s", Kind, c.Name, c.APIVersion, APIVersion)
 	}
 	return &c, nil
 }

@@ -7,8 +7,10 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/udnkit/udnkit/internal/kubename"
+	"github.com/udnkit/udnkit/ipam"
 )
 
 // Limits of the API (the seed's kubebuilder markers).
@@ -33,7 +35,8 @@ const (
 // Validate checks c as the API server would with the seed's CRD: every
 // kubebuilder marker and CEL rule of ClusterNetworkConnect. What needs the
 // cluster (overlaps with networks, other connects, exhaustion) is Accept's.
-func Validate(c *ClusterNetworkConnect) field.ErrorList {
+func Validate(c *ClusterNetworkConnect) (out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if c == nil {
 		return field.ErrorList{field.Required(field.NewPath(Kind), "nil object")}
 	}
@@ -41,7 +44,7 @@ func Validate(c *ClusterNetworkConnect) field.ErrorList {
 	if c.Name == "" {
 		errs = append(errs, field.Required(field.NewPath("metadata", "name"), ""))
 	} else {
-		for _, msg := range validation.IsDNS1123Subdomain(c.Name) {
+		for _, msg := range kubename.IsDNS1123Subdomain(c.Name) {
 			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), c.Name, msg))
 		}
 	}
@@ -52,6 +55,10 @@ func Validate(c *ClusterNetworkConnect) field.ErrorList {
 	errs = append(errs, validateSelectors(c.Spec.NetworkSelectors, spec.Child("networkSelectors"))...)
 	errs = append(errs, validateConnectSubnets(c.Spec.ConnectSubnets, spec.Child("connectSubnets"))...)
 	errs = append(errs, validateConnectivity(c.Spec.ConnectivityEnabled, spec.Child("connectivityEnabled"))...)
+	// status.status is an enum in the seed's CRD.
+	if s := c.Status.Status; s != "" && s != Success && s != Failure {
+		errs = append(errs, field.NotSupported(field.NewPath("status", "status"), s, []string{string(Success), string(Failure)}))
+	}
 	return errs
 }
 
@@ -124,7 +131,7 @@ func validateSelectors(sels []NetworkSelector, path *field.Path) field.ErrorList
 }
 
 func validateLabelSelector(s *metav1.LabelSelector, path *field.Path) field.ErrorList {
-	if _, err := metav1.LabelSelectorAsSelector(s); err != nil {
+	if _, err := kubename.SelectorAsSelector(s); err != nil {
 		return field.ErrorList{field.Invalid(path, s.String(), err.Error())}
 	}
 	return nil
@@ -172,6 +179,9 @@ func validateConnectSubnets(subnets []ConnectSubnet, path *field.Path) field.Err
 			continue
 		}
 		parsed = append(parsed, p)
+		if r, ok := reservedOverlap(p); ok {
+			errs = append(errs, field.Invalid(at.Child("cidr"), s.CIDR, "must not overlap "+r.prefix.String()+" ("+r.what+")"))
+		}
 		if int(s.NetworkPrefix) <= p.Bits() {
 			errs = append(errs, field.Invalid(at, s.NetworkPrefix, msgPrefixLonger))
 		}
@@ -183,6 +193,40 @@ func validateConnectSubnets(subnets []ConnectSubnet, path *field.Path) field.Err
 		errs = append(errs, field.Invalid(path, subnets, msgFamilies))
 	}
 	return errs
+}
+
+// reservedRange is a range a connect subnet may not take, and what it is.
+type reservedRange struct {
+	prefix netip.Prefix
+	what   string
+}
+
+// reserved are the ranges a connect subnet may not take: special-purpose
+// addresses no router port can use (this network, loopback, link-local,
+// multicast, the reserved class E, IPv4-compatible and IPv4-mapped) and
+// the default network's join subnets, which every node's gateway router
+// already routes.
+var reserved = func() []reservedRange {
+	var out []reservedRange
+	for _, r := range [][2]string{{"0.0.0.0/8", "this network"}, {"127.0.0.0/8", "loopback"}, {"169.254.0.0/16", "link-local"},
+		{"224.0.0.0/4", "multicast"}, {"240.0.0.0/4", "reserved"}, {"::/96", "unspecified, loopback and IPv4-compatible"},
+		{"::ffff:0:0/96", "IPv4-mapped"}, {"fe80::/10", "link-local"}, {"ff00::/8", "multicast"}} {
+		out = append(out, reservedRange{netip.MustParsePrefix(r[0]), r[1]})
+	}
+	for _, p := range ipam.DefaultNetworkJoinSubnets() {
+		out = append(out, reservedRange{p, "the default network's join subnet"})
+	}
+	return out
+}()
+
+// reservedOverlap returns the reserved range p overlaps, if any.
+func reservedOverlap(p netip.Prefix) (reservedRange, bool) {
+	for _, r := range reserved {
+		if r.prefix.Overlaps(p) {
+			return r, true
+		}
+	}
+	return reservedRange{}, false
 }
 
 var connectivityTypes = []string{string(PodNetwork), string(ClusterIPServiceNetwork)}

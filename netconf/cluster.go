@@ -1,10 +1,10 @@
 package netconf
 
 import (
-	"fmt"
 	"net/netip"
 	"slices"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 )
 
@@ -38,7 +38,7 @@ type Cluster struct {
 // ErrInvalidSpec and names both subnets.
 func CheckCluster(n *Network, c Cluster) error {
 	if n == nil {
-		return fmt.Errorf("%w: no network", ErrInvalidSpec)
+		return names.Errorf("%w: no network", ErrInvalidSpec)
 	}
 	if c.IPv4 || c.IPv6 {
 		for _, s := range n.Subnets {
@@ -47,7 +47,7 @@ func CheckCluster(n *Network, c Cluster) error {
 				if v6 {
 					fam = "ipv6"
 				}
-				return fmt.Errorf("%w: network %s is attempting to use %s subnets but the cluster does not support %s", ErrInvalidSpec, n.Name, fam, fam)
+				return names.Errorf("%w: network %s is attempting to use %s subnets but the cluster does not support %s", ErrInvalidSpec, n.Name, fam, fam)
 			}
 		}
 	}
@@ -82,7 +82,7 @@ func CheckCluster(n *Network, c Cluster) error {
 	check := func(kind string, p netip.Prefix) error {
 		for _, b := range built {
 			if p.Overlaps(b.subnet) {
-				return fmt.Errorf("%w: network %s: pod or join subnet overlaps with already configured internal subnets: %s %q overlaps %s %q",
+				return names.Errorf("%w: network %s: pod or join subnet overlaps with already configured internal subnets: %s %q overlaps %s %q",
 					ErrInvalidSpec, n.Name, kind, p, b.kind, b.subnet)
 			}
 		}

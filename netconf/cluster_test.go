@@ -102,9 +102,10 @@ func TestCheckClusterReference(t *testing.T) {
 	}
 }
 
-// TestLayer3SeveralSubnetsPerFamily: a Layer3 network may list two subnets
-// of a family (a spec, the CRD's two at most; a NetConf, more), that do not
-// overlap; other topologies keep one per family.
+// TestLayer3SeveralSubnetsPerFamily: a spec holds at most two subnets, of
+// different families (seed 000 lines 494-495 and the reference's CRD); a
+// Layer3 NetConf may list several of a family (the reference's parser),
+// that do not overlap; other topologies keep one per family.
 func TestLayer3SeveralSubnetsPerFamily(t *testing.T) {
 	spec := func(topo Topology, subnets ...string) *UserDefinedNetwork {
 		u := &UserDefinedNetwork{}
@@ -112,11 +113,12 @@ func TestLayer3SeveralSubnetsPerFamily(t *testing.T) {
 		u.Spec = UserDefinedNetworkSpec{Topology: topo, Role: RolePrimary, Subnets: subnets}
 		return u
 	}
-	n, err := NetworkFromUDN(spec(TopologyLayer3, "10.128.0.0/16/24", "10.129.0.0/16/24"))
-	if err != nil || len(n.Subnets) != 2 || len(n.JoinSubnets) != 1 {
-		t.Fatalf("two IPv4 Layer3 subnets: %v %v", n, err)
+	n, err := NetworkFromUDN(spec(TopologyLayer3, "10.128.0.0/16/24", "fd00::/48/64"))
+	if err != nil || len(n.Subnets) != 2 || len(n.JoinSubnets) != 2 {
+		t.Fatalf("dual-stack Layer3 subnets: %v %v", n, err)
 	}
 	for _, bad := range []*UserDefinedNetwork{
+		spec(TopologyLayer3, "10.128.0.0/16/24", "10.129.0.0/16/24"),
 		spec(TopologyLayer3, "10.128.0.0/16/24", "10.128.5.0/24/26"),
 		spec(TopologyLayer2, "10.128.0.0/24", "10.129.0.0/24"),
 		spec(TopologyLayer3, "10.128.0.0/16/24", "10.129.0.0/16/24", "10.130.0.0/16/24"),

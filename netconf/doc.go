@@ -31,7 +31,17 @@
 // return errors wrapping ErrInvalidSpec, ErrInvalidNetConf, ErrInvalidSubnet
 // or ErrNetworkIDRequired. Conflicts between objects (a foreign NAD, a
 // second primary network, a VRF name taken) are not errors: they are
-// decisions, reported in the returned status.
+// decisions, reported in the returned status. Every message that echoes
+// input quotes at most 128 bytes of a value and 1 KiB of a detail.
+//
+// A spec holds at most two subnets, of different families (seed 000 lines
+// 494-495 and the reference's CRD); a Layer3 NetConf may carry several of
+// a family, as the reference's parser allows. Every subnet (a Layer3
+// network's host subnet) must hold a pod: beside the network, gateway and
+// management port addresses and the IPv4 broadcast, excludeSubnets must
+// leave an address (a Layer2 /30, /31, /32, /127, /128 or a Layer3 host
+// /30 holds none); a primary network's join subnet must hold the cluster
+// router and a node's gateway router (not /31, /32, /128).
 //
 // # Decoding
 //
@@ -70,7 +80,8 @@
 // "cluster.udn.db-network" and "cluster-db-network"); udnkit follows the
 // names above, which the reference implementation uses. Its example NADs
 // also show cniVersion "0.3.1", "persistentIPs" as a string and an owner
-// apiVersion k8s.ovn.org/v1alpha1; udnkit renders cniVersion "1.0.0", the
+// apiVersion k8s.ovn.org/v1alpha1; udnkit renders cniVersion "1.1.0" (the
+// seed's "0.3.1" is illustrative: the reference decides), the
 // boolean "allowPersistentIPs" and k8s.ovn.org/v1.
 //
 // # NetConf
@@ -125,7 +136,7 @@
 // not fight over NADs. Validation is the same under both profiles.
 //
 //	                     ProfileSeeds (default)            ProfileReference
-//	cniVersion           "1.0.0"                           "1.1.0"
+//	cniVersion           "1.1.0"                           "1.1.0"
 //	key order            NetConf field order               sorted (Go's map order)
 //	Layer3 subnets       "cidr/hostPrefix", defaults       as the user wrote them
 //	                     filled ("10.0.0.0/16/24")         ("10.0.0.0/16")

@@ -42,7 +42,7 @@ spec:
 	fmt.Println(r.Network)
 	// Output:
 	// demo/db-network
-	// {"cniVersion":"1.0.0","name":"demo_db-network","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary","netAttachDefName":"demo/db-network","subnets":"10.0.0.0/24","excludeSubnets":"10.0.0.0/26","joinSubnet":"100.65.0.0/16","transitSubnet":"100.88.0.0/16","mtu":9000,"allowPersistentIPs":true}
+	// {"cniVersion":"1.1.0","name":"demo_db-network","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary","netAttachDefName":"demo/db-network","subnets":"10.0.0.0/24","excludeSubnets":"10.0.0.0/26","joinSubnet":"100.65.0.0/16","transitSubnet":"100.88.0.0/16","mtu":9000,"allowPersistentIPs":true}
 	// network "demo_db-network" (Primary Layer2, id 0)
 }
 

@@ -160,6 +160,7 @@ func FuzzValidateUDN(f *testing.F) {
 			t.Fatalf("rendered NAD parses to %+v, %v; want %+v", n, err, r.Network)
 		}
 		assertRoundTrip(t, r.Network)
+		checkPlansWithPod(t, r.Network)
 
 		// The reference profile renders every valid UDN, and its NAD parses
 		// back to the same network (Localnet: with the default mtu filled)
@@ -234,6 +235,7 @@ func FuzzValidateCUDN(f *testing.F) {
 			}
 			assertRoundTrip(t, n)
 		}
+		checkPlansWithPod(t, r.Network)
 
 		// The reference profile: its NADs parse back to the network
 		// without VRF (Localnet: default mtu filled) and marshal back

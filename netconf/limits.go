@@ -3,6 +3,7 @@ package netconf
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -28,6 +29,10 @@ func errorsMessage(errs field.ErrorList) string {
 	for i, e := range errs {
 		s := e.Error()
 		tail := " ... and " + strconv.Itoa(len(errs)-i) + " more errors]"
+		if i == 0 && len(s)+2+len(tail) > MaxMessageLength {
+			// The first error is never dropped: it names the field.
+			s = capTo(s, MaxMessageLength-len(tail)-8)
+		}
 		if b.Len()+len(s)+2+len(tail) > MaxMessageLength {
 			b.WriteString(tail)
 			return b.String()
@@ -42,6 +47,26 @@ func errorsMessage(errs field.ErrorList) string {
 	}
 	return b.String()
 }
+
+// capTo cuts s to at most n bytes at a rune boundary, saying how many
+// bytes were left out.
+func capTo(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - 40
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + " ... (" + strconv.Itoa(len(s)-cut) + " more bytes left out)"
+}
+
+// boundedErrors is a field.ErrorList as an error whose message is
+// errorsMessage's (bounded), unwrapping to the list's aggregate.
+type boundedErrors field.ErrorList
+
+func (e boundedErrors) Error() string { return errorsMessage(field.ErrorList(e)) }
+func (e boundedErrors) Unwrap() error { return field.ErrorList(e).ToAggregate() }
 
 // validateSafe refuses control characters, spaces and DEL in a name.
 func validateSafe(p *field.Path, value string) field.ErrorList {

@@ -2,19 +2,19 @@ package netconf
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/internal/names"
 )
 
 // NetConf wire constants.
 const (
 	// CNIVersion is the cniVersion rendered NetConfs carry.
-	CNIVersion = "1.0.0"
+	CNIVersion = "1.1.0"
 	// CNIType is the CNI plugin type of every OVN-Kubernetes network.
 	CNIType = "ovn-k8s-cni-overlay"
 	// ReservedNetworkDefault and ReservedNetworkOVNKubernetes are network
@@ -103,7 +103,7 @@ func decodeNetConf(data []byte) (*NetConf, error) {
 		Plugins json.RawMessage `json:"plugins"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidNetConf, err)
+		return nil, names.Errorf("%w: %w", ErrInvalidNetConf, err)
 	}
 	if head.Plugins != nil {
 		return decodeNetConfList(data)
@@ -114,7 +114,7 @@ func decodeNetConf(data []byte) (*NetConf, error) {
 func decodeNetConfSingle(data []byte) (*NetConf, error) {
 	var c NetConf
 	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidNetConf, err)
+		return nil, names.Errorf("%w: %w", ErrInvalidNetConf, err)
 	}
 	if err := checkOVNManaged(&c, data); err != nil {
 		return nil, err
@@ -126,11 +126,11 @@ func decodeNetConfSingle(data []byte) (*NetConf, error) {
 // network's and an "ipam" key with a type.
 func checkOVNManaged(c *NetConf, data []byte) error {
 	if c.Type != CNIType {
-		return fmt.Errorf("%w: %w: network %q (%s): type: Invalid value: %q: must be %s",
+		return names.Errorf("%w: %w: network %q (%s): type: Invalid value: %q: must be %s",
 			ErrInvalidNetConf, ErrNotOVNManaged, c.Name, c.NetAttachDefName, c.Type, CNIType)
 	}
 	if c.Topology == "" {
-		return fmt.Errorf("%w: %w: network %q (%s): topology: Required value: a NetConf without topology is the default network's",
+		return names.Errorf("%w: %w: network %q (%s): topology: Required value: a NetConf without topology is the default network's",
 			ErrInvalidNetConf, ErrDefaultNetworkNAD, c.Name, c.NetAttachDefName)
 	}
 	var ipam struct {
@@ -139,10 +139,10 @@ func checkOVNManaged(c *NetConf, data []byte) error {
 		} `json:"ipam"`
 	}
 	if err := json.Unmarshal(data, &ipam); err != nil {
-		return fmt.Errorf("%w: network %q (%s): ipam: %w", ErrInvalidNetConf, c.Name, c.NetAttachDefName, err)
+		return names.Errorf("%w: network %q (%s): ipam: %w", ErrInvalidNetConf, c.Name, c.NetAttachDefName, err)
 	}
 	if ipam.IPAM != nil && ipam.IPAM.Type != "" {
-		return fmt.Errorf("%w: network %q (%s): ipam: Forbidden: IPAM key is not supported; OVN-Kubernetes allocates addresses from the subnets key",
+		return names.Errorf("%w: network %q (%s): ipam: Forbidden: IPAM key is not supported; OVN-Kubernetes allocates addresses from the subnets key",
 			ErrInvalidNetConf, c.Name, c.NetAttachDefName)
 	}
 	return nil
@@ -157,23 +157,23 @@ func decodeNetConfList(data []byte) (*NetConf, error) {
 		Plugins    []json.RawMessage `json:"plugins"`
 	}
 	if err := json.Unmarshal(data, &list); err != nil {
-		return nil, fmt.Errorf("%w: configuration list: %w", ErrInvalidNetConf, err)
+		return nil, names.Errorf("%w: configuration list: %w", ErrInvalidNetConf, err)
 	}
 	switch {
 	case list.Name == nil:
-		return nil, fmt.Errorf("%w: configuration list: name: Required value", ErrInvalidNetConf)
+		return nil, names.Errorf("%w: configuration list: name: Required value", ErrInvalidNetConf)
 	case len(list.Plugins) == 0:
-		return nil, fmt.Errorf("%w: configuration list %q: plugins: Required value: no plugins found", ErrInvalidNetConf, *list.Name)
+		return nil, names.Errorf("%w: configuration list %q: plugins: Required value: no plugins found", ErrInvalidNetConf, *list.Name)
 	}
 	var c NetConf
 	if err := json.Unmarshal(list.Plugins[0], &c); err != nil {
-		return nil, fmt.Errorf("%w: configuration list %q: plugins[0]: %w", ErrInvalidNetConf, *list.Name, err)
+		return nil, names.Errorf("%w: configuration list %q: plugins[0]: %w", ErrInvalidNetConf, *list.Name, err)
 	}
 	if err := checkOVNManaged(&c, list.Plugins[0]); err != nil {
 		return nil, err
 	}
 	if len(list.Plugins) > 1 {
-		return nil, fmt.Errorf("%w: %w: configuration list %q has %d plugins", ErrInvalidNetConf, ErrChainingNotSupported, *list.Name, len(list.Plugins))
+		return nil, names.Errorf("%w: %w: configuration list %q has %d plugins", ErrInvalidNetConf, ErrChainingNotSupported, *list.Name, len(list.Plugins))
 	}
 	c.Name = *list.Name
 	c.CNIVersion = ""
@@ -182,7 +182,7 @@ func decodeNetConfList(data []byte) (*NetConf, error) {
 	}
 	var top NetConf
 	if json.Unmarshal(data, &top) == nil && top.Type == CNIType {
-		return nil, fmt.Errorf("%w: configuration list %q: a CNI config cannot have both a plugin list and a single config", ErrInvalidNetConf, *list.Name)
+		return nil, names.Errorf("%w: configuration list %q: a CNI config cannot have both a plugin list and a single config", ErrInvalidNetConf, *list.Name)
 	}
 	return &c, nil
 }
@@ -270,7 +270,7 @@ func (c *NetConf) Network() (*Network, error) {
 }
 
 func netConfError(c *NetConf, errs field.ErrorList) error {
-	return fmt.Errorf("%w: network %q (%s): %s", ErrInvalidNetConf, c.Name, c.NetAttachDefName, errorsMessage(errs))
+	return names.Errorf("%w: network %q (%s): %s", ErrInvalidNetConf, c.Name, c.NetAttachDefName, errorsMessage(errs))
 }
 
 // validateNADKey checks a "<namespace>/<name>" NAD key.
@@ -280,7 +280,7 @@ func validateNADKey(key string, p *field.Path) field.ErrorList {
 		return field.ErrorList{field.Invalid(p, key, "must be <namespace>/<name>")}
 	}
 	var errs field.ErrorList
-	for _, msg := range names.NamespacedNameErrors(ns, name) {
+	for _, msg := range kubename.NamespacedNameErrors(ns, name) {
 		errs = append(errs, field.Invalid(p, key, msg))
 	}
 	return errs
@@ -326,7 +326,7 @@ func ParseNAD(nad *nadv1.NetworkAttachmentDefinition) (*NetConf, error) {
 		return nil, err
 	}
 	if err := checkNADKey(nad, c); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidNetConf, err)
+		return nil, names.Errorf("%w: %w", ErrInvalidNetConf, err)
 	}
 	return c, nil
 }
@@ -335,11 +335,11 @@ func ParseNAD(nad *nadv1.NetworkAttachmentDefinition) (*NetConf, error) {
 // with errors naming the NAD.
 func parseNAD(nad *nadv1.NetworkAttachmentDefinition) (*NetConf, *Network, error) {
 	if nad == nil {
-		return nil, nil, fmt.Errorf("%w: NetworkAttachmentDefinition is nil", ErrInvalidNetConf)
+		return nil, nil, names.Errorf("%w: NetworkAttachmentDefinition is nil", ErrInvalidNetConf)
 	}
 	c, n, err := parseNetConf([]byte(nad.Spec.Config))
 	if err != nil {
-		return nil, nil, fmt.Errorf("NetworkAttachmentDefinition %s/%s: %w", nad.Namespace, nad.Name, err)
+		return nil, nil, names.Errorf("NetworkAttachmentDefinition %s/%s: %w", nad.Namespace, nad.Name, err)
 	}
 	return c, n, nil
 }

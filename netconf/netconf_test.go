@@ -26,23 +26,23 @@ func TestParseNetConf(t *testing.T) {
 					t.Errorf("network %+v", n)
 				}
 			}},
-		{name: "secondary layer2 without subnets is IPAM disabled", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay",
+		{name: "secondary layer2 without subnets is IPAM disabled", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay",
 			"topology":"layer2","netAttachDefName":"ns/n"}`,
 			check: func(t *testing.T, n *Network) {
 				if !n.IPAMDisabled || n.Role != RoleSecondary {
 					t.Errorf("network %+v", n)
 				}
 			}},
-		{name: "unknown keys are ignored", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
+		{name: "unknown keys are ignored", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
 			"netAttachDefName":"ns/n","subnets":"10.0.0.0/24","ipam":{},"capabilities":{"ips":true}}`},
-		{name: "explicit transit kept", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
+		{name: "explicit transit kept", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
 			"role":"primary","netAttachDefName":"ns/n","subnets":"10.0.0.0/24","transitSubnet":"100.99.0.0/16"}`,
 			check: func(t *testing.T, n *Network) {
 				if prefixesString(n.TransitSubnets) != "100.99.0.0/16" {
 					t.Errorf("transit %v", n.TransitSubnets)
 				}
 			}},
-		{name: "localnet", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"localnet",
+		{name: "localnet", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"localnet",
 			"netAttachDefName":"ns/n","subnets":"192.168.0.0/24","physicalNetworkName":"tenant","vlanID":7}`,
 			check: func(t *testing.T, n *Network) {
 				if n.PhysicalNetworkName != "tenant" || n.VLANID != 7 {
@@ -52,39 +52,39 @@ func TestParseNetConf(t *testing.T) {
 
 		{name: "not JSON", json: `{"name":`, wantErr: "unexpected end of JSON input"},
 		{name: "wrong value type", json: `{"mtu":"1400"}`, wantErr: "cannot unmarshal string"},
-		{name: "wrong plugin type", json: `{"cniVersion":"1.0.0","name":"n","type":"bridge","topology":"layer2","netAttachDefName":"ns/n"}`,
+		{name: "wrong plugin type", json: `{"cniVersion":"1.1.0","name":"n","type":"bridge","topology":"layer2","netAttachDefName":"ns/n"}`,
 			wantErr: `type: Invalid value: "bridge": must be ovn-k8s-cni-overlay`},
 		// A missing cniVersion is no longer an error (the reference accepts it,
 		// multi_network_test.go TestParseNetconf); the missing type is.
 		{name: "missing everything", json: `{}`, wantErr: `type: Invalid value: ""`},
-		{name: "bad netAttachDefName", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","netAttachDefName":"n"}`,
+		{name: "bad netAttachDefName", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","netAttachDefName":"n"}`,
 			wantErr: "netAttachDefName: Invalid value: \"n\": must be <namespace>/<name>"},
-		{name: "API spelling of topology", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"Layer2","netAttachDefName":"ns/n"}`,
+		{name: "API spelling of topology", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"Layer2","netAttachDefName":"ns/n"}`,
 			wantErr: `topology: Unsupported value: "Layer2": supported values: "layer2", "layer3", "localnet"`},
-		{name: "unknown role", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"Primary","netAttachDefName":"ns/n"}`,
+		{name: "unknown role", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"Primary","netAttachDefName":"ns/n"}`,
 			wantErr: `role: Unsupported value: "Primary"`},
-		{name: "role contradicts primaryNetwork", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
+		{name: "role contradicts primaryNetwork", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
 			"role":"secondary","primaryNetwork":true,"netAttachDefName":"ns/n"}`, wantErr: "primaryNetwork: Invalid value: true"},
-		{name: "bad subnet", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer3","netAttachDefName":"ns/n","subnets":"10.0.0.0/16/64"}`,
+		{name: "bad subnet", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer3","netAttachDefName":"ns/n","subnets":"10.0.0.0/16/64"}`,
 			wantErr: `subnets[0]: Invalid value: "10.0.0.0/16/64"`},
-		{name: "primary without subnets", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary","netAttachDefName":"ns/n"}`,
+		{name: "primary without subnets", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary","netAttachDefName":"ns/n"}`,
 			wantErr: "subnets: Required value: primary networks require subnets"},
-		{name: "transit on layer3", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer3","role":"primary",
+		{name: "transit on layer3", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer3","role":"primary",
 			"netAttachDefName":"ns/n","subnets":"10.0.0.0/16","transitSubnet":"100.88.0.0/16"}`,
 			wantErr: "transitSubnet: Forbidden: only valid for primary Layer2 networks"},
-		{name: "transit overlaps subnets", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary",
+		{name: "transit overlaps subnets", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary",
 			"netAttachDefName":"ns/n","subnets":"100.88.0.0/24","transitSubnet":"100.88.0.0/16"}`,
 			wantErr: "transitSubnet[0]: Invalid value: \"100.88.0.0/16\": overlaps the network's pod subnet 100.88.0.0/24"},
-		{name: "transit overlaps join", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary",
+		{name: "transit overlaps join", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary",
 			"netAttachDefName":"ns/n","subnets":"10.0.0.0/24","joinSubnet":"100.88.0.0/16","transitSubnet":"100.88.0.0/16"}`,
 			wantErr: "overlaps the network's join subnet 100.88.0.0/16"},
-		{name: "vrf on secondary", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
+		{name: "vrf on secondary", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
 			"netAttachDefName":"ns/n","subnets":"10.0.0.0/24","vrf":"blue"}`, wantErr: "vrf: Invalid value: \"blue\": a VRF is only used by primary networks"},
-		{name: "persistent IPs on layer3", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer3",
+		{name: "persistent IPs on layer3", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer3",
 			"netAttachDefName":"ns/n","subnets":"10.0.0.0/16","allowPersistentIPs":true}`, wantErr: "allowPersistentIPs: Invalid value"},
-		{name: "persistent IPs without subnets", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
+		{name: "persistent IPs without subnets", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
 			"netAttachDefName":"ns/n","allowPersistentIPs":true}`, wantErr: "Persistent requires IPAM"},
-		{name: "vlan on layer2", json: `{"cniVersion":"1.0.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
+		{name: "vlan on layer2", json: `{"cniVersion":"1.1.0","name":"n","type":"ovn-k8s-cni-overlay","topology":"layer2",
 			"netAttachDefName":"ns/n","subnets":"10.0.0.0/24","vlanID":3}`, wantErr: "vlanID: Forbidden: only valid for the Localnet topology"},
 	}
 	for _, tt := range tests {
@@ -168,7 +168,7 @@ func TestNetConfKeyOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"cniVersion":"1.0.0","name":"cluster_udn_x","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary",` +
+	want := `{"cniVersion":"1.1.0","name":"cluster_udn_x","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary",` +
 		`"netAttachDefName":"ns/x","subnets":"10.0.0.0/24","excludeSubnets":"10.0.0.0/28","joinSubnet":"100.65.0.0/16",` +
 		`"transitSubnet":"100.88.0.0/16","mtu":1400,"vrf":"x","allowPersistentIPs":true}`
 	if string(b) != want {

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
 	"slices"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -91,11 +93,12 @@ type podRouteJSON struct {
 // networks. A default route must be a gateway, not a route.
 func (p PodNetworks) Marshal() (string, error) {
 	out := make(map[string]podNetworkJSON, len(p))
-	for key, n := range p {
+	// Networks in key order, and within one the reference's checks
+	// (MarshalPodAnnotation: gateways, then routes) before the MAC, which
+	// the reference does not check: the same input gives the same error.
+	for _, key := range slices.Sorted(maps.Keys(p)) {
+		n := p[key]
 		j := podNetworkJSON{MAC: n.MAC.String(), TunnelID: n.TunnelID, Role: string(n.Role)}
-		if len(n.MAC) != 6 {
-			return "", fmt.Errorf("%w: network %q: mac_address: %v is not a 6-byte MAC", ErrPodNetworks, key, n.MAC)
-		}
 		for _, ip := range n.IPs {
 			j.IPs = append(j.IPs, ip.String())
 		}
@@ -106,7 +109,7 @@ func (p PodNetworks) Marshal() (string, error) {
 			case 1:
 				j.Gateway = n.Gateways[0].String()
 			default:
-				return "", fmt.Errorf("%w: network %q: gateway_ips: a single-stack network has one gateway", ErrPodNetworks, key)
+				return "", names.Errorf("%w: network %q: gateway_ips: a single-stack network has one gateway", ErrPodNetworks, key)
 			}
 		}
 		for _, g := range n.Gateways {
@@ -114,7 +117,7 @@ func (p PodNetworks) Marshal() (string, error) {
 		}
 		for _, r := range n.Routes {
 			if r.Dest.Bits() == 0 {
-				return "", fmt.Errorf("%w: network %q: routes: default route %s must be a gateway", ErrPodNetworks, key, r.Dest)
+				return "", names.Errorf("%w: network %q: routes: default route %s must be a gateway", ErrPodNetworks, key, r.Dest)
 			}
 			pr := podRouteJSON{Dest: r.Dest.String()}
 			if r.NextHop.IsValid() {
@@ -125,11 +128,14 @@ func (p PodNetworks) Marshal() (string, error) {
 		if n.GatewayIPv6LLA.IsValid() {
 			j.GatewayIPv6LLA = n.GatewayIPv6LLA.String()
 		}
+		if len(n.MAC) != 6 {
+			return "", names.Errorf("%w: network %q: mac_address: %v is not a 6-byte MAC", ErrPodNetworks, key, n.MAC)
+		}
 		out[key] = j
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrPodNetworks, err)
+		return "", names.Errorf("%w: %w", ErrPodNetworks, err)
 	}
 	return string(b), nil
 }
@@ -140,12 +146,20 @@ func (p PodNetworks) Marshal() (string, error) {
 func ParsePodNetworks(s string) (PodNetworks, error) {
 	var in map[string]podNetworkJSON
 	if err := json.Unmarshal([]byte(s), &in); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrPodNetworks, err)
+		return nil, names.Errorf("%w: %w", ErrPodNetworks, err)
 	}
 	out := make(PodNetworks, len(in))
-	for key, j := range in {
+	primary := ""
+	for _, key := range slices.Sorted(maps.Keys(in)) {
+		j := in[key]
 		bad := func(field, format string, args ...any) error {
-			return fmt.Errorf("%w: network %q: %s: %s", ErrPodNetworks, key, field, fmt.Sprintf(format, args...))
+			return names.Errorf("%w: network %q: %s: %s", ErrPodNetworks, key, field, fmt.Sprintf(format, args...))
+		}
+		if key == "" {
+			return nil, bad("key", "empty: a network is \"default\" or a NAD's <namespace>/<name>")
+		}
+		if msg := names.ControlError(key); msg != "" {
+			return nil, bad("key", "%s", msg)
 		}
 		var n PodNetwork
 		mac, err := net.ParseMAC(j.MAC)
@@ -157,6 +171,15 @@ func ParsePodNetworks(s string) (PodNetworks, error) {
 		case "", PodRolePrimary, PodRoleSecondary, PodRoleInfrastructureLocked:
 		default:
 			return nil, bad("role", "%q is not primary, secondary or infrastructure-locked", j.Role)
+		}
+		if n.Role == PodRolePrimary {
+			if primary != "" {
+				return nil, bad("role", "primary, and so is network %q: a pod has one primary network", primary)
+			}
+			primary = key
+		}
+		if j.TunnelID < 0 || j.TunnelID > ipam.DynamicTunnelKeyLast {
+			return nil, bad("tunnel_id", "%d not in 0..%d (24 bits)", j.TunnelID, ipam.DynamicTunnelKeyLast)
 		}
 		ips := j.IPs
 		if len(ips) == 0 && j.IP != "" {
@@ -181,6 +204,12 @@ func ParsePodNetworks(s string) (PodNetworks, error) {
 			a, err := netip.ParseAddr(s)
 			if err != nil {
 				return nil, bad("gateway_ips", "%q: %v", s, err)
+			}
+			if !slices.ContainsFunc(n.IPs, func(p netip.Prefix) bool { return p.Addr().Is4() == a.Is4() }) {
+				return nil, bad("gateway_ips", "%s has no address of its family", a)
+			}
+			if slices.ContainsFunc(n.Gateways, func(g netip.Addr) bool { return g.Is4() == a.Is4() }) {
+				return nil, bad("gateway_ips", "two gateways of a family")
 			}
 			n.Gateways = append(n.Gateways, a)
 		}
@@ -245,8 +274,10 @@ type PodRoutesInput struct {
 // join subnet via its gateway; the default network, when primary, routes
 // its cluster subnets, the service CIDRs, the hairpin masquerade address
 // and its join subnet, and when infrastructure-locked only its cluster
-// subnets and join subnet, with no gateway. Secondary networks get no
-// routes.
+// subnets and join subnet, with no gateway. A secondary Layer3 network
+// routes its cluster subnets via the node subnet's gateway, with no
+// gateway (the reference's addRoutesGatewayIP); other secondary networks
+// get no routes.
 func PodRoutes(in PodRoutesInput) (gateways []netip.Addr, routes []PodRoute, err error) {
 	joins, masqs := in.DefaultJoinSubnets, in.MasqueradeSubnets
 	if len(joins) == 0 {
@@ -260,13 +291,15 @@ func PodRoutes(in PodRoutesInput) (gateways []netip.Addr, routes []PodRoute, err
 	if n != nil && n.Topology == udn.TopologyLayer2 {
 		gwSubnets = n.SubnetPrefixes()
 	}
-	if in.Role == PodRoleSecondary || n != nil && n.Topology == udn.TopologyLocalnet {
+	// A secondary network gets no gateway; a Layer3 one still routes its
+	// cluster subnets via its node subnet's gateway, as the reference does.
+	if in.Role == PodRoleSecondary && (n == nil || n.Topology != udn.TopologyLayer3) || n != nil && n.Topology == udn.TopologyLocalnet {
 		return nil, nil, nil
 	}
 	for _, hs := range gwSubnets {
 		gw, err := ipam.GatewayIP(hs)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: subnet %s: %w", ErrPodNetworks, hs, err)
+			return nil, nil, names.Errorf("%w: subnet %s: %w", ErrPodNetworks, hs, err)
 		}
 		via := func(ps ...netip.Prefix) {
 			for _, p := range ps {

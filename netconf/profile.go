@@ -2,7 +2,6 @@ package netconf
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
 
@@ -189,7 +189,7 @@ func (o RenderOptions) referenceNetConf(s *UserDefinedNetworkSpec, n *Network, n
 func (o RenderOptions) renderReferenceNAD(s *UserDefinedNetworkSpec, n *Network, m *metav1.ObjectMeta, namespace, kind string) (*nadv1.NetworkAttachmentDefinition, error) {
 	cfg, err := o.MarshalNetConf(o.referenceNetConf(s, n, namespace+"/"+m.Name))
 	if err != nil {
-		return nil, fmt.Errorf("netconf: marshal NetConf of %s: %w", n, err)
+		return nil, names.Errorf("netconf: marshal NetConf of %s: %w", n, err)
 	}
 	labels := map[string]string{LabelUserDefinedNetwork: ""}
 	maps.Copy(labels, m.Labels)

@@ -12,11 +12,12 @@ import (
 	"strings"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/udnkit/udnkit/internal/kubename"
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
 
@@ -240,7 +241,7 @@ func referenceConditions(existing, seeds []metav1.Condition, ref func(ready *met
 func reconcileUDN(in UDNInput) (*UDNDecision, error) {
 	u := in.UDN
 	if u == nil || u.UID == "" {
-		return nil, fmt.Errorf("%w: UserDefinedNetwork is nil or has no UID", ErrBadInput)
+		return nil, names.Errorf("%w: UserDefinedNetwork is nil or has no UID", ErrBadInput)
 	}
 	conds := newConditionSet(u.Status.Conditions, in.Now, u.Generation)
 	d := &UDNDecision{}
@@ -332,7 +333,7 @@ func ReconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 func reconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 	c := in.CUDN
 	if c == nil || c.UID == "" {
-		return nil, fmt.Errorf("%w: ClusterUserDefinedNetwork is nil or has no UID", ErrBadInput)
+		return nil, names.Errorf("%w: ClusterUserDefinedNetwork is nil or has no UID", ErrBadInput)
 	}
 	conds := newConditionSet(c.Status.Conditions, in.Now, c.Generation)
 	d := &CUDNDecision{}
@@ -402,7 +403,7 @@ func reconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 			}
 			shared := intersect(selected, nss)
 			if in.MultiplePrimary && len(shared) > 0 {
-				if !equality.Semantic.DeepEqual(o.Spec.NamespaceSelector, c.Spec.NamespaceSelector) {
+				if !sameSelector(&o.Spec.NamespaceSelector, &c.Spec.NamespaceSelector) {
 					return fail(ReasonPrimaryNetworkConflict, fmt.Sprintf(
 						"primary ClusterUserDefinedNetwork %q already serves namespaces [%s]; a second primary network must have the same namespaceSelector",
 						o.Name, strings.Join(shared, " ")))
@@ -472,9 +473,9 @@ func reconcileCUDN(in CUDNInput) (*CUDNDecision, error) {
 // selector picks. A namespace without the kubernetes.io/metadata.name label
 // is matched as if it had it (the API server always sets it).
 func SelectNamespaces(c *ClusterUserDefinedNetwork, namespaces []Namespace) ([]string, error) {
-	sel, err := metav1.LabelSelectorAsSelector(&c.Spec.NamespaceSelector)
+	sel, err := kubename.SelectorAsSelector(&c.Spec.NamespaceSelector)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %q: spec.namespaceSelector: %w", ErrInvalidSpec, KindCUDN, c.Name, err)
+		return nil, names.Errorf("%w: %s %q: spec.namespaceSelector: %w", ErrInvalidSpec, KindCUDN, c.Name, err)
 	}
 	var out []string
 	for _, ns := range namespaces {
@@ -496,6 +497,22 @@ func SelectNamespaces(c *ClusterUserDefinedNetwork, namespaces []Namespace) ([]s
 const metadataNameLabel = "kubernetes.io/metadata.name"
 
 // olderThan reports whether a was created before b (name breaks ties).
+// sameSelector reports whether a and b select the same namespaces as
+// selectors: the same requirements, in any order, with values in any order
+// (labels.Selector's canonical form); one that does not convert is no
+// selector's equal.
+func sameSelector(a, b *metav1.LabelSelector) bool {
+	sa, err := kubename.SelectorAsSelector(a)
+	if err != nil {
+		return false
+	}
+	sb, err := kubename.SelectorAsSelector(b)
+	if err != nil {
+		return false
+	}
+	return sa.String() == sb.String()
+}
+
 func olderThan(a, b *ClusterUserDefinedNetwork) bool {
 	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
 		return a.CreationTimestamp.Before(&b.CreationTimestamp)

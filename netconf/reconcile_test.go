@@ -26,7 +26,7 @@ func foreignNAD(ns, name string, primary bool) *nadv1.NetworkAttachmentDefinitio
 	}
 	return &nadv1.NetworkAttachmentDefinition{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: nadv1.NetworkAttachmentDefinitionSpec{Config: `{"cniVersion":"1.0.0","name":"` + ns + `_` + name +
+		Spec: nadv1.NetworkAttachmentDefinitionSpec{Config: `{"cniVersion":"1.1.0","name":"` + ns + `_` + name +
 			`","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"` + role + `","netAttachDefName":"` + ns + "/" + name +
 			`","subnets":"10.9.0.0/24"}`},
 	}
@@ -135,19 +135,19 @@ func TestReconcileUDN(t *testing.T) {
 		},
 		{
 			name: "NAD with reordered but equal config kept", udn: protectedUDN,
-			nads:    editedUDNConfig(`{"cniVersion":"1.0.0","name":"demo_db-network",`, "{ \"name\": \"demo_db-network\",\n  \"cniVersion\": \"1.0.0\","),
+			nads:    editedUDNConfig(`{"cniVersion":"1.1.0","name":"demo_db-network",`, "{ \"name\": \"demo_db-network\",\n  \"cniVersion\": \"1.1.0\","),
 			wantOps: "Keep demo/db-network", wantReady: []string{"True", ReasonNADReady, ""},
 		},
 		{
 			name: "NAD with an extra NetConf key reconciled", udn: protectedUDN,
-			nads:    editedUDNConfig(`{"cniVersion":"1.0.0",`, `{"infrastructureSubnets":"10.0.0.0/30","cniVersion":"1.0.0",`),
+			nads:    editedUDNConfig(`{"cniVersion":"1.1.0",`, `{"infrastructureSubnets":"10.0.0.0/30","cniVersion":"1.1.0",`),
 			wantOps: "Update demo/db-network", wantReady: []string{"True", ReasonNADReady, ""},
 		},
 		{
 			name: "malformed NAD reconciled", udn: protectedUDN,
 			nads: func(t *testing.T, u *UserDefinedNetwork) []*nadv1.NetworkAttachmentDefinition {
 				nad := renderedUDN(t, u)
-				nad.Spec.Config = `{"cniVersion":"1.0.0","name":"tampered"}`
+				nad.Spec.Config = `{"cniVersion":"1.1.0","name":"tampered"}`
 				nad.Labels = map[string]string{"keep": "me"}
 				nad.ResourceVersion = "17"
 				return []*nadv1.NetworkAttachmentDefinition{nad}
@@ -789,6 +789,11 @@ func TestReconcileMultiplePrimary(t *testing.T) {
 			c.Spec.Template.Spec.Subnets = []string{"10.1.0.0/24"}
 			return c
 		}(), wantReady: []string{"False", ReasonPrimaryNetworkConflict, `primary ClusterUserDefinedNetwork "net1" already serves namespaces [b]; a second primary network must have the same namespaceSelector`}},
+		{name: "same selector, values in another order", cudn: func() *ClusterUserDefinedNetwork {
+			c := cudnFor("net2", "uid-net2", t1, "b", "a")
+			c.Spec.Template.Spec.Subnets = []string{"10.1.0.0/24"}
+			return c
+		}(), wantOps: "Create a/net2, Create b/net2", wantActive: "a b", wantReady: []string{"True", ReasonNADReady, ""}},
 		{name: "different selector over other namespaces", cudn: cudnFor("net2", "uid-net2", t1, "c", "d"),
 			wantOps: "Create c/net2, Create d/net2", wantActive: "c d", wantReady: []string{"True", ReasonNADReady, ""}},
 	}
@@ -809,5 +814,22 @@ func TestReconcileMultiplePrimary(t *testing.T) {
 			}
 			wantCond(t, d.Status.Conditions, ConditionNetworkReady, metav1.ConditionStatus(tt.wantReady[0]), tt.wantReady[1], tt.wantReady[2])
 		})
+	}
+}
+
+// TestSameSelector: selectors compare as selectors: requirements and
+// values in any order are the same selector; another requirement is not.
+func TestSameSelector(t *testing.T) {
+	req := func(key string, op metav1.LabelSelectorOperator, vs ...string) metav1.LabelSelectorRequirement {
+		return metav1.LabelSelectorRequirement{Key: key, Operator: op, Values: vs}
+	}
+	a := metav1.LabelSelector{MatchLabels: map[string]string{"tier": "db"},
+		MatchExpressions: []metav1.LabelSelectorRequirement{req("env", metav1.LabelSelectorOpIn, "a", "b"), req("zone", metav1.LabelSelectorOpExists)}}
+	b := metav1.LabelSelector{MatchLabels: map[string]string{"tier": "db"},
+		MatchExpressions: []metav1.LabelSelectorRequirement{req("zone", metav1.LabelSelectorOpExists), req("env", metav1.LabelSelectorOpIn, "b", "a")}}
+	c := metav1.LabelSelector{MatchLabels: map[string]string{"tier": "db"},
+		MatchExpressions: []metav1.LabelSelectorRequirement{req("env", metav1.LabelSelectorOpIn, "a", "b")}}
+	if !sameSelector(&a, &b) || sameSelector(&a, &c) {
+		t.Errorf("sameSelector: reordered %v, fewer requirements %v", sameSelector(&a, &b), sameSelector(&a, &c))
 	}
 }

@@ -2,14 +2,15 @@ package netconf
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/udnkit/udnkit/internal/kubename"
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // Metadata every rendered NAD carries.
@@ -46,7 +47,7 @@ func CUDNVRFName(c *ClusterUserDefinedNetwork, networkID int) (string, error) {
 	case len(c.Name) <= MaxVRFNameLen:
 		return c.Name, nil
 	case networkID <= 0:
-		return "", fmt.Errorf("%w: ClusterUserDefinedNetwork %q: its name is longer than %d characters, so the VRF name is generated from the network ID",
+		return "", names.Errorf("%w: ClusterUserDefinedNetwork %q: its name is longer than %d characters, so the VRF name is generated from the network ID",
 			ErrNetworkIDRequired, c.Name, MaxVRFNameLen)
 	}
 	return "udn-" + strconv.Itoa(networkID) + "-vrf", nil
@@ -56,11 +57,11 @@ func CUDNVRFName(c *ClusterUserDefinedNetwork, networkID int) (string, error) {
 // NADs the one "<namespace>/<name>"). Errors wrap ErrInvalidSpec.
 func NetworkFromUDN(u *UserDefinedNetwork) (*Network, error) {
 	if u == nil {
-		return nil, fmt.Errorf("%w: %s is nil", ErrInvalidSpec, KindUDN)
+		return nil, names.Errorf("%w: %s is nil", ErrInvalidSpec, KindUDN)
 	}
 	n, errs := udnNetwork(u)
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%w: %s %q: %w", ErrInvalidSpec, KindUDN, u.Namespace+"/"+u.Name, errs.ToAggregate())
+		return nil, names.Errorf("%w: %s %q: %w", ErrInvalidSpec, KindUDN, u.Namespace+"/"+u.Name, boundedErrors(errs))
 	}
 	return n, nil
 }
@@ -71,11 +72,11 @@ func NetworkFromUDN(u *UserDefinedNetwork) (*Network, error) {
 // selected (see RenderCUDN). Errors wrap ErrInvalidSpec or ErrNetworkIDRequired.
 func NetworkFromCUDN(c *ClusterUserDefinedNetwork, networkID int) (*Network, error) {
 	if c == nil {
-		return nil, fmt.Errorf("%w: %s is nil", ErrInvalidSpec, KindCUDN)
+		return nil, names.Errorf("%w: %s is nil", ErrInvalidSpec, KindCUDN)
 	}
 	n, errs := cudnNetwork(c)
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%w: %s %q: %w", ErrInvalidSpec, KindCUDN, c.Name, errs.ToAggregate())
+		return nil, names.Errorf("%w: %s %q: %w", ErrInvalidSpec, KindCUDN, c.Name, boundedErrors(errs))
 	}
 	return withNetworkID(c, n, networkID)
 }
@@ -83,7 +84,7 @@ func NetworkFromCUDN(c *ClusterUserDefinedNetwork, networkID int) (*Network, err
 // withNetworkID sets the ID and VRF of n, c's valid network.
 func withNetworkID(c *ClusterUserDefinedNetwork, n *Network, networkID int) (*Network, error) {
 	if networkID < 0 || networkID > MaxNetworkID {
-		return nil, fmt.Errorf("%w: %s %q: network ID %d out of range 0..%d", ErrInvalidSpec, KindCUDN, c.Name, networkID, MaxNetworkID)
+		return nil, names.Errorf("%w: %s %q: network ID %d out of range 0..%d", ErrInvalidSpec, KindCUDN, c.Name, networkID, MaxNetworkID)
 	}
 	vrf, err := CUDNVRFName(c, networkID)
 	if err != nil {
@@ -91,7 +92,7 @@ func withNetworkID(c *ClusterUserDefinedNetwork, n *Network, networkID int) (*Ne
 	}
 	if c.Spec.VRF == "" && vrf != "" {
 		if errs := validateVRFName(vrf, nil); len(errs) > 0 {
-			return nil, fmt.Errorf("%w: %s %q: derived VRF name %q: %w", ErrInvalidSpec, KindCUDN, c.Name, vrf, errs.ToAggregate())
+			return nil, names.Errorf("%w: %s %q: derived VRF name %q: %w", ErrInvalidSpec, KindCUDN, c.Name, vrf, boundedErrors(errs))
 		}
 	}
 	n.VRF = vrf
@@ -161,8 +162,8 @@ func cudnNamespaces(c *ClusterUserDefinedNetwork, n *Network, namespaces []strin
 	slices.Sort(nss)
 	nss = slices.Compact(nss)
 	for _, ns := range nss {
-		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
-			return nil, fmt.Errorf("%w: %s %q: namespace %q: %s", ErrInvalidSpec, KindCUDN, c.Name, ns, strings.Join(msgs, "; "))
+		if msgs := kubename.IsDNS1123Label(ns); len(msgs) > 0 {
+			return nil, names.Errorf("%w: %s %q: namespace %q: %s", ErrInvalidSpec, KindCUDN, c.Name, ns, strings.Join(msgs, "; "))
 		}
 		n.NADs = append(n.NADs, ns+"/"+c.Name)
 	}
@@ -185,7 +186,7 @@ func ownerRef(kind string, m *metav1.ObjectMeta) metav1.OwnerReference {
 func renderNAD(n *Network, namespace, name string, owner metav1.OwnerReference) (*nadv1.NetworkAttachmentDefinition, error) {
 	cfg, err := json.Marshal(NetConfOf(n, namespace+"/"+name))
 	if err != nil {
-		return nil, fmt.Errorf("netconf: marshal NetConf of %s: %w", n, err)
+		return nil, names.Errorf("netconf: marshal NetConf of %s: %w", n, err)
 	}
 	return newNAD(namespace, name, cfg, map[string]string{LabelUserDefinedNetwork: ""}, nil, owner), nil
 }
@@ -225,7 +226,7 @@ func NetworkFromNAD(nad *nadv1.NetworkAttachmentDefinition) (*Network, error) {
 // "<namespace>/<name>", in the reference's words.
 func checkNADKey(nad *nadv1.NetworkAttachmentDefinition, c *NetConf) error {
 	if key := nad.Namespace + "/" + nad.Name; c.NetAttachDefName != key {
-		return fmt.Errorf("NetworkAttachmentDefinition %s: netAttachDefName: %w: net-attach-def name (%s) is inconsistent with config (%s)",
+		return names.Errorf("NetworkAttachmentDefinition %s: netAttachDefName: %w: net-attach-def name (%s) is inconsistent with config (%s)",
 			key, ErrNADBinding, key, c.NetAttachDefName)
 	}
 	return nil
@@ -251,15 +252,15 @@ func CheckNADBinding(nad *nadv1.NetworkAttachmentDefinition, c *NetConf) error {
 	}
 	if cudn, ok := strings.CutPrefix(c.Name, "cluster_udn_"); ok {
 		if owner == nil || owner.Kind != KindCUDN || owner.Name != cudn {
-			return fmt.Errorf("NetworkAttachmentDefinition %s: name %q: %w: only a NAD controlled by %s %q carries it", key, c.Name, ErrNADBinding, KindCUDN, cudn)
+			return names.Errorf("NetworkAttachmentDefinition %s: name %q: %w: only a NAD controlled by %s %q carries it", key, c.Name, ErrNADBinding, KindCUDN, cudn)
 		}
 		return nil
 	}
 	if !strings.HasPrefix(c.Name, nad.Namespace+"_") {
-		return fmt.Errorf("NetworkAttachmentDefinition %s: name %q: %w: a network of namespace %s is named %q", key, c.Name, ErrNADBinding, nad.Namespace, nad.Namespace+"_<name>")
+		return names.Errorf("NetworkAttachmentDefinition %s: name %q: %w: a network of namespace %s is named %q", key, c.Name, ErrNADBinding, nad.Namespace, nad.Namespace+"_<name>")
 	}
 	if owner != nil && owner.Kind == KindUDN && c.Name != UDNNetworkName(nad.Namespace, owner.Name) {
-		return fmt.Errorf("NetworkAttachmentDefinition %s: name %q: %w: the %s %q that controls it has network %q", key, c.Name, ErrNADBinding, KindUDN, owner.Name, UDNNetworkName(nad.Namespace, owner.Name))
+		return names.Errorf("NetworkAttachmentDefinition %s: name %q: %w: the %s %q that controls it has network %q", key, c.Name, ErrNADBinding, KindUDN, owner.Name, UDNNetworkName(nad.Namespace, owner.Name))
 	}
 	return nil
 }

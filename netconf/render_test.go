@@ -145,7 +145,7 @@ func TestRenderUDNMetadata(t *testing.T) {
 	if !IsControlledBy(nad, "f45efb13-9511-48c1-95d7-44ee17c949f4") || IsControlledBy(nad, "other") || IsControlledBy(nad, "") {
 		t.Error("IsControlledBy disagrees with the owner reference")
 	}
-	const want = `{"cniVersion":"1.0.0","name":"demo_db-network","type":"ovn-k8s-cni-overlay","topology":"layer2",` +
+	const want = `{"cniVersion":"1.1.0","name":"demo_db-network","type":"ovn-k8s-cni-overlay","topology":"layer2",` +
 		`"role":"primary","netAttachDefName":"demo/db-network","subnets":"10.0.0.0/24","excludeSubnets":"10.0.0.64/26",` +
 		`"joinSubnet":"100.65.0.0/16","transitSubnet":"100.88.0.0/16","mtu":9000,"allowPersistentIPs":true}`
 	if nad.Spec.Config != want {

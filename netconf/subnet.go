@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 )
 
@@ -67,7 +68,7 @@ func overlapsAny(p netip.Prefix, list []netip.Prefix) bool {
 func ParseCIDR(s string) (netip.Prefix, error) {
 	p, detail := parseCIDR(s)
 	if detail != "" {
-		return netip.Prefix{}, fmt.Errorf("%w: %q: %s", ErrInvalidSubnet, s, detail)
+		return netip.Prefix{}, names.Errorf("%w: %q: %s", ErrInvalidSubnet, s, detail)
 	}
 	return p, nil
 }
@@ -80,7 +81,7 @@ func ParseCIDR(s string) (netip.Prefix, error) {
 func ParseSubnet(s string, t Topology) (Subnet, error) {
 	sn, detail := parseSubnet(s, t)
 	if detail != "" {
-		return Subnet{}, fmt.Errorf("%w: %q: %s", ErrInvalidSubnet, s, detail)
+		return Subnet{}, names.Errorf("%w: %q: %s", ErrInvalidSubnet, s, detail)
 	}
 	return sn, nil
 }

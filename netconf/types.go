@@ -3,10 +3,11 @@ package netconf
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // API group, version and kinds of the user-defined network objects.
@@ -124,12 +125,12 @@ type UserDefinedNetworkTemplateSpec struct {
 func (t *UserDefinedNetworkTemplateSpec) UnmarshalJSON(data []byte) error {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(data, &keys); err != nil {
-		return fmt.Errorf("template: %w", err)
+		return names.Errorf("template: %w", err)
 	}
 	body := data
 	if raw, ok := keys["spec"]; ok {
 		if len(keys) != 1 {
-			return fmt.Errorf("template: use either template.spec or inline spec fields, not both")
+			return names.Errorf("template: use either template.spec or inline spec fields, not both")
 		}
 		body = raw
 	}
@@ -138,7 +139,7 @@ func (t *UserDefinedNetworkTemplateSpec) UnmarshalJSON(data []byte) error {
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&spec); err != nil {
-			return fmt.Errorf("template: %w", err)
+			return names.Errorf("template: %w", err)
 		}
 	}
 	t.Spec = spec
@@ -178,7 +179,7 @@ type ClusterUserDefinedNetwork struct {
 func DecodeUDN(data []byte) (*UserDefinedNetwork, error) {
 	var u UserDefinedNetwork
 	if err := yaml.UnmarshalStrict(data, &u); err != nil {
-		return nil, fmt.Errorf("%w: decode %s: %w", ErrInvalidSpec, KindUDN, err)
+		return nil, names.Errorf("%w: decode %s: %w", ErrInvalidSpec, KindUDN, err)
 	}
 	if err := fillTypeMeta(&u.TypeMeta, KindUDN); err != nil {
 		return nil, err
@@ -190,7 +191,7 @@ func DecodeUDN(data []byte) (*UserDefinedNetwork, error) {
 func DecodeCUDN(data []byte) (*ClusterUserDefinedNetwork, error) {
 	var c ClusterUserDefinedNetwork
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
-		return nil, fmt.Errorf("%w: decode %s: %w", ErrInvalidSpec, KindCUDN, err)
+		return nil, names.Errorf("%w: decode %s: %w", ErrInvalidSpec, KindCUDN, err)
 	}
 	if err := fillTypeMeta(&c.TypeMeta, KindCUDN); err != nil {
 		return nil, err
@@ -203,7 +204,7 @@ func fillTypeMeta(tm *metav1.TypeMeta, kind string) error {
 		tm.Kind = kind
 	}
 	if tm.Kind != kind {
-		return fmt.Errorf("%w: kind %q, want %s", ErrInvalidSpec, tm.Kind, kind)
+		return names.Errorf("%w: kind %q, want %s", ErrInvalidSpec, tm.Kind, kind)
 	}
 	if tm.APIVersion == "" {
 		tm.APIVersion = GroupVersion

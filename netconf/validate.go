@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
@@ -193,7 +194,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		}
 		v6 := sn.CIDR.Addr().Is6()
 		if slices.Contains(families, v6) {
-			if in.topology != TopologyLayer3 {
+			if in.topology != TopologyLayer3 || !in.fromNetConf {
 				errs = append(errs, field.Invalid(p.subnets.Index(i), s, "at most one subnet per IP family; another "+family(v6)+" subnet is already listed"))
 				continue
 			}
@@ -260,6 +261,22 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		n.ExcludeSubnets = append(n.ExcludeSubnets, ex)
 	}
 
+	// Every subnet must hold a pod: the pool reserves the network, gateway
+	// and management addresses (and IPv4 broadcast), excludeSubnets the
+	// rest. A Layer3 network's pods live in its host subnets.
+	if !n.IPAMDisabled {
+		for k, sub := range pods {
+			pool, what := sub, "the subnet"
+			if in.topology == TopologyLayer3 {
+				pool, what = netip.PrefixFrom(sub.Addr(), n.Subnets[k].HostPrefix), "a host subnet /"+strconv.Itoa(n.Subnets[k].HostPrefix)
+			}
+			if !holdsPod(pool, n.ExcludeSubnets) {
+				errs = append(errs, field.Invalid(p.subnets.Index(podIdx[k]), in.subnets[podIdx[k]],
+					what+" holds no pod address: the network, gateway and management port addresses"+broadcast(pool)+" and excludeSubnets take all of it"))
+			}
+		}
+	}
+
 	// Join subnets: checked always, used by primary networks only.
 	if !primary && len(in.join) > 0 && !in.fromNetConf {
 		errs = append(errs, field.Forbidden(p.join, "JoinSubnets is only supported for Primary network"))
@@ -274,6 +291,9 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		for i, j := range joins {
 			if j.IsValid() {
 				errs = append(errs, checkInternal(j, in.join[i], p.join.Index(i), fams, pods, nil)...)
+				if _, err := ipam.JoinGatewayRouterIP(j, ipam.MinNodeID); err != nil {
+					errs = append(errs, field.Invalid(p.join.Index(i), in.join[i], "too small: no address for a node's gateway router beside the cluster router"))
+				}
 			}
 		}
 	}
@@ -433,6 +453,42 @@ func checkInternal(pr netip.Prefix, raw string, p *field.Path, families []bool, 
 	return errs
 }
 
+// holdsPod reports whether a pool over sub, less exclude, has an address
+// for a pod.
+func holdsPod(sub netip.Prefix, exclude []netip.Prefix) bool {
+	if !sub.IsValid() {
+		return true // refused elsewhere
+	}
+	excluded := false
+	for _, e := range exclude {
+		if e.Bits() <= sub.Bits() && e.Contains(sub.Addr()) {
+			return false
+		}
+		excluded = excluded || e.Overlaps(sub)
+	}
+	if !excluded {
+		// The pool reserves three addresses and the IPv4 broadcast: a pod
+		// fits in an IPv4 /29 or an IPv6 /126 and anything shorter.
+		if sub.Addr().Is4() {
+			return sub.Bits() <= 29
+		}
+		return sub.Bits() <= 126
+	}
+	pool, err := ipam.NewIPPool(sub, exclude...)
+	if err != nil {
+		return false
+	}
+	_, err = pool.Allocate()
+	return err == nil
+}
+
+func broadcast(p netip.Prefix) string {
+	if p.Addr().Is4() {
+		return ", the broadcast address"
+	}
+	return ""
+}
+
 // validateVRFName checks a VRF device name: at most 15 characters, and a
 // name the kernel accepts for a network device.
 func validateVRFName(name string, p *field.Path) field.ErrorList {
@@ -451,11 +507,12 @@ func ValidateUDN(u *UserDefinedNetwork) field.ErrorList {
 	return errs
 }
 
-func udnNetwork(u *UserDefinedNetwork) (*Network, field.ErrorList) {
+func udnNetwork(u *UserDefinedNetwork) (_ *Network, out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if u == nil {
 		return nil, field.ErrorList{field.Required(field.NewPath("metadata"), "UserDefinedNetwork is nil")}
 	}
-	errs := names.ValidateMeta(&u.ObjectMeta, KindUDN, true, "a UserDefinedNetwork lives in the namespace it serves")
+	errs := kubename.ValidateMeta(&u.ObjectMeta, KindUDN, true, "a UserDefinedNetwork lives in the namespace it serves")
 	spec := field.NewPath("spec")
 	errs = append(errs, validateLegacyLifecycle(&u.Spec, spec)...)
 	n, serrs := buildNetwork(specInputOf(&u.Spec), specPathsFor(&u.Spec, spec))
@@ -490,17 +547,18 @@ func ValidateCUDN(c *ClusterUserDefinedNetwork) field.ErrorList {
 	return errs
 }
 
-func cudnNetwork(c *ClusterUserDefinedNetwork) (*Network, field.ErrorList) {
+func cudnNetwork(c *ClusterUserDefinedNetwork) (_ *Network, out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if c == nil {
 		return nil, field.ErrorList{field.Required(field.NewPath("metadata"), "ClusterUserDefinedNetwork is nil")}
 	}
-	errs := names.ValidateMeta(&c.ObjectMeta, KindCUDN, false, "")
+	errs := kubename.ValidateMeta(&c.ObjectMeta, KindCUDN, false, "")
 	spec := field.NewPath("spec")
 	sel := &c.Spec.NamespaceSelector
 	if len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
 		errs = append(errs, field.Required(spec.Child("namespaceSelector"),
 			"must select namespaces (matchLabels or matchExpressions); an empty selector would put every namespace on the network"))
-	} else if _, err := metav1.LabelSelectorAsSelector(sel); err != nil {
+	} else if _, err := kubename.SelectorAsSelector(sel); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("namespaceSelector"), sel.String(), err.Error()))
 	}
 	if c.Spec.Template == nil {

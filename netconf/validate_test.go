@@ -377,27 +377,66 @@ func TestValidationMessagesNameTheFix(t *testing.T) {
 	}
 }
 
-// TestPrimaryLayer2SubnetHoldsGatewayAndManagement: a primary Layer2
-// subnet must hold the gateway's and the management port's addresses (its
-// first two host addresses), in a spec and in a NetConf; a /31 or /32
-// validated and the planner then refused it.
-func TestPrimaryLayer2SubnetHoldsGatewayAndManagement(t *testing.T) {
+// TestSubnetHoldsAPod: a Layer2 subnet must hold the gateway's and the
+// management port's addresses when primary, and, primary or secondary, an
+// address for a pod beside them (and the IPv4 broadcast), in a spec and in
+// a NetConf; /32, /31 and /30 (/128, /127) validated and could hold no pod
+// (issue 22). A Layer3 host subnet likewise; excludeSubnets covering the
+// subnet leave no pod.
+func TestSubnetHoldsAPod(t *testing.T) {
 	for subnet, ok := range map[string]bool{
-		"10.0.0.0/32": false, "10.0.0.0/31": false, "fd00::/128": false, "fd00::/127": false,
-		"10.0.0.0/30": true, "fd00::/126": true,
+		"10.0.0.0/32": false, "10.0.0.0/31": false, "fd00::/128": false, "fd00::/127": false, "10.0.0.0/30": false,
+		"10.0.0.0/29": true, "fd00::/126": true,
 	} {
-		spec := UserDefinedNetworkSpec{Topology: TopologyLayer2, Role: RolePrimary, Subnets: []string{subnet}}
+		for _, role := range []Role{RolePrimary, RoleSecondary} {
+			spec := UserDefinedNetworkSpec{Topology: TopologyLayer2, Role: role, Subnets: []string{subnet}}
+			errs := ValidateUDN(&UserDefinedNetwork{ObjectMeta: metav1.ObjectMeta{Name: "n", Namespace: "ns"}, Spec: spec})
+			if (len(errs) == 0) != ok {
+				t.Errorf("%s spec subnet %s: %v, want valid %v", role, subnet, errs, ok)
+			}
+			conf := `{"cniVersion":"1.0.0","name":"ns_n","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"` + role.NetConfValue() +
+				`","netAttachDefName":"ns/n","subnets":"` + subnet + `"}`
+			if _, err := ParseNetConf([]byte(conf)); (err == nil) != ok {
+				t.Errorf("%s NetConf subnet %s: %v, want valid %v", role, subnet, err, ok)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		topo            Topology
+		subnet, exclude string
+		ok              bool
+	}{
+		{TopologyLayer3, "10.128.0.0/16/30", "", false},
+		{TopologyLayer3, "10.128.0.0/16/29", "", true},
+		{TopologyLayer3, "fd00::/48/127", "", false},
+		{TopologyLayer2, "10.0.0.0/24", "10.0.0.0/24", false},
+		{TopologyLayer2, "10.0.0.0/24", "10.0.0.0/16", false},
+		{TopologyLayer2, "10.0.0.0/29", "10.0.0.0/30", true},
+		{TopologyLayer2, "10.0.0.0/29", "10.0.0.0/29", false},
+	} {
+		spec := UserDefinedNetworkSpec{Topology: tc.topo, Role: RoleSecondary, Subnets: []string{tc.subnet}}
+		if tc.exclude != "" {
+			spec.ExcludeSubnets = []string{tc.exclude}
+		}
 		errs := ValidateUDN(&UserDefinedNetwork{ObjectMeta: metav1.ObjectMeta{Name: "n", Namespace: "ns"}, Spec: spec})
-		if (len(errs) == 0) != ok || !ok && !strings.Contains(errs.ToAggregate().Error(), "too small for a primary Layer2 network") {
-			t.Errorf("spec subnet %s: %v, want valid %v", subnet, errs, ok)
+		if (len(errs) == 0) != tc.ok {
+			t.Errorf("%s %s exclude %q: %v, want valid %v", tc.topo, tc.subnet, tc.exclude, errs, tc.ok)
 		}
-		conf := `{"cniVersion":"1.0.0","name":"ns_n","type":"ovn-k8s-cni-overlay","topology":"layer2","role":"primary","netAttachDefName":"ns/n","subnets":"` + subnet + `"}`
-		if _, err := ParseNetConf([]byte(conf)); (err == nil) != ok {
-			t.Errorf("NetConf subnet %s: %v, want valid %v", subnet, err, ok)
+	}
+}
+
+// TestJoinSubnetHoldsNodes: a primary network's join subnet must hold the
+// cluster router's address and a node's gateway router's.
+func TestJoinSubnetHoldsNodes(t *testing.T) {
+	for join, ok := range map[string]bool{"100.65.0.0/32": false, "100.65.0.0/31": false, "100.65.0.0/30": true, "fd99::/128": false} {
+		subnet := "10.0.0.0/24"
+		if strings.Contains(join, ":") {
+			subnet = "fd00::/64"
 		}
-		spec.Role = RoleSecondary
-		if errs := ValidateUDN(&UserDefinedNetwork{ObjectMeta: metav1.ObjectMeta{Name: "n", Namespace: "ns"}, Spec: spec}); len(errs) > 0 {
-			t.Errorf("secondary subnet %s: %v, want valid (no gateway)", subnet, errs)
+		spec := UserDefinedNetworkSpec{Topology: TopologyLayer2, Role: RolePrimary, Subnets: []string{subnet}, JoinSubnets: []string{join}}
+		errs := ValidateUDN(&UserDefinedNetwork{ObjectMeta: metav1.ObjectMeta{Name: "n", Namespace: "ns"}, Spec: spec})
+		if (len(errs) == 0) != ok {
+			t.Errorf("join %s: %v, want valid %v", join, errs, ok)
 		}
 	}
 }

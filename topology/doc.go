@@ -54,10 +54,14 @@
 // it plans over a million rows per second with about one allocation per
 // row (BenchmarkEmitter), and a policy's key always agrees with its match.
 //
-// Rows written before controllers existed carry no owner-controller: they
-// belong to ControllerTopology (the only controller that wrote rows then),
-// are adopted as they are, and gain the key when their external_ids are
-// next written.
+// Rows written without owner-controller (by the SDK before controllers
+// existed, or by the reference) belong to the controller that writes such
+// rows: a pod port (pod=true beside k8s.ovn.org/nad) to the pods
+// controller, a Service load balancer (k8s.ovn.org/kind=Service) to the
+// services controller, any other to ControllerTopology. A topology Sync
+// therefore never deletes the reference's pod ports or load balancers; each
+// is adopted as it is and gains the key when its external_ids are next
+// written.
 //
 // # Kinds
 //
@@ -213,8 +217,10 @@
 // Every function is pure: no I/O, no clock, no global state; the same input
 // gives the same output, byte for byte. Errors wrap ErrInvalid, ErrConflict,
 // ErrNotFound, ErrUnsupported or an ipam sentinel and name the network,
-// node and field at fault. States are safe for concurrent use; a Builder is
-// not.
+// node and field at fault. Every Plan* entry point refuses a control
+// character, DEL or invalid UTF-8 in any name of its input (CheckNames,
+// which connect, pods and services call too), before OVSDB or a script sees
+// it. States are safe for concurrent use; a Builder is not.
 //
 // Deviations from the seeds, where DESIGN rules: the transit router's switch
 // port is trtos-<switch> (the seed's listings say rtos-<switch>), and the

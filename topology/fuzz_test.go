@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/netconf"
 )
 
@@ -37,6 +38,9 @@ func FuzzPlan(f *testing.F) {
 			func(in Input) (State, error) { return PlanLayer2Upgrade(in, []string{"node-1"}) },
 			func(in Input) (State, error) { return PlanNodes(in, "node-0") }} {
 			s, err := plan(in)
+			if err == nil && names.Control(in.Zone) >= 0 {
+				t.Fatalf("planned zone %q, which holds a control character", in.Zone)
+			}
 			if err != nil {
 				continue
 			}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -211,6 +212,9 @@ func validateNetwork(n *udn.Network) error {
 	if n.Name == "" {
 		return errf("network: name: %w: empty", ErrInvalid)
 	}
+	if err := CheckNames(n, nil, ""); err != nil {
+		return err
+	}
 	if n.ID < 1 || n.ID > ipam.MaxNetworkID {
 		return errf("%s: id: %w: %d not in 1..%d", n, ErrInvalid, n.ID, ipam.MaxNetworkID)
 	}
@@ -244,6 +248,44 @@ func validateNetwork(n *udn.Network) error {
 		return errf("%s: mtu: %w: %d", n, ErrInvalid, n.MTU)
 	}
 	return nil
+}
+
+// CheckNames refuses control characters, DEL and invalid UTF-8 (what
+// OVSDB cannot hold and a printed script cannot carry) in every name of a
+// planner's input that reaches a row: the network's name, VRF, physical
+// network and NADs, each node's name, zone and chassis, and the zone. The
+// error wraps ErrInvalid and names the field. Every Plan* entry point calls
+// it; so do connect, pods and services for the network and nodes they take.
+func CheckNames(n *udn.Network, nodes []Node, zone string) error {
+	bad := func(field, s string) error {
+		if msg := names.ControlError(s); msg != "" {
+			return fmt.Errorf("%s %s: %w: %s", field, names.Quote(s), ErrInvalid, msg)
+		}
+		return nil
+	}
+	if n != nil {
+		fields := [][2]string{{"network: name", n.Name}, {"network: vrf", n.VRF}, {"network: physicalNetworkName", n.PhysicalNetworkName}}
+		for _, f := range fields {
+			if err := bad(f[0], f[1]); err != nil {
+				return err
+			}
+		}
+		for i, nad := range n.NADs {
+			if err := bad("network: nads["+strconv.Itoa(i)+"]", nad); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range nodes {
+		nd := &nodes[i]
+		p := "nodes[" + strconv.Itoa(i) + "]: "
+		for _, f := range [][2]string{{p + "name", nd.Name}, {p + "zone", nd.Zone}, {p + "chassis", nd.Chassis}} {
+			if err := bad(f[0], f[1]); err != nil {
+				return err
+			}
+		}
+	}
+	return bad("zone", zone)
 }
 
 // validateNodes checks names, IDs and uniqueness of all nodes.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -134,6 +135,19 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 	n := in.Network
 	if err := validateNetwork(n); err != nil {
 		return nil, err
+	}
+	if err := CheckNames(nil, in.Nodes, in.Zone); err != nil {
+		return nil, fmt.Errorf("%s: %w", n, err)
+	}
+	for i, s := range append([]string{in.Cluster.PhysicalNetworkName, in.Cluster.ExternalBridge}, in.LegacyNodes...) {
+		if msg := names.ControlError(s); msg != "" {
+			what := [2]string{"cluster: physicalNetworkName", "cluster: externalBridge"}
+			field := "legacyNodes[" + strconv.Itoa(i-2) + "]"
+			if i < 2 {
+				field = what[i]
+			}
+			return nil, errf("%s: %s %s: %w: %s", n, field, names.Quote(s), ErrInvalid, msg)
+		}
 	}
 	p := &planner{in: in, n: n, c: in.Cluster.withDefaults(), mode: m, p: n.Prefix(), primary: n.IsPrimary()}
 	p.names = p.newWideNames()

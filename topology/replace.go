@@ -14,23 +14,22 @@ import (
 // and the result costs what changed.
 func (s State) Replace(c Controller, network string, with State) State {
 	c = c.canon()
-	out := State{parts: make(map[partKey]*part, len(s.parts)+len(with.parts)), partial: s.partial, nodes: s.nodes}
+	out := s.without(func(k partKey) bool { return k.ctl == c && k.network == network })
+	out.scope = append(out.scope, scopeKey{ctl: c, network: network})
+	out.overlay(with)
+	return out
+}
+
+// without returns s without the partitions drop names, in a map of its
+// own, with s's scope.
+func (s State) without(drop func(partKey) bool) State {
+	out := State{parts: make(map[partKey]*part, len(s.parts)), scope: slices.Clone(s.scope), partial: s.partial, nodes: s.nodes}
 	for k, p := range s.parts {
-		if k.ctl != c || k.network != network {
+		if !drop(k) {
 			out.parts[k] = p
 			out.n += len(p.entries)
 		}
 	}
-	for k, p := range with.parts {
-		if q, ok := out.parts[k]; ok {
-			out.n -= len(q.entries)
-		}
-		out.parts[k] = p
-		out.n += len(p.entries)
-	}
-	out.scope = append(append(make([]scopeKey, 0, len(s.scope)+len(with.scope)+1), s.scope...), with.scope...)
-	out.scope = append(out.scope, scopeKey{ctl: c, network: network})
-	out.scope = sortScope(out.scope)
 	return out
 }
 
@@ -49,17 +48,7 @@ func (s State) ReplaceNode(node string, parts ...State) State {
 			out.n -= len(p.entries)
 		}
 	}
-	for _, o := range parts { // out's map is its own: overlay in place
-		for k, p := range o.parts {
-			if q, ok := out.parts[k]; ok {
-				out.n -= len(q.entries)
-			}
-			out.parts[k] = p
-			out.n += len(p.entries)
-		}
-		out.scope = append(out.scope, o.scope...)
-	}
-	out.scope = sortScope(out.scope)
+	out.overlay(parts...) // out's map is its own
 	return out
 }
 
@@ -104,26 +93,16 @@ func (s State) Scope(c Controller) []string {
 // (with maps a network to its rows), copying s once.
 func (s State) ReplaceEach(c Controller, with map[string]State) State {
 	c = c.canon()
-	out := State{parts: make(map[partKey]*part, len(s.parts)), partial: s.partial, nodes: s.nodes}
-	for k, p := range s.parts {
-		if _, ok := with[k.network]; k.ctl != c || !ok {
-			out.parts[k] = p
-			out.n += len(p.entries)
-		}
-	}
-	out.scope = slices.Clone(s.scope)
-	for network, w := range with {
-		for k, p := range w.parts {
-			if q, ok := out.parts[k]; ok {
-				out.n -= len(q.entries)
-			}
-			out.parts[k] = p
-			out.n += len(p.entries)
-		}
-		out.scope = append(out.scope, w.scope...)
+	out := s.without(func(k partKey) bool {
+		_, replaced := with[k.network]
+		return k.ctl == c && replaced
+	})
+	states := make([]State, 0, len(with))
+	for _, network := range slices.Sorted(maps.Keys(with)) {
 		out.scope = append(out.scope, scopeKey{ctl: c, network: network})
+		states = append(states, with[network])
 	}
-	out.scope = sortScope(out.scope)
+	out.overlay(states...) // sorts the scope once
 	return out
 }
 
@@ -132,17 +111,7 @@ func (s State) ReplaceEach(c Controller, with map[string]State) State {
 // controller's rows); the scope is s's and with's.
 func (s State) ReplaceController(c Controller, with State) State {
 	c = c.canon()
-	out := State{parts: make(map[partKey]*part, len(s.parts)), scope: slices.Clone(s.scope), partial: s.partial, nodes: s.nodes}
-	for k, p := range s.parts {
-		if k.ctl != c {
-			out.parts[k] = p
-			out.n += len(p.entries)
-		}
-	}
-	for k, p := range with.parts {
-		out.parts[k] = p
-		out.n += len(p.entries)
-	}
-	out.scope = sortScope(append(out.scope, with.scope...))
+	out := s.without(func(k partKey) bool { return k.ctl == c })
+	out.overlay(with)
 	return out
 }

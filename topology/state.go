@@ -681,16 +681,22 @@ func (s State) Overlay(others ...State) State {
 	if out.parts == nil {
 		out.parts = map[partKey]*part{}
 	}
+	out.overlay(others...)
+	return out
+}
+
+// overlay puts others' partitions into s, whose map must be s's own, and
+// adds their scope.
+func (s *State) overlay(others ...State) {
 	for _, o := range others {
 		for k, p := range o.parts {
-			if q, ok := out.parts[k]; ok {
-				out.n -= len(q.entries)
+			if q, ok := s.parts[k]; ok {
+				s.n -= len(q.entries)
 			}
-			out.parts[k] = p
-			out.n += len(p.entries)
+			s.parts[k] = p
+			s.n += len(p.entries)
 		}
-		out.scope = append(out.scope, o.scope...)
+		s.scope = append(s.scope, o.scope...)
 	}
-	out.scope = sortScope(out.scope)
-	return out
+	s.scope = sortScope(s.scope)
 }

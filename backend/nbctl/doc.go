@@ -33,7 +33,9 @@
 // written as it is: it is the caller's command line, not data.
 //
 // Errors wrap ErrInvalidChange (a change without its object, or with
-// another kind's or key's) or ErrUnsupported.
+// another kind's or key's, or holding a control character, DEL or invalid
+// UTF-8 anywhere in its row: nothing is written) or ErrUnsupported; they
+// name the object with a bounded quote of its key.
 //
 // Render is pure and deterministic; it is safe for concurrent use.
 package nbctl

@@ -111,7 +111,7 @@ func Render(w io.Writer, changes topology.Changes, cfg Config) error {
 			err = fmt.Errorf("%w: operation %v", ErrUnsupported, ch.Op)
 		}
 		if err != nil {
-			return fmt.Errorf("nbctl: %s: %w", ch.String(), err)
+			return fmt.Errorf("nbctl: %s %s: %w", ch.Op, nbrow.Describe(ch.Kind, ch.Key), err)
 		}
 	}
 	_, err := io.WriteString(w, r.b.String())
@@ -126,10 +126,10 @@ func objectOf(ch topology.Change) (topology.Object, error) {
 		obj = ch.Old
 	}
 	if obj == nil {
-		return nil, fmt.Errorf("nbctl: %s: %w: the change has no object", ch.String(), ErrInvalidChange)
+		return nil, fmt.Errorf("nbctl: %s %s: %w: the change has no object", ch.Op, nbrow.Describe(ch.Kind, ch.Key), ErrInvalidChange)
 	}
 	if obj.Kind() != ch.Kind || obj.Key() != ch.Key {
-		return nil, fmt.Errorf("nbctl: %s: %w: its object is %s %q", ch.String(), ErrInvalidChange, obj.Kind(), obj.Key())
+		return nil, fmt.Errorf("nbctl: %s %s: %w: its object is %s", ch.Op, nbrow.Describe(ch.Kind, ch.Key), ErrInvalidChange, nbrow.Describe(obj.Kind(), obj.Key()))
 	}
 	return obj, nil
 }

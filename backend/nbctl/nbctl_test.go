@@ -183,7 +183,7 @@ func TestScriptMalformedChange(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := nbctl.Script(topology.Changes{tc.ch}, nbctl.Config{})
-			if !errors.Is(err, nbctl.ErrInvalidChange) || !strings.Contains(err.Error(), "switch s") {
+			if !errors.Is(err, nbctl.ErrInvalidChange) || !strings.Contains(err.Error(), `switch "s"`) {
 				t.Errorf("Script: %v, want ErrInvalidChange naming switch s", err)
 			}
 		})

@@ -2,6 +2,8 @@ package nbctl_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -12,12 +14,14 @@ import (
 	"github.com/udnkit/udnkit/topology"
 )
 
-// hostile returns s with everything a shell might act on: a newline that
-// would end a comment, a command separator, command substitutions in both
+// hostile returns s with everything a shell might act on that a name may
+// hold: a comment, a command separator, command substitutions in both
 // spellings (each creating a marker file if it ever runs) and both quotes.
+// (Control characters, a newline among them, are refused before a script
+// is written: TestRealControlCharactersRefused.)
 func hostile(s string) string {
 	// (":>FILE" creates FILE; short, as an ACL name takes 63 bytes.)
-	return s + "\n:>/tmp/up-n #;:>/tmp/up-s;$(:>/tmp/up-d)`:>/tmp/up-t`'\"\\"
+	return s + " :>/tmp/up-n #;:>/tmp/up-s;$(:>/tmp/up-d)`:>/tmp/up-t`'\"\\"
 }
 
 var pwnedMarkers = []string{"/tmp/up-n", "/tmp/up-s", "/tmp/up-d", "/tmp/up-t"}
@@ -60,7 +64,7 @@ func hostileState(t *testing.T, gwMTU string) topology.State {
 }
 
 // TestRealHostileNames renders change sets whose names, matches and
-// option values hold newlines, ';', $( ), backquotes and both quotes, runs
+// option values hold '#', ';', $( ), backquotes and both quotes, runs
 // the scripts with the real sh and ovn-nbctl, and applies the same change
 // sets with the ovnnb adapter to a second real NB: after every step both
 // hold the same rows, and no marker file exists (nothing else ran).
@@ -131,5 +135,84 @@ func TestRealHostileNames(t *testing.T) {
 	}
 	if obs, err := c.Observe(ctx); err != nil || obs.Len() != 0 {
 		t.Fatalf("after the removal: %v, %d rows", err, obs.Len())
+	}
+}
+
+// TestRealControlCharactersRefused: a NUL, a newline, DEL or invalid UTF-8
+// anywhere in a row (name, external_ids, options, a referenced row's
+// name, a Gateway_Chassis) is refused by both backends before anything is
+// sent or written: the script renderer and the adapter return
+// ErrInvalidChange naming the object and the column; the adapter's
+// connection to the real NB stays up (the NB drops a connection on a NUL)
+// and its next transaction commits.
+func TestRealControlCharactersRefused(t *testing.T) {
+	ctx := context.Background()
+	nb := ovntest.Start(t)
+	c, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{nb.NBUnix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	own := topology.Owner{Network: "ns_ok"}
+	ok := topology.Switch{Owner: own, Name: "sw"}
+	for _, tc := range []struct {
+		name, object, column string
+		obj                  topology.Object
+	}{
+		{"NUL in a name", `switch "sw\x00x"`, "name", topology.Switch{Owner: own, Name: "sw\x00x"}},
+		{"newline in the owner", `switch "sw2"`, "external_ids", topology.Switch{Owner: topology.Owner{Network: "ns\nx"}, Name: "sw2"}},
+		{"DEL in an option value", `router "rt"`, "options", topology.Router{Owner: own, Name: "rt", Options: topology.NewOptions("k", "v\x7f")}},
+		{"invalid UTF-8 in a match", `switch "sw"`, "match", topology.ACL{Owner: own, Switch: "sw", Name: "a", Direction: topology.ACLToLport,
+			Priority: 1000, Match: "ip4\xff", Action: topology.ACLDrop}},
+		{"NUL in a referenced switch", `switch_port "p"`, "switch", topology.SwitchPort{Owner: own, Name: "p", Switch: "s\x00w"}},
+		{"NUL in a gateway chassis", `router_port "rp"`, "gateway_chassis", topology.RouterPort{Owner: own, Name: "rp", Router: "rt",
+			MAC: "0a:58:0a:09:00:01", Networks: []netip.Prefix{netip.MustParsePrefix("10.9.0.1/16")},
+			GatewayChassis: []topology.GatewayChassis{{Name: "gc", Chassis: "ch\x00", Priority: 1}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			changes := topology.Changes{{Op: topology.OpCreate, Kind: tc.obj.Kind(), Key: tc.obj.Key(), Object: tc.obj}}
+			if tc.obj.Kind() != topology.KindSwitch && tc.obj.Kind() != topology.KindRouter {
+				changes = append(topology.Changes{{Op: topology.OpCreate, Kind: topology.KindSwitch, Key: "sw", Object: ok},
+					{Op: topology.OpCreate, Kind: topology.KindRouter, Key: "rt", Object: topology.Router{Owner: own, Name: "rt"}}}, changes...)
+			}
+			_, err := nbctl.Script(changes, nbctl.Config{})
+			if !errors.Is(err, nbctl.ErrInvalidChange) || !strings.Contains(err.Error(), tc.column) || strings.ContainsAny(err.Error(), "\x00\n\x7f") {
+				t.Errorf("Script: %q, want ErrInvalidChange naming %s, no control character", err, tc.column)
+			}
+			_, err = c.Apply(ctx, changes)
+			var ce *ovnnb.ChangeError
+			if !errors.Is(err, ovnnb.ErrInvalidChange) || !errors.As(err, &ce) || ce.Key != tc.obj.Key() ||
+				!strings.Contains(err.Error(), tc.column) && !strings.Contains(err.Error(), "key: byte") {
+				t.Errorf("Apply: %q, want ErrInvalidChange of %s naming %s", err, tc.obj.Key(), tc.column)
+			}
+			if strings.ContainsAny(fmt.Sprint(err), "\x00\n\x7f") {
+				t.Errorf("Apply's error holds a control character: %q", err)
+			}
+		})
+	}
+	// Sync plans from a full read, without the pre-check of Apply: its rows
+	// are refused all the same, the Gateway_Chassis ones included.
+	for name, obj := range map[string]topology.Object{
+		"NUL in a switch name": topology.Switch{Owner: own, Name: "s\x00"},
+		"NUL in a gateway chassis": topology.RouterPort{Owner: own, Name: "rp", Router: "rt", MAC: "0a:58:0a:09:00:01",
+			Networks: []netip.Prefix{netip.MustParsePrefix("10.9.0.1/16")}, GatewayChassis: []topology.GatewayChassis{{Name: "gc", Chassis: "ch\x00", Priority: 1}}},
+	} {
+		var b topology.Builder
+		b.Add(topology.Router{Owner: own, Name: "rt"}, obj)
+		s, err := b.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.Sync(ctx, s); !errors.Is(err, ovnnb.ErrInvalidChange) {
+			t.Errorf("Sync, %s: %v, want ErrInvalidChange", name, err)
+		}
+	}
+	// The connection survived: a clean change commits and reads back.
+	if _, err := c.Apply(ctx, topology.Changes{{Op: topology.OpCreate, Kind: topology.KindSwitch, Key: "sw", Object: ok}}); err != nil {
+		t.Fatalf("a clean change after the refused ones: %v", err)
+	}
+	obs, err := c.Observe(ctx)
+	if err != nil || obs.Len() != 1 {
+		t.Fatalf("Observe: %v, %d rows", err, obs.Len())
 	}
 }

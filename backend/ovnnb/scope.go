@@ -9,6 +9,7 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/internal/nbdb"
 	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/topology"
@@ -331,6 +332,35 @@ func idsOf(row *ovsdb.Row) (map[string]string, error) {
 // set is planned again against every row, so that a refusal is always
 // decided on a full read.
 func (c *Client) planFor(ctx context.Context, changes topology.Changes) ([]*unit, error) {
+	// Names go into the read's conditions: refuse what the NB cannot hold
+	// (it drops the connection on a NUL) before anything is sent.
+	for _, ch := range changes {
+		var err error
+		if msg := names.ControlError(ch.Key); msg != "" {
+			err = invalid("key: %s", msg)
+		} else if ch.Object != nil {
+			err = nbrow.CheckNames(ch.Object)
+		}
+		if err != nil {
+			return nil, &ChangeError{Op: ch.Op, Kind: ch.Kind, Key: ch.Key, Err: err}
+		}
+	}
+	if c.mon != nil {
+		s, err := c.mon.snapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		units, err := c.planCached(ctx, s, changes, nil)
+		if err == nil || !errors.Is(err, errStale) && !errors.Is(err, ErrInvalidChange) {
+			return units, err
+		}
+		// The cache lags or the plan failed on it: selects decide.
+	}
+	return c.planSelected(ctx, changes)
+}
+
+// planSelected is planFor without the monitor's cache.
+func (c *Client) planSelected(ctx context.Context, changes topology.Changes) ([]*unit, error) {
 	s, err := c.readFor(ctx, changes)
 	if err == nil {
 		var units []*unit

@@ -18,12 +18,13 @@ import (
 	"net/netip"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/internal/nbdb"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
@@ -36,8 +37,9 @@ var ErrInvalid = errors.New("invalid change")
 
 // The external_ids keys that carry an object's owner. A row is the SDK's
 // when it has ExtNetwork; ExtController names the controller that owns it
-// (topology.Owner.Controller), absent on rows written before controllers
-// existed, which belong to topology.ControllerTopology.
+// (topology.Owner.Controller). Where it is absent (rows written before
+// controllers existed, or by the reference) OwnerOf infers it from the
+// row's other keys (referenceController).
 const (
 	ExtController = "k8s.ovn.org/owner-controller"
 	ExtNetwork    = "k8s.ovn.org/network"
@@ -105,10 +107,14 @@ func OwnerOf(ids map[string]string) (topology.Owner, bool) {
 		return topology.Owner{}, false
 	}
 	o := topology.Owner{Network: n, Node: ids[ExtNode]}
-	// Absent (a row written before controllers existed) or
 	// ControllerTopology's name: the network planners' row, held as the
-	// empty Controller.
-	if c := topology.Controller(ids[ExtController]); c != topology.ControllerTopology {
+	// empty Controller. Absent: a row the reference (or the SDK before
+	// controllers existed) wrote, the controller's that writes such rows.
+	c, ok := ids[ExtController]
+	if !ok {
+		c = string(referenceController(ids))
+	}
+	if c := topology.Controller(c); c != topology.ControllerTopology {
 		o.Controller = c
 	}
 	if v, ok := ids[ExtTopology]; ok {
@@ -124,6 +130,35 @@ func OwnerOf(ids map[string]string) (topology.Owner, bool) {
 		}
 	}
 	return o, true
+}
+
+// The controllers of the rows the reference writes without
+// ExtController: its pod ports (ExtPod "true" beside ExtNAD) and Service
+// load balancers (ExtKind "Service"). They are pods.ControllerPods and
+// services.ControllerServices (nbrow's tests hold them equal); any other
+// row is the network topology's.
+const (
+	ControllerPods     topology.Controller = "udnkit-pods"
+	ControllerServices topology.Controller = "udnkit-services"
+
+	ExtPod  = "pod"
+	ExtNAD  = "k8s.ovn.org/nad"
+	ExtKind = "k8s.ovn.org/kind"
+)
+
+// referenceController returns the controller of a row without
+// ExtController, from the keys the reference writes on it, so that a
+// topology Sync never takes a reference-written pod port or Service load
+// balancer for its own (and deletes it): the pods and services
+// controllers adopt them.
+func referenceController(ids map[string]string) topology.Controller {
+	if ids[ExtPod] == "true" && ids[ExtNAD] != "" {
+		return ControllerPods
+	}
+	if ids[ExtKind] == "Service" {
+		return ControllerServices
+	}
+	return topology.ControllerTopology
 }
 
 // topologyOfValue and roleOfValue map the NetConf spellings OwnerIDs
@@ -234,7 +269,156 @@ func ToRow(o topology.Object, ids map[string]string) (model.Model, error) {
 	if ids == nil {
 		ids = OwnerIDs(o.OwnedBy())
 	}
-	return toRow(o, ids)
+	m, err := toRow(o, ids)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkText(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// CheckNames refuses, as ToRow does, an object whose key or the names of
+// the rows it references hold what OVSDB cannot carry: a backend calls it
+// before it sends the names in a read's conditions.
+func CheckNames(o topology.Object) error {
+	if msg := names.ControlError(o.Key()); msg != "" {
+		return fmt.Errorf("%w: key %s: %s", ErrInvalid, names.Quote(o.Key()), msg)
+	}
+	return checkRefText(o)
+}
+
+// checkRefText applies checkText's rule to the names of the rows o
+// references, its parent, the rows it is attached to and its
+// Gateway_Chassis, which the model does not hold.
+func checkRefText(o topology.Object) error {
+	bad := func(what, s string) error {
+		if msg := names.ControlError(s); msg != "" {
+			return fmt.Errorf("%w: %s %s: %s", ErrInvalid, what, names.Quote(s), msg)
+		}
+		return nil
+	}
+	for _, nr := range NameRefs(o) {
+		for _, n := range nr.Names {
+			if err := bad(nr.Column, n); err != nil {
+				return err
+			}
+		}
+	}
+	if pk, pname, ok := ParentOf(o); ok {
+		if err := bad(pk.Kind.String(), pname); err != nil {
+			return err
+		}
+	}
+	for _, a := range AttachmentRefs(o) {
+		for _, n := range a.Names {
+			if err := bad(a.Table, n); err != nil {
+				return err
+			}
+		}
+	}
+	for _, g := range ChassisOf(o) {
+		if err := bad("gateway_chassis", g.Name); err != nil {
+			return err
+		}
+		if err := bad("gateway_chassis chassis_name", g.Chassis); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkText refuses a row holding a string OVSDB cannot carry (a NUL ends
+// the server's JSON string and it drops the connection; strings are UTF-8)
+// or a printed script cannot (other control characters, DEL): names.Control
+// in any string, set member, map key or value of the model. The error names
+// the column and quotes a bounded prefix of the value.
+func checkText(m model.Model) error {
+	v := reflect.ValueOf(m).Elem()
+	for _, tf := range textFieldsOf(v.Type()) {
+		f := v.Field(tf.index)
+		switch tf.kind {
+		case textString:
+			if err := badText(tf.column, f.String()); err != nil {
+				return err
+			}
+		case textPointer:
+			if !f.IsNil() {
+				if err := badText(tf.column, f.Elem().String()); err != nil {
+					return err
+				}
+			}
+		case textSlice:
+			for j := range f.Len() {
+				if err := badText(tf.column, f.Index(j).String()); err != nil {
+					return err
+				}
+			}
+		case textMap:
+			for k, val := range f.Interface().(map[string]string) {
+				if names.Control(k) >= 0 {
+					return badText(tf.column+" key", k)
+				}
+				if names.Control(val) >= 0 {
+					return badText(tf.column+"["+names.Quote(k)+"]", val)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func badText(column, s string) error {
+	if names.Control(s) < 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s %s: %s", ErrInvalid, column, names.Quote(s), names.ControlError(s))
+}
+
+// A textField is a model's string-holding column.
+type textField struct {
+	index  int
+	kind   uint8
+	column string
+}
+
+const (
+	textString uint8 = iota
+	textPointer
+	textSlice
+	textMap
+)
+
+// textFieldCache maps a model type to its textFields: the layout is fixed
+// by the generated models, so it is computed once per type.
+var textFieldCache sync.Map
+
+func textFieldsOf(t reflect.Type) []textField {
+	if v, ok := textFieldCache.Load(t); ok {
+		return v.([]textField)
+	}
+	var out []textField
+	str := reflect.TypeFor[string]()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		col := sf.Tag.Get("ovsdb")
+		if col == "" || col == "_uuid" {
+			continue
+		}
+		switch ft := sf.Type; {
+		case ft.Kind() == reflect.String:
+			out = append(out, textField{i, textString, col})
+		case ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.String:
+			out = append(out, textField{i, textPointer, col})
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			out = append(out, textField{i, textSlice, col})
+		case ft == reflect.MapOf(str, str):
+			out = append(out, textField{i, textMap, col})
+		}
+	}
+	textFieldCache.Store(t, out)
+	return out
 }
 
 // Check refuses objects the database would take but OVN could not use: a
@@ -408,7 +592,7 @@ func Updatable(k topology.Kind) []string { return k.Descriptor().Updatable }
 func KeyColumns(k topology.Kind) []string { return k.Descriptor().KeyColumns }
 
 // Describe names an object for error messages: `switch_port "x"`.
-func Describe(k topology.Kind, key string) string { return k.String() + " " + strconv.Quote(key) }
+func Describe(k topology.Kind, key string) string { return k.String() + " " + names.Quote(key) }
 
 // Row is the OVN Northbound row an object maps to, as the adapter writes
 // it. Renderers of other forms (ovn-nbctl scripts) use it so that every
@@ -444,6 +628,9 @@ type Ref struct {
 func RowOf(obj topology.Object) (Row, error) {
 	m, err := ToRow(obj, nil)
 	if err != nil {
+		return Row{}, err
+	}
+	if err := checkRefText(obj); err != nil {
 		return Row{}, err
 	}
 	r := Row{Table: obj.Kind().Table(), Columns: plainColumns(m)}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/udnkit/udnkit/internal/nbdb"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/pods"
+	"github.com/udnkit/udnkit/topology/services"
 )
 
 // TestToRowSharedIDs: a row's extra external_ids never leak into the map
@@ -50,5 +52,32 @@ func TestCheckSelectionFields(t *testing.T) {
 	lb.SelectionFields = []string{"ip6_src"}
 	if err := Check(lb); !errors.Is(err, ErrInvalid) {
 		t.Errorf("selection_fields ip6_src: %v, want ErrInvalid", err)
+	}
+}
+
+// TestOwnerOfReferenceRows: rows the reference wrote without
+// owner-controller are its pods' and services' controllers' when they
+// carry those rows' keys; any other is the topology's.
+func TestOwnerOfReferenceRows(t *testing.T) {
+	if ControllerPods != pods.ControllerPods || ControllerServices != services.ControllerServices ||
+		ExtPod != pods.ExtPod || ExtNAD != pods.ExtNAD || ExtKind != services.ExtKind {
+		t.Fatal("nbrow's names of the pods' and services' controllers and keys differ from theirs")
+	}
+	for _, tc := range []struct {
+		ids  map[string]string
+		want topology.Controller
+	}{
+		{map[string]string{ExtNetwork: "n", ExtNAD: "ns/n", ExtPod: "true", "namespace": "ns"}, pods.ControllerPods},
+		{map[string]string{ExtNetwork: "n", ExtKind: "Service", "k8s.ovn.org/owner": "ns/s"}, services.ControllerServices},
+		{map[string]string{ExtNetwork: "n"}, ""},
+		{map[string]string{ExtNetwork: "n", ExtPod: "true"}, ""},
+		// An owner-controller always wins.
+		{map[string]string{ExtNetwork: "n", ExtController: "udnkit-topology", ExtNAD: "ns/n", ExtPod: "true"}, ""},
+		{map[string]string{ExtNetwork: "n", ExtController: "x", ExtKind: "Service"}, "x"},
+	} {
+		o, ok := OwnerOf(tc.ids)
+		if !ok || o.Controller != tc.want {
+			t.Errorf("OwnerOf(%v) = %v %v, want controller %q", tc.ids, o, ok, tc.want)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/udnkit/udnkit/internal/kubename"
 )
 
 // Lookup finds the objects a pod's networks name. Implementations return
@@ -67,7 +69,8 @@ func notReadyDetail(kind, name string, conds []metav1.Condition) string {
 // PodNetworkAttachment's PodNetwork is not also attached by another of the
 // pod's networks. Run ValidatePod first; networks it refuses are skipped
 // here only when they name nothing.
-func ValidatePodActive(p *PodNetworks, objects Lookup) field.ErrorList {
+func ValidatePodActive(p *PodNetworks, objects Lookup) (out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if p == nil {
 		return field.ErrorList{field.Required(field.NewPath("metadata"), "pod is nil")}
 	}

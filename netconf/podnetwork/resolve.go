@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/netconf"
 )
 
@@ -53,7 +53,8 @@ type Attachment struct {
 // PodNetwork without NAD references, or a NAD reference that is
 // not a valid object name is an error at the network's path. Readiness is
 // not checked (ValidatePodActive does). Attachments are in spec order.
-func Resolve(p *PodNetworks, objects Lookup) ([]Attachment, field.ErrorList) {
+func Resolve(p *PodNetworks, objects Lookup) (_ []Attachment, bounded field.ErrorList) {
+	defer func() { kubename.Bound(bounded) }()
 	if p == nil {
 		return nil, field.ErrorList{field.Required(field.NewPath("metadata"), "pod is nil")}
 	}
@@ -103,7 +104,7 @@ func Resolve(p *PodNetworks, objects Lookup) ([]Attachment, field.ErrorList) {
 			if ns == "" {
 				ns = p.Namespace
 			}
-			for _, msg := range names.NamespacedNameErrors(ns, r.Name) {
+			for _, msg := range kubename.NamespacedNameErrors(ns, r.Name) {
 				errs = append(errs, field.Invalid(path, ns+"/"+r.Name, refsOf+" names a NAD that cannot exist: "+msg))
 			}
 			a.NADs = append(a.NADs, ns+"/"+r.Name)

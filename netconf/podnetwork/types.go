@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // APIVersion and kinds of the KEP's objects. The KEP makes them core
@@ -206,17 +207,17 @@ func (p *PodNetworks) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	if loose.Kind != "" && loose.Kind != KindPod {
-		return fmt.Errorf("kind %q, want %s", loose.Kind, KindPod)
+		return names.Errorf("kind %q, want %s", loose.Kind, KindPod)
 	}
 	out := PodNetworks{
 		Namespace: loose.Metadata.Namespace, Name: loose.Metadata.Name,
 		HostNetwork: loose.Spec.HostNetwork, Phase: loose.Status.Phase,
 	}
 	if err := strictJSON(loose.Spec.Networks, &out.Networks); err != nil {
-		return fmt.Errorf("spec.networks: %w", err)
+		return names.Errorf("spec.networks: %w", err)
 	}
 	if err := strictJSON(loose.Status.PodIPs, &out.PodIPs); err != nil {
-		return fmt.Errorf("status.podIPs: %w", err)
+		return names.Errorf("status.podIPs: %w", err)
 	}
 	*p = out
 	return nil
@@ -237,7 +238,7 @@ func strictJSON(raw json.RawMessage, v any) error {
 func DecodePodNetwork(data []byte) (*PodNetwork, error) {
 	var pn PodNetwork
 	if err := yaml.UnmarshalStrict(data, &pn); err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrDecode, KindPodNetwork, err)
+		return nil, names.Errorf("%w %s: %w", ErrDecode, KindPodNetwork, err)
 	}
 	if err := fillTypeMeta(&pn.TypeMeta, KindPodNetwork); err != nil {
 		return nil, err
@@ -250,7 +251,7 @@ func DecodePodNetwork(data []byte) (*PodNetwork, error) {
 func DecodePodNetworkAttachment(data []byte) (*PodNetworkAttachment, error) {
 	var pna PodNetworkAttachment
 	if err := yaml.UnmarshalStrict(data, &pna); err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrDecode, KindPodNetworkAttachment, err)
+		return nil, names.Errorf("%w %s: %w", ErrDecode, KindPodNetworkAttachment, err)
 	}
 	if err := fillTypeMeta(&pna.TypeMeta, KindPodNetworkAttachment); err != nil {
 		return nil, err
@@ -263,7 +264,7 @@ func DecodePodNetworkAttachment(data []byte) (*PodNetworkAttachment, error) {
 func DecodePod(data []byte) (*PodNetworks, error) {
 	var p PodNetworks
 	if err := yaml.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrDecode, KindPod, err)
+		return nil, names.Errorf("%w %s: %w", ErrDecode, KindPod, err)
 	}
 	return &p, nil
 }
@@ -273,7 +274,7 @@ func DecodePod(data []byte) (*PodNetworks, error) {
 func Decode(data []byte) (any, error) {
 	var tm metav1.TypeMeta
 	if err := yaml.Unmarshal(data, &tm); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrDecode, err)
+		return nil, names.Errorf("%w: %w", ErrDecode, err)
 	}
 	switch tm.Kind {
 	case KindPodNetwork:
@@ -283,7 +284,7 @@ func Decode(data []byte) (any, error) {
 	case KindPod:
 		return DecodePod(data)
 	}
-	return nil, fmt.Errorf("%w: kind %q: want %s, %s or %s", ErrDecode, tm.Kind, KindPodNetwork, KindPodNetworkAttachment, KindPod)
+	return nil, names.Errorf("%w: kind %q: want %s, %s or %s", ErrDecode, tm.Kind, KindPodNetwork, KindPodNetworkAttachment, KindPod)
 }
 
 func fillTypeMeta(tm *metav1.TypeMeta, kind string) error {
@@ -291,7 +292,7 @@ func fillTypeMeta(tm *metav1.TypeMeta, kind string) error {
 		tm.Kind = kind
 	}
 	if tm.Kind != kind {
-		return fmt.Errorf("%w: kind %q, want %s", ErrDecode, tm.Kind, kind)
+		return names.Errorf("%w: kind %q, want %s", ErrDecode, tm.Kind, kind)
 	}
 	if tm.APIVersion == "" {
 		tm.APIVersion = APIVersion

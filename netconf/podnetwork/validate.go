@@ -7,9 +7,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/internal/names"
 )
 
@@ -25,11 +25,12 @@ const (
 
 // ValidatePodNetwork checks a PodNetwork: metadata (a name, no namespace),
 // provider, parametersRefs and the number of conditions.
-func ValidatePodNetwork(pn *PodNetwork) field.ErrorList {
+func ValidatePodNetwork(pn *PodNetwork) (out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if pn == nil {
 		return field.ErrorList{field.Required(field.NewPath("metadata"), "PodNetwork is nil")}
 	}
-	errs := names.ValidateMeta(&pn.ObjectMeta, KindPodNetwork, false, "")
+	errs := kubename.ValidateMeta(&pn.ObjectMeta, KindPodNetwork, false, "")
 	spec := field.NewPath("spec")
 	if p := pn.Spec.Provider; p != "" {
 		if len(p) > MaxProviderLen {
@@ -46,13 +47,14 @@ func ValidatePodNetwork(pn *PodNetwork) field.ErrorList {
 // ValidatePodNetworkAttachment checks a PodNetworkAttachment: metadata (a
 // name and a namespace), podNetworkName, parametersRefs and the number of
 // conditions.
-func ValidatePodNetworkAttachment(pna *PodNetworkAttachment) field.ErrorList {
+func ValidatePodNetworkAttachment(pna *PodNetworkAttachment) (out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if pna == nil {
 		return field.ErrorList{field.Required(field.NewPath("metadata"), "PodNetworkAttachment is nil")}
 	}
-	errs := names.ValidateMeta(&pna.ObjectMeta, KindPodNetworkAttachment, true, "a "+KindPodNetworkAttachment+" lives in the namespace of its pods")
+	errs := kubename.ValidateMeta(&pna.ObjectMeta, KindPodNetworkAttachment, true, "a "+KindPodNetworkAttachment+" lives in the namespace of its pods")
 	spec := field.NewPath("spec")
-	errs = append(errs, names.ValidateObjectName(pna.Spec.PodNetworkName, spec.Child("podNetworkName"), "the PodNetwork to attach to is required")...)
+	errs = append(errs, kubename.ValidateObjectName(pna.Spec.PodNetworkName, spec.Child("podNetworkName"), "the PodNetwork to attach to is required")...)
 	errs = append(errs, validateRefs(pna.Spec.ParametersRefs, spec.Child("parametersRefs"))...)
 	errs = append(errs, validateConditions(pna.Status.Conditions, field.NewPath("status", "conditions"))...)
 	return errs
@@ -91,7 +93,8 @@ func ValidatePodNetworkAttachmentUpdate(old, pna *PodNetworkAttachment) field.Er
 // holds each default gateway; interface names are valid and unique;
 // networks are forbidden with hostNetwork and required without it; and
 // status.podIPs hold valid addresses, one per family per PodNetwork.
-func ValidatePod(p *PodNetworks) field.ErrorList {
+func ValidatePod(p *PodNetworks) (out field.ErrorList) {
+	defer func() { kubename.Bound(out) }()
 	if p == nil {
 		return field.ErrorList{field.Required(field.NewPath("metadata"), "pod is nil")}
 	}
@@ -115,7 +118,7 @@ func ValidatePod(p *PodNetworks) field.ErrorList {
 		case n.PodNetworkName != "" && n.PodNetworkAttachmentName != "":
 			errs = append(errs, field.Forbidden(at.Child("podNetworkAttachmentName"), "may not be set with podNetworkName: set exactly one of them"))
 		case n.PodNetworkName != "":
-			errs = append(errs, names.ValidateObjectName(n.PodNetworkName, at.Child("podNetworkName"), "")...)
+			errs = append(errs, kubename.ValidateObjectName(n.PodNetworkName, at.Child("podNetworkName"), "")...)
 			if j, ok := byNetwork[n.PodNetworkName]; ok {
 				e := field.Duplicate(at.Child("podNetworkName"), n.PodNetworkName)
 				e.Detail = "PodNetwork already attached by " + networks.Index(j).String() + ": a pod references a PodNetwork once"
@@ -124,7 +127,7 @@ func ValidatePod(p *PodNetworks) field.ErrorList {
 				byNetwork[n.PodNetworkName] = i
 			}
 		default:
-			errs = append(errs, names.ValidateObjectName(n.PodNetworkAttachmentName, at.Child("podNetworkAttachmentName"), "")...)
+			errs = append(errs, kubename.ValidateObjectName(n.PodNetworkAttachmentName, at.Child("podNetworkAttachmentName"), "")...)
 			if j, ok := byAttachment[n.PodNetworkAttachmentName]; ok {
 				e := field.Duplicate(at.Child("podNetworkAttachmentName"), n.PodNetworkAttachmentName)
 				e.Detail = "PodNetworkAttachment already attached by " + networks.Index(j).String()
@@ -190,7 +193,7 @@ func validatePodIPs(ips []PodIP, path *field.Path) field.ErrorList {
 		if ip.PodNetworkName == "" {
 			continue // a pod's plain status.podIPs: no network named
 		}
-		errs = append(errs, names.ValidateObjectName(ip.PodNetworkName, at.Child("podNetwork"), "")...)
+		errs = append(errs, kubename.ValidateObjectName(ip.PodNetworkName, at.Child("podNetwork"), "")...)
 		k := famKey{ip.PodNetworkName, !a.Unmap().Is4()}
 		if j, ok := seen[k]; ok {
 			e := field.Duplicate(at.Child("ip"), ip.IP)
@@ -241,7 +244,7 @@ func validateRefs(refs []ParametersRef, path *field.Path) field.ErrorList {
 			}
 		}
 		if r.Namespace != "" {
-			for _, msg := range validation.IsDNS1123Label(r.Namespace) {
+			for _, msg := range kubename.IsDNS1123Label(r.Namespace) {
 				errs = append(errs, field.Invalid(at.Child("namespace"), r.Namespace, msg))
 			}
 		}

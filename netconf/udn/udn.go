@@ -1,6 +1,8 @@
 package udn
 
 import (
+	"github.com/udnkit/udnkit/internal/names"
+
 	"fmt"
 	"net/netip"
 	"slices"
@@ -163,7 +165,14 @@ func (n *Network) SubnetPrefixes() []netip.Prefix {
 
 // String returns a short description for logs and errors.
 func (n *Network) String() string {
-	return fmt.Sprintf("network %q (%s %s, id %d)", n.Name, n.Role, n.Topology, n.ID)
+	role, topo := string(n.Role), string(n.Topology)
+	if !n.Role.Valid() {
+		role = names.Quote(role)
+	}
+	if !n.Topology.Valid() {
+		topo = names.Quote(topo)
+	}
+	return fmt.Sprintf("network %s (%s %s, id %d)", names.Quote(n.Name), role, topo, n.ID)
 }
 
 // Profile selects whose wire format a planner or renderer writes where the seeds and the

@@ -2,12 +2,12 @@ package pods
 
 import (
 	"errors"
-	"fmt"
 	"maps"
 	"net/netip"
 	"slices"
 	"strings"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"
@@ -39,12 +39,12 @@ func (s Source) claimed() bool { return s.Claim != (ipam.ClaimKey{}) }
 func (s Source) Allocate() ([]netip.Prefix, error) {
 	if s.claimed() {
 		if s.Claims == nil {
-			return nil, fmt.Errorf("claim %s: %w: no claim allocator", s.Claim, ErrInvalid)
+			return nil, names.Errorf("claim %s: %w: no claim allocator", s.Claim, ErrInvalid)
 		}
 		return s.Claims.Allocate(s.Claim)
 	}
 	if s.Pool == nil {
-		return nil, fmt.Errorf("%w: no address pool", ErrInvalid)
+		return nil, names.Errorf("%w: no address pool", ErrInvalid)
 	}
 	return s.Pool.Allocate()
 }
@@ -57,7 +57,7 @@ func (s Source) Release(ips []netip.Prefix) error {
 		return nil
 	}
 	if s.Pool == nil {
-		return fmt.Errorf("%w: no address pool", ErrInvalid)
+		return names.Errorf("%w: no address pool", ErrInvalid)
 	}
 	addrs := make([]netip.Addr, len(ips))
 	for i, p := range ips {
@@ -78,7 +78,7 @@ func ReleasePod(ann netconf.PodNetworks, sources map[string]Source) error {
 			continue
 		}
 		if err := src.Release(ann[key].IPs); err != nil {
-			errs = append(errs, fmt.Errorf("network %s: %w", key, err))
+			errs = append(errs, names.Errorf("network %s: %w", key, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -118,12 +118,12 @@ func ChoosePrimary(pod Pod, annotations map[string]string, primaries []Primary) 
 	if want, ok := annotations[AnnotationRequestedPrimaryUDN]; ok {
 		i := slices.IndexFunc(primaries, func(p Primary) bool { return p.names(want, pod.Namespace) })
 		if i < 0 {
-			return nil, nil, fmt.Errorf("pod %s/%s: annotation %s %q: %w: the namespace's primary networks are %v",
+			return nil, nil, names.Errorf("pod %s/%s: annotation %s %q: %w: the namespace's primary networks are %v",
 				pod.Namespace, pod.Name, AnnotationRequestedPrimaryUDN, want, ErrNoPrimary, nadKeys(primaries))
 		}
 		ips, err := primaries[i].Source.Allocate()
 		if err != nil {
-			return nil, nil, fmt.Errorf("pod %s/%s: network %s: %w", pod.Namespace, pod.Name, primaries[i].NAD, err)
+			return nil, nil, names.Errorf("pod %s/%s: network %s: %w", pod.Namespace, pod.Name, primaries[i].NAD, err)
 		}
 		return &primaries[i], ips, nil
 	}
@@ -133,11 +133,11 @@ func ChoosePrimary(pod Pod, annotations map[string]string, primaries []Primary) 
 			continue
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("pod %s/%s: network %s: %w", pod.Namespace, pod.Name, primaries[i].NAD, err)
+			return nil, nil, names.Errorf("pod %s/%s: network %s: %w", pod.Namespace, pod.Name, primaries[i].NAD, err)
 		}
 		return &primaries[i], ips, nil
 	}
-	return nil, nil, fmt.Errorf("pod %s/%s: %w: every primary network is exhausted (%v): %w",
+	return nil, nil, names.Errorf("pod %s/%s: %w: every primary network is exhausted (%v): %w",
 		pod.Namespace, pod.Name, ErrNoPrimary, nadKeys(primaries), ipam.ErrExhausted)
 }
 

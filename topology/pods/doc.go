@@ -23,6 +23,14 @@
 // through it, but secondary networks have no join subnet (DESIGN, the
 // reference), so no such route is planned.
 //
+// A primary Layer2 pod's IPv6 link-local gateway is the MAC of the port
+// that answers for the gateway: the transit router's, derived from the
+// gateway address, or on a node still on the legacy topology
+// (Input.Layer2, Input.LegacyNodes, as in topology.Input) the gateway
+// router's, derived from its join address. Every name PlanPod writes is
+// refused with a control character (topology.CheckNames), and Secondaries
+// checks names as Kubernetes and the kernel would.
+//
 // Source hands out a pod's addresses on a network, from the pool or from
 // its persistent-IP claim, and ReleasePod takes back exactly a departed
 // pod's addresses (a claim keeps its own). ChoosePrimary is seed 002's

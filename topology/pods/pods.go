@@ -1,9 +1,10 @@
 package pods
 
 import (
+	"github.com/udnkit/udnkit/internal/names"
+
 	"cmp"
 	"errors"
-	"fmt"
 	"net"
 	"net/netip"
 	"slices"
@@ -72,6 +73,12 @@ type Input struct {
 	// ServiceCIDRs and ClusterSubnets (the default network's) feed the
 	// routes.
 	ServiceCIDRs, ClusterSubnets []netip.Prefix
+	// Layer2 and LegacyNodes say, as in topology.Input, which nodes run a
+	// primary Layer2 network on the legacy topology (no transit router):
+	// there the gateway router answers for the gateway on the switch, and
+	// a pod's IPv6 link-local gateway is its join port's.
+	Layer2      topology.Layer2Mode
+	LegacyNodes []string
 }
 
 // Planned is a pod's rows and annotation.
@@ -97,11 +104,14 @@ func PortName(namespace, pod, nad string) string {
 func PlanPod(in Input) (Planned, error) {
 	p := in.Pod
 	if p.Namespace == "" || p.Name == "" || p.Node == "" {
-		return Planned{}, fmt.Errorf("pod %s/%s: %w: namespace, name and node are required", p.Namespace, p.Name, ErrInvalid)
+		return Planned{}, names.Errorf("pod %s/%s: %w: namespace, name and node are required", names.Quote(p.Namespace), names.Quote(p.Name), ErrInvalid)
+	}
+	if err := checkNames(in); err != nil {
+		return Planned{}, names.Errorf("pod %s/%s: %w: %w", names.Quote(p.Namespace), names.Quote(p.Name), ErrInvalid, err)
 	}
 	node := slices.IndexFunc(in.Nodes, func(n topology.Node) bool { return n.Name == p.Node })
 	if node < 0 {
-		return Planned{}, fmt.Errorf("pod %s/%s: node %q: %w: not among the nodes", p.Namespace, p.Name, p.Node, ErrInvalid)
+		return Planned{}, names.Errorf("pod %s/%s: node %q: %w: not among the nodes", p.Namespace, p.Name, p.Node, ErrInvalid)
 	}
 	nd := in.Nodes[node]
 	local := nd.InZone() == in.Zone
@@ -114,11 +124,11 @@ func PlanPod(in Input) (Planned, error) {
 		if a.Network != nil {
 			key = a.NAD
 			if a.NAD == "" {
-				return Planned{}, fmt.Errorf("pod %s/%s: network %q: nad: %w: required", p.Namespace, p.Name, a.Network.Name, ErrInvalid)
+				return Planned{}, names.Errorf("pod %s/%s: network %q: nad: %w: required", p.Namespace, p.Name, a.Network.Name, ErrInvalid)
 			}
 		}
 		if len(a.IPs) == 0 {
-			return Planned{}, fmt.Errorf("pod %s/%s: network %s: ips: %w: none allocated", p.Namespace, p.Name, key, ErrInvalid)
+			return Planned{}, names.Errorf("pod %s/%s: network %s: ips: %w: none allocated", p.Namespace, p.Name, key, ErrInvalid)
 		}
 		mac := a.MAC
 		if mac == nil {
@@ -127,14 +137,24 @@ func PlanPod(in Input) (Planned, error) {
 		gws, routes, err := netconf.PodRoutes(netconf.PodRoutesInput{Network: a.Network, Role: a.Role, ClusterSubnets: in.ClusterSubnets,
 			HostSubnets: a.HostSubnets, ServiceCIDRs: in.ServiceCIDRs})
 		if err != nil {
-			return Planned{}, fmt.Errorf("pod %s/%s: network %s: %w", p.Namespace, p.Name, key, err)
+			return Planned{}, names.Errorf("pod %s/%s: network %s: %w", p.Namespace, p.Name, key, err)
 		}
 		pn := netconf.PodNetwork{IPs: a.IPs, MAC: mac, Gateways: gws, Routes: routes, TunnelID: a.TunnelID, Role: a.Role}
 		if a.Network != nil && a.Network.Topology == udn.TopologyLayer2 && a.Role == netconf.PodRolePrimary && len(gws) > 0 {
 			for _, gw := range gws {
-				if gw.Is6() {
-					pn.GatewayIPv6LLA = ipam.LinkLocalFromMAC(ipam.MACFromIP(firstV4(gws, gw)))
+				if !gw.Is6() {
+					continue
 				}
+				src := firstV4(gws, gw) // the transit router's switch port answers for the gateway
+				if legacyNode(in, nd.Name) {
+					// The legacy gateway router's port: its MAC is its join
+					// address's (IPv4 first), as the topology planner derives it.
+					var err error
+					if src, err = legacyJoinAddr(a.Network, nd.ID); err != nil {
+						return Planned{}, names.Errorf("pod %s/%s: network %s: %w: %w", p.Namespace, p.Name, key, ErrInvalid, err)
+					}
+				}
+				pn.GatewayIPv6LLA = ipam.LinkLocalFromMAC(ipam.MACFromIP(src))
 			}
 		}
 		out.Annotation[key] = pn
@@ -147,6 +167,55 @@ func PlanPod(in Input) (Planned, error) {
 		}
 	}
 	slices.SortFunc(out.Ports, func(a, b topology.SwitchPort) int { return cmp.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// checkNames refuses control characters in the names PlanPod writes into
+// rows and the annotation (topology.CheckNames), naming the field.
+func checkNames(in Input) error {
+	p := in.Pod
+	for _, f := range [][2]string{{"namespace", p.Namespace}, {"name", p.Name}, {"uid", p.UID}, {"node", p.Node}} {
+		if msg := names.ControlError(f[1]); msg != "" {
+			return names.Errorf("%s %s: %s", f[0], names.Quote(f[1]), msg)
+		}
+	}
+	if err := topology.CheckNames(nil, in.Nodes, in.Zone); err != nil {
+		return err
+	}
+	for i, a := range in.Attachments {
+		if msg := names.ControlError(a.NAD); msg != "" {
+			return names.Errorf("attachments[%d]: nad %s: %s", i, names.Quote(a.NAD), msg)
+		}
+		if err := topology.CheckNames(a.Network, nil, ""); err != nil {
+			return names.Errorf("attachments[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// legacyNode reports whether node runs the network on the legacy Layer2
+// topology.
+func legacyNode(in Input, node string) bool {
+	return in.Layer2 == topology.Layer2Legacy || in.Layer2 == topology.Layer2Upgrade && slices.Contains(in.LegacyNodes, node)
+}
+
+// legacyJoinAddr returns the join address of node id's gateway router
+// whose MAC the legacy gateway router's switch port carries: the IPv4 one
+// when the network has an IPv4 join subnet.
+func legacyJoinAddr(n *udn.Network, id int) (netip.Addr, error) {
+	var out netip.Addr
+	for _, j := range n.JoinSubnets {
+		a, err := ipam.JoinGatewayRouterIP(j, id)
+		if err != nil {
+			return netip.Addr{}, err
+		}
+		if !out.IsValid() || a.Addr().Is4() && !out.Is4() {
+			out = a.Addr()
+		}
+	}
+	if !out.IsValid() {
+		return netip.Addr{}, errors.New("joinSubnets: none, a legacy Layer2 gateway router needs one")
+	}
 	return out, nil
 }
 
@@ -213,7 +282,7 @@ func checkOverlaps(p Pod, as []Attachment) error {
 		for _, s := range subnets {
 			for _, o := range all {
 				if o.name != name && o.subnet.Overlaps(s) {
-					return fmt.Errorf("pod %s/%s: %w: network %q (%s) and network %q (%s)", p.Namespace, p.Name, ErrOverlap, o.name, o.subnet, name, s)
+					return names.Errorf("pod %s/%s: %w: network %q (%s) and network %q (%s)", p.Namespace, p.Name, ErrOverlap, o.name, o.subnet, name, s)
 				}
 			}
 		}
@@ -237,7 +306,7 @@ func PlanNode(node string, networks []string, pods []Planned) (topology.State, e
 	for _, p := range pods {
 		for _, port := range p.Ports {
 			if port.Owner.Node != node {
-				return topology.State{}, fmt.Errorf("port %s: %w: a pod of node %q planned for node %q", port.Name, ErrInvalid, port.Owner.Node, node)
+				return topology.State{}, names.Errorf("port %s: %w: a pod of node %q planned for node %q", port.Name, ErrInvalid, port.Owner.Node, node)
 			}
 			e.Emit(port)
 		}

@@ -150,11 +150,17 @@ func TestRealSeveralSubnets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &netconf.UserDefinedNetwork{}
-	u.Namespace, u.Name = "ns1", "blue"
-	u.Spec = netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer3, Role: netconf.RolePrimary,
-		Subnets: []string{"10.128.0.0/25/26", "10.129.0.0/16/26"}}
-	network, err := nets.AddUDN(u)
+	// Two subnets of a family: a NAD's NetConf may carry them (a spec may not).
+	conf, err := netconf.ParseNetConf([]byte(`{"cniVersion":"1.1.0","name":"ns1_blue","type":"ovn-k8s-cni-overlay","topology":"layer3",` +
+		`"role":"primary","netAttachDefName":"ns1/blue","subnets":"10.128.0.0/25/26,10.129.0.0/16/26"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := conf.Network()
+	if err != nil {
+		t.Fatal(err)
+	}
+	network, err := nets.Add(n)
 	if err != nil {
 		t.Fatal(err)
 	}

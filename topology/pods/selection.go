@@ -6,6 +6,9 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/udnkit/udnkit/internal/kubename"
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // AnnotationNetworks is the pod annotation that requests secondary
@@ -37,22 +40,36 @@ type selectionJSON struct {
 	IPAMClaim string   `json:"ipam-claim-reference"`
 }
 
+// Bounds of Secondaries' input: Kubernetes' limit on all of an object's
+// annotations, and the kernel's on an interface name (IFNAMSIZ less its
+// NUL).
+const (
+	MaxAnnotationSize = 256 << 10
+	MaxInterfaceName  = 15
+)
+
 // Secondaries reads a pod's k8s.v1.cni.cncf.io/networks annotation: the
 // comma-separated form ("[<namespace>/]<name>[@<interface>]", ...) or the
 // JSON list of network selection elements, in its order. A pod without the
 // annotation requests none. One NAD requested twice is refused: the
 // attachment's port is named by pod and NAD, so a second one would be the
-// same port.
+// same port. Names are checked as Kubernetes and the kernel would: a NAD's
+// name a DNS-1123 subdomain, its namespace a label, an interface a device
+// name of at most MaxInterfaceName bytes, an ipam-claim-reference an
+// object name; the value is at most MaxAnnotationSize bytes.
 func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 	text, ok := annotations[AnnotationNetworks]
 	if !ok || strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	where := fmt.Sprintf("pod %s/%s: annotation %s", pod.Namespace, pod.Name, AnnotationNetworks)
+	where := fmt.Sprintf("pod %s/%s: annotation %s", names.Cut(pod.Namespace), names.Cut(pod.Name), AnnotationNetworks)
+	if len(text) > MaxAnnotationSize {
+		return nil, names.Errorf("%s: %w: %d bytes, over the %d bytes Kubernetes allows all of a pod's annotations", where, ErrInvalid, len(text), MaxAnnotationSize)
+	}
 	var elems []selectionJSON
 	if strings.ContainsAny(text, "[{\"") {
 		if err := json.Unmarshal([]byte(text), &elems); err != nil {
-			return nil, fmt.Errorf("%s: %w: %v", where, ErrInvalid, err)
+			return nil, names.Errorf("%s: %w: %v", where, ErrInvalid, err)
 		}
 	} else {
 		for _, item := range strings.Split(text, ",") {
@@ -61,11 +78,11 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 			if !found {
 				ns, name = "", item
 			} else if strings.Contains(name, "/") {
-				return nil, fmt.Errorf("%s: %w: %q has more than one '/'", where, ErrInvalid, item)
+				return nil, names.Errorf("%s: %w: %q has more than one '/'", where, ErrInvalid, item)
 			}
 			name, iface, _ := strings.Cut(name, "@")
 			if strings.Contains(iface, "@") {
-				return nil, fmt.Errorf("%s: %w: %q has more than one '@'", where, ErrInvalid, item)
+				return nil, names.Errorf("%s: %w: %q has more than one '@'", where, ErrInvalid, item)
 			}
 			elems = append(elems, selectionJSON{Name: strings.TrimSpace(name), Namespace: strings.TrimSpace(ns), Interface: strings.TrimSpace(iface)})
 		}
@@ -75,7 +92,24 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 	for i, e := range elems {
 		at := fmt.Sprintf("%s[%d]", where, i)
 		if e.Name == "" || strings.ContainsAny(e.Name+e.Namespace, "/@ \t\n") {
-			return nil, fmt.Errorf("%s: %w: name %q, namespace %q", at, ErrInvalid, e.Name, e.Namespace)
+			return nil, names.Errorf("%s: %w: name %q, namespace %q", at, ErrInvalid, e.Name, e.Namespace)
+		}
+		if msgs := kubename.IsDNS1123Subdomain(e.Name); len(msgs) > 0 {
+			return nil, names.Errorf("%s: name %q: %w: %s", at, e.Name, ErrInvalid, strings.Join(msgs, "; "))
+		}
+		if msgs := kubename.IsDNS1123Label(e.Namespace); e.Namespace != "" && len(msgs) > 0 {
+			return nil, names.Errorf("%s: namespace %q: %w: %s", at, e.Namespace, ErrInvalid, strings.Join(msgs, "; "))
+		}
+		if e.Interface != "" {
+			if msg := names.NetdevError(e.Interface, "a pod interface"); msg != "" || len(e.Interface) > MaxInterfaceName {
+				if msg == "" {
+					msg = fmt.Sprintf("longer than %d bytes", MaxInterfaceName)
+				}
+				return nil, names.Errorf("%s: interface %q: %w: %s", at, e.Interface, ErrInvalid, msg)
+			}
+		}
+		if msgs := kubename.IsDNS1123Subdomain(e.IPAMClaim); e.IPAMClaim != "" && len(msgs) > 0 {
+			return nil, names.Errorf("%s: ipam-claim-reference %q: %w: %s", at, e.IPAMClaim, ErrInvalid, strings.Join(msgs, "; "))
 		}
 		ns := e.Namespace
 		if ns == "" {
@@ -83,7 +117,7 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 		}
 		s := Selection{NAD: ns + "/" + e.Name, Interface: e.Interface, IPAMClaim: e.IPAMClaim}
 		if seen[s.NAD] {
-			return nil, fmt.Errorf("%s: %w: network %s requested twice", at, ErrInvalid, s.NAD)
+			return nil, names.Errorf("%s: %w: network %s requested twice", at, ErrInvalid, s.NAD)
 		}
 		seen[s.NAD] = true
 		for j, ip := range e.IPs {
@@ -91,7 +125,7 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 			if err != nil {
 				a, aerr := netip.ParseAddr(ip)
 				if aerr != nil || a.Zone() != "" {
-					return nil, fmt.Errorf("%s: ips[%d]: %w: %q", at, j, ErrInvalid, ip)
+					return nil, names.Errorf("%s: ips[%d]: %w: %q", at, j, ErrInvalid, ip)
 				}
 				p = netip.PrefixFrom(a, a.BitLen())
 			}
@@ -100,7 +134,7 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 		if e.MAC != "" {
 			mac, err := net.ParseMAC(e.MAC)
 			if err != nil || len(mac) != 6 {
-				return nil, fmt.Errorf("%s: mac: %w: %q", at, ErrInvalid, e.MAC)
+				return nil, names.Errorf("%s: mac: %w: %q", at, ErrInvalid, e.MAC)
 			}
 			s.MAC = mac
 		}

@@ -32,9 +32,13 @@ func TestSecondaries(t *testing.T) {
 		t.Errorf("no annotation: %v %v", got, err)
 	}
 	for _, bad := range []string{"a/b/c", "red,red", "ns1/red,red", `[{"name":""}]`, `[null]`, `[{"name":"x","ips":["10.0.0.300"]}]`,
-		`[{"name":"x","mac":"zz"}]`, "a@b@c", `{"name":"x"}`} {
-		if _, err := pods.Secondaries(pod, ann(bad)); !errors.Is(err, pods.ErrInvalid) || !strings.Contains(err.Error(), "pod ns1/web") {
-			t.Errorf("%q: %v", bad, err)
+		`[{"name":"x","mac":"zz"}]`, "a@b@c", `{"name":"x"}`,
+		// Names Kubernetes and the kernel refuse, and a 10 MB value.
+		"red@a/b", "red@abcdefghijklmnop", "A;B/red", "A_B", "$(x)", `[{"name":"red","interface":"a\u0000b"}]`,
+		`[{"name":"red","ipam-claim-reference":"Bad_Claim"}]`, strings.Repeat("r", 10<<20)} {
+		if _, err := pods.Secondaries(pod, ann(bad)); !errors.Is(err, pods.ErrInvalid) || !strings.Contains(err.Error(), "pod ns1/web") ||
+			len(err.Error()) > 2048 {
+			t.Errorf("%.100q: %.300v", bad, err)
 		}
 	}
 }
@@ -58,6 +62,9 @@ func FuzzSecondaries(f *testing.F) {
 				t.Fatalf("%q: selection %+v", s, sel)
 			}
 			seen[sel.NAD] = true
+			if len(sel.Interface) > pods.MaxInterfaceName || strings.ContainsAny(sel.Interface, "/: \x00") || strings.ContainsAny(name, "_$;") {
+				t.Fatalf("%q: selection %+v holds a name Kubernetes or the kernel refuses", s, sel)
+			}
 		}
 	})
 }

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/kubename"
 )
 
 // ErrInvalid is wrapped by every error about the input.
@@ -21,7 +21,7 @@ var ErrInvalid = errors.New("invalid network policy input")
 // numbers), policy types. The paths are the NetworkPolicy's field paths.
 func Validate(p *Policy) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, names.ValidateMeta(&metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}, "NetworkPolicy", true, "a NetworkPolicy is namespaced")...)
+	errs = append(errs, kubename.ValidateMeta(&metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}, "NetworkPolicy", true, "a NetworkPolicy is namespaced")...)
 	spec := field.NewPath("spec")
 	errs = append(errs, validateSelector(spec.Child("podSelector"), &p.PodSelector)...)
 	for i, r := range p.Ingress {
@@ -219,7 +219,7 @@ func validateInput(in *Input) error {
 }
 
 func validatePod(p *Pod) error {
-	if msgs := names.NamespacedNameErrors(p.Namespace, p.Name); len(msgs) > 0 {
+	if msgs := kubename.NamespacedNameErrors(p.Namespace, p.Name); len(msgs) > 0 {
 		return fmt.Errorf("pod %s/%s: %w: %s", p.Namespace, p.Name, ErrInvalid, msgs[0])
 	}
 	for i, a := range p.Networks {

@@ -1,6 +1,8 @@
 package services
 
 import (
+	"github.com/udnkit/udnkit/internal/names"
+
 	"cmp"
 	"errors"
 	"fmt"
@@ -167,7 +169,15 @@ type localNode struct {
 func newPlanner(in *Input) (*planner, error) {
 	n := in.Network
 	if n == nil || !n.IsPrimary() || n.Topology == udn.TopologyLocalnet {
-		return nil, fmt.Errorf("network: %w: Services are load-balanced on a primary Layer3 or Layer2 network", ErrInvalid)
+		return nil, names.Errorf("network: %w: Services are load-balanced on a primary Layer3 or Layer2 network", ErrInvalid)
+	}
+	if err := topology.CheckNames(n, in.Nodes, in.Zone); err != nil {
+		return nil, names.Errorf("%w: %w", ErrInvalid, err)
+	}
+	for i, g := range in.PeerGroups {
+		if msg := names.ControlError(g); msg != "" {
+			return nil, names.Errorf("peerGroups[%d] %s: %w: %s", i, names.Quote(g), ErrInvalid, msg)
+		}
 	}
 	p := &planner{prefix: n.Prefix(), localSet: map[string]bool{}, subnets: n.SubnetPrefixes(),
 		own: topology.Owner{Controller: ControllerServices, Network: n.Name, Topology: n.Topology, Role: n.Role}}
@@ -175,7 +185,7 @@ func newPlanner(in *Input) (*planner, error) {
 		nd := &in.Nodes[i]
 		if nd.InZone() == in.Zone {
 			if p.localSet[nd.Name] {
-				return nil, fmt.Errorf("nodes: %w: node %q twice", ErrInvalid, nd.Name)
+				return nil, names.Errorf("nodes: %w: node %q twice", ErrInvalid, nd.Name)
 			}
 			l := localNode{name: nd.Name, sw: topology.PodSwitchName(n, nd.Name), gr: topology.GatewayRouterName(n.Name, nd.Name),
 				gwIPs: make([]netip.Addr, len(nd.Addresses))}
@@ -206,14 +216,14 @@ func newPlanner(in *Input) (*planner, error) {
 		}
 		m, err := ipam.MasqueradeIPs(s)
 		if err != nil {
-			return nil, fmt.Errorf("cluster: masqueradeSubnets: %w", err)
+			return nil, names.Errorf("cluster: masqueradeSubnets: %w", err)
 		}
 		f := fam(m.Host)
 		p.hostMasq[f], p.etpMasq[f], hairpin[f] = m.Host, m.ETPLocal, m.ServiceHairpin.String()
 	}
 	for _, s := range p.subnets {
 		if !p.hostMasq[fam(s.Addr())].IsValid() {
-			return nil, fmt.Errorf("cluster: masqueradeSubnets: %w: none of the family of the network's subnet %s", ErrInvalid, s)
+			return nil, names.Errorf("cluster: masqueradeSubnets: %w: none of the family of the network's subnet %s", ErrInvalid, s)
 		}
 	}
 	p.hairpin = strings.TrimSpace(hairpin[0] + " " + hairpin[1]) // IPv4 first
@@ -324,7 +334,7 @@ func (p *planner) service(svc *Service) ([]topology.LoadBalancer, error) {
 	slices.SortFunc(lbs, func(a, b topology.LoadBalancer) int { return cmp.Compare(a.Name, b.Name) })
 	for i := 1; i < len(lbs); i++ {
 		if lbs[i].Name == lbs[i-1].Name {
-			return nil, fmt.Errorf("service %s/%s: %w: two load balancers named %q", svc.Namespace, svc.Name, ErrInvalid, lbs[i].Name)
+			return nil, names.Errorf("service %s/%s: %w: two load balancers named %q", svc.Namespace, svc.Name, ErrInvalid, lbs[i].Name)
 		}
 	}
 	return lbs, nil
@@ -332,33 +342,75 @@ func (p *planner) service(svc *Service) ([]topology.LoadBalancer, error) {
 
 // check refuses what no Kubernetes API server would accept.
 func check(svc *Service) error {
-	name := svc.Namespace + "/" + svc.Name
+	name := names.Quote(svc.Namespace + "/" + svc.Name)
 	if svc.Namespace == "" || svc.Name == "" {
-		return fmt.Errorf("service %q: %w: namespace and name are required", name, ErrInvalid)
+		return names.Errorf("service %s: %w: namespace and name are required", name, ErrInvalid)
+	}
+	if err := checkNames(svc); err != nil {
+		return names.Errorf("service %s: %w: %w", name, ErrInvalid, err)
 	}
 	seen := map[portKey]bool{}
 	for i, pt := range svc.Ports {
 		if !slices.Contains(protocols, pt.Protocol) {
-			return fmt.Errorf("service %s: ports[%d].protocol: %w: %q", name, i, ErrInvalid, pt.Protocol)
+			return names.Errorf("service %s: ports[%d].protocol: %w: %q", name, i, ErrInvalid, pt.Protocol)
 		}
 		if pt.Port == 0 {
-			return fmt.Errorf("service %s: ports[%d].port: %w: 0", name, i, ErrInvalid)
+			return names.Errorf("service %s: ports[%d].port: %w: 0", name, i, ErrInvalid)
 		}
 		k := portKey{pt.Protocol, pt.Name}
 		if seen[k] {
-			return fmt.Errorf("service %s: ports[%d]: %w: %s twice", name, i, ErrInvalid, k)
+			return names.Errorf("service %s: ports[%d]: %w: %s twice", name, i, ErrInvalid, k)
 		}
 		seen[k] = true
 	}
 	for _, list := range [][]netip.Addr{svc.ClusterIPs, svc.ExternalIPs, svc.LoadBalancerIPs} {
 		for _, a := range list {
-			if !a.IsValid() || a.Zone() != "" {
-				return fmt.Errorf("service %s: %w: address %v", name, ErrInvalid, a)
+			if !a.IsValid() || a.Zone() != "" || a.Is4In6() {
+				return names.Errorf("service %s: %w: address %s", name, ErrInvalid, names.Quote(a.String()))
 			}
 		}
 	}
+	// spec.clusterIPs: at most one per family (Kubernetes' rule).
+	if len(svc.ClusterIPs) > 2 || len(svc.ClusterIPs) == 2 && svc.ClusterIPs[0].Is4() == svc.ClusterIPs[1].Is4() {
+		return names.Errorf("service %s: clusterIPs: %w: %v holds more than one address of a family", name, ErrInvalid, svc.ClusterIPs)
+	}
 	if svc.AffinitySeconds < 0 || svc.AffinitySeconds > MaxAffinitySeconds {
-		return fmt.Errorf("service %s: sessionAffinityConfig.clientIP.timeoutSeconds: %w: %d", name, ErrInvalid, svc.AffinitySeconds)
+		return names.Errorf("service %s: sessionAffinityConfig.clientIP.timeoutSeconds: %w: %d", name, ErrInvalid, svc.AffinitySeconds)
+	}
+	return nil
+}
+
+// checkNames refuses control characters in the names a Service brings to
+// the rows: its namespace and name, port names, endpoint nodes.
+func checkNames(svc *Service) error {
+	bad := func(field, s string) error {
+		if msg := names.ControlError(s); msg != "" {
+			return names.Errorf("%s %s: %s", field, names.Quote(s), msg)
+		}
+		return nil
+	}
+	if err := bad("namespace", svc.Namespace); err != nil {
+		return err
+	}
+	if err := bad("name", svc.Name); err != nil {
+		return err
+	}
+	for i, pt := range svc.Ports {
+		if err := bad("ports["+strconv.Itoa(i)+"].name", pt.Name); err != nil {
+			return err
+		}
+	}
+	for i, sl := range svc.Slices {
+		for j, pt := range sl.Ports {
+			if err := bad(fmt.Sprintf("slices[%d].ports[%d].name", i, j), pt.Name); err != nil {
+				return err
+			}
+		}
+		for j, ep := range sl.Endpoints {
+			if err := bad(fmt.Sprintf("slices[%d].endpoints[%d].nodeName", i, j), ep.Node); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -422,13 +422,28 @@ func TestInvalid(t *testing.T) {
 		{"twice", services.Service{Namespace: "a", Name: "b", Ports: []services.Port{{Protocol: services.ProtocolTCP, Port: 1},
 			{Protocol: services.ProtocolTCP, Port: 2}}}, "ports[1]: invalid services input: TCP/ twice"},
 		{"affinity", services.Service{Namespace: "a", Name: "b", AffinitySeconds: 86401}, "timeoutSeconds"},
+		{"NUL in the name", services.Service{Namespace: "a", Name: "b\x00"}, "name \"b\\x00\": byte 1"},
+		{"newline in the namespace", services.Service{Namespace: "a\n", Name: "b"}, "namespace \"a\\n\""},
+		{"control character in a port name", services.Service{Namespace: "a", Name: "b",
+			Ports: []services.Port{{Name: "h\x1b", Protocol: services.ProtocolTCP, Port: 1}}}, "ports[0].name"},
+		{"DEL in an endpoint's node", services.Service{Namespace: "a", Name: "b",
+			Slices: []services.EndpointSlice{{Endpoints: []services.Endpoint{ep("10.128.0.5", "node-a\x7f")}}}}, "slices[0].endpoints[0].nodeName"},
+		{"mapped cluster IP", services.Service{Namespace: "a", Name: "b", ClusterIPs: addrs("::ffff:10.96.0.1")}, "address"},
+		{"two IPv4 cluster IPs", services.Service{Namespace: "a", Name: "b", ClusterIPs: addrs("10.96.0.1", "10.96.0.2")}, "clusterIPs"},
+		{"three cluster IPs", services.Service{Namespace: "a", Name: "b", ClusterIPs: addrs("10.96.0.1", "fd00::1", "fd00::2")}, "clusterIPs"},
+		{"10 MB name", services.Service{Namespace: "a", Name: strings.Repeat("b", 10<<20) + "\x00"}, "(10485763 bytes)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := services.PlanService(input(n), &tt.svc)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %v, want it to mention %q", err, tt.want)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || len(err.Error()) > 1024 {
+				t.Errorf("error %.2000v, want it to mention %q", err, tt.want)
 			}
 		})
+	}
+	in := input(n)
+	in.Nodes[0].Chassis = "ch\x00"
+	if _, err := services.Plan(*in); !errors.Is(err, services.ErrInvalid) || !strings.Contains(err.Error(), "nodes[0]: chassis") {
+		t.Errorf("a NUL in a node's chassis: %v", err)
 	}
 	sec := l3()
 	sec.Role = udn.RoleSecondary

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +9,7 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology/services"
 )
@@ -49,13 +49,25 @@ func ServiceFrom(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (out 
 	if len(ips) == 0 && sp.ClusterIP != "" {
 		ips = []string{sp.ClusterIP}
 	}
+	if sp.ClusterIP != "" && len(ips) > 0 && ips[0] != sp.ClusterIP {
+		return out, false, names.Errorf("%s: spec.clusterIP: %w: %q contradicts spec.clusterIPs[0] %q", where, ErrService, sp.ClusterIP, ips[0])
+	}
+	if len(ips) > 2 {
+		return out, false, names.Errorf("%s: spec.clusterIPs: %w: %d addresses, at most one per family", where, ErrService, len(ips))
+	}
 	for i, s := range ips {
 		if s == corev1.ClusterIPNone || s == "" {
 			continue
 		}
 		a, err := netip.ParseAddr(s)
 		if err != nil {
-			return out, false, fmt.Errorf("%s: spec.clusterIPs[%d]: %w: %v", where, i, ErrService, err)
+			return out, false, names.Errorf("%s: spec.clusterIPs[%d]: %w: %v", where, i, ErrService, err)
+		}
+		if a.Is4In6() || a.Zone() != "" {
+			return out, false, names.Errorf("%s: spec.clusterIPs[%d]: %w: %s is not a plain IPv4 or IPv6 address", where, i, ErrService, s)
+		}
+		if len(out.ClusterIPs) > 0 && out.ClusterIPs[0].Is4() == a.Is4() {
+			return out, false, names.Errorf("%s: spec.clusterIPs[%d]: %w: a second address of its family", where, i, ErrService)
 		}
 		out.ClusterIPs = append(out.ClusterIPs, a)
 	}
@@ -65,7 +77,7 @@ func ServiceFrom(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (out 
 	for i, s := range sp.ExternalIPs {
 		a, err := netip.ParseAddr(s)
 		if err != nil {
-			return out, false, fmt.Errorf("%s: spec.externalIPs[%d]: %w: %v", where, i, ErrService, err)
+			return out, false, names.Errorf("%s: spec.externalIPs[%d]: %w: %v", where, i, ErrService, err)
 		}
 		out.ExternalIPs = append(out.ExternalIPs, a)
 	}
@@ -76,14 +88,14 @@ func ServiceFrom(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (out 
 			}
 			a, err := netip.ParseAddr(ing.IP)
 			if err != nil {
-				return out, false, fmt.Errorf("%s: status.loadBalancer.ingress[%d].ip: %w: %v", where, i, ErrService, err)
+				return out, false, names.Errorf("%s: status.loadBalancer.ingress[%d].ip: %w: %v", where, i, ErrService, err)
 			}
 			out.LoadBalancerIPs = append(out.LoadBalancerIPs, a)
 		}
 	}
 	for i, p := range sp.Ports {
 		if p.Port < 1 || p.Port > 65535 || p.NodePort < 0 || p.NodePort > 65535 {
-			return out, false, fmt.Errorf("%s: spec.ports[%d]: %w: port %d, nodePort %d", where, i, ErrService, p.Port, p.NodePort)
+			return out, false, names.Errorf("%s: spec.ports[%d]: %w: port %d, nodePort %d", where, i, ErrService, p.Port, p.NodePort)
 		}
 		proto := p.Protocol
 		if proto == "" {
@@ -104,7 +116,7 @@ func ServiceFrom(svc *corev1.Service, slices []*discoveryv1.EndpointSlice) (out 
 	for _, sl := range slices {
 		s, ok, err := EndpointSliceFrom(sl)
 		if err != nil {
-			return out, false, fmt.Errorf("%s: %w", where, err)
+			return out, false, names.Errorf("%s: %w", where, err)
 		}
 		if ok {
 			out.Slices = append(out.Slices, s)
@@ -140,7 +152,7 @@ func EndpointSliceFrom(sl *discoveryv1.EndpointSlice) (out services.EndpointSlic
 		for j, s := range e.Addresses {
 			a, err := netip.ParseAddr(s)
 			if err != nil {
-				return out, false, fmt.Errorf("%s: endpoints[%d].addresses[%d]: %w: %v", where, i, j, ErrService, err)
+				return out, false, names.Errorf("%s: endpoints[%d].addresses[%d]: %w: %v", where, i, j, ErrService, err)
 			}
 			ep.Addresses = append(ep.Addresses, a)
 		}
@@ -202,7 +214,7 @@ func MirrorEndpointSlice(src, current *discoveryv1.EndpointSlice, network, nad s
 		}
 		ip, err := podIP(pods, e.TargetRef.Namespace, e.TargetRef.Name, nad, v6)
 		if err != nil {
-			return nil, fmt.Errorf("endpointslice %s/%s: endpoints[%d]: %w", src.Namespace, src.Name, i, err)
+			return nil, names.Errorf("endpointslice %s/%s: endpoints[%d]: %w", src.Namespace, src.Name, i, err)
 		}
 		m := *e.DeepCopy()
 		m.Addresses = []string{ip.String()}
@@ -216,7 +228,7 @@ func MirrorEndpointSlice(src, current *discoveryv1.EndpointSlice, network, nad s
 func podIP(pods PodGetter, namespace, name, nad string, v6 bool) (netip.Addr, error) {
 	pod, err := pods(namespace, name)
 	if err != nil {
-		return netip.Addr{}, fmt.Errorf("pod %s/%s: %w", namespace, name, err)
+		return netip.Addr{}, names.Errorf("pod %s/%s: %w", namespace, name, err)
 	}
 	if pod.Spec.HostNetwork {
 		for _, p := range pod.Status.PodIPs {
@@ -224,20 +236,20 @@ func podIP(pods PodGetter, namespace, name, nad string, v6 bool) (netip.Addr, er
 				return a, nil
 			}
 		}
-		return netip.Addr{}, fmt.Errorf("pod %s/%s: %w: no host address of the family", namespace, name, ErrService)
+		return netip.Addr{}, names.Errorf("pod %s/%s: %w: no host address of the family", namespace, name, ErrService)
 	}
 	pn, err := netconf.ParsePodNetworks(pod.Annotations[netconf.AnnotationPodNetworks])
 	if err != nil {
-		return netip.Addr{}, fmt.Errorf("pod %s/%s: %w", namespace, name, err)
+		return netip.Addr{}, names.Errorf("pod %s/%s: %w", namespace, name, err)
 	}
 	n, ok := pn[nad]
 	if !ok {
-		return netip.Addr{}, fmt.Errorf("pod %s/%s: %w: no address on %s", namespace, name, ErrService, nad)
+		return netip.Addr{}, names.Errorf("pod %s/%s: %w: no address on %s", namespace, name, ErrService, nad)
 	}
 	for _, p := range n.IPs {
 		if p.Addr().Is6() == v6 {
 			return p.Addr(), nil
 		}
 	}
-	return netip.Addr{}, fmt.Errorf("pod %s/%s: %w: no address of the family on %s", namespace, name, ErrService, nad)
+	return netip.Addr{}, names.Errorf("pod %s/%s: %w: no address of the family on %s", namespace, name, ErrService, nad)
 }

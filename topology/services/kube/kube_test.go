@@ -141,3 +141,28 @@ func TestServiceFrom(t *testing.T) {
 		t.Errorf("bad external IP: %v", err)
 	}
 }
+
+// TestServiceFromClusterIPs: a mapped cluster IP, contradicting clusterIP
+// and clusterIPs, two of a family and three are refused, naming the field.
+func TestServiceFromClusterIPs(t *testing.T) {
+	for name, sp := range map[string]corev1.ServiceSpec{
+		"mapped":            {ClusterIPs: []string{"::ffff:10.96.0.1"}},
+		"zone":              {ClusterIPs: []string{"fe80::1%eth0"}},
+		"contradicting":     {ClusterIP: "10.96.0.1", ClusterIPs: []string{"10.96.0.2"}},
+		"two IPv4":          {ClusterIPs: []string{"10.96.0.1", "10.96.0.2"}},
+		"two IPv6":          {ClusterIPs: []string{"fd00::1", "fd00::2"}},
+		"three":             {ClusterIPs: []string{"10.96.0.1", "fd00::1", "fd00::2"}},
+		"10 MB cluster IP":  {ClusterIPs: []string{strings.Repeat("1", 10<<20)}},
+		"10 MB contradicts": {ClusterIP: strings.Repeat("1", 10<<20), ClusterIPs: []string{"10.96.0.1"}},
+	} {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"}, Spec: sp}
+		if _, _, err := ServiceFrom(svc, nil); !errors.Is(err, ErrService) || !strings.Contains(err.Error(), "spec.clusterIP") || len(err.Error()) > 2048 {
+			t.Errorf("%s: %.300v", name, err)
+		}
+	}
+	ok := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
+		Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.1", ClusterIPs: []string{"10.96.0.1", "fd00::1"}}}
+	if s, ok, err := ServiceFrom(ok, nil); err != nil || !ok || len(s.ClusterIPs) != 2 {
+		t.Errorf("dual-stack Service: %v %v %v", s.ClusterIPs, ok, err)
+	}
+}

@@ -1,0 +1,285 @@
+package egressqos
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net/netip"
+	"slices"
+	"strconv"
+
+	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/egressip"
+)
+
+// Controller owns every row this package plans.
+const Controller topology.Controller = "udnkit-egressqos"
+
+// Limits of the reference's CRD.
+const (
+	MaxRules    = 1000
+	MaxDSCP     = 63
+	TopPriority = 1000 // rule i has priority TopPriority - i
+	// Name is the only EgressQoS name the reference acts on.
+	Name = "default"
+)
+
+// Errors callers branch on.
+var (
+	ErrInvalid     = errors.New("invalid egress QoS input")
+	ErrUnsupported = errors.New("not supported")
+)
+
+// EgressQoS is a namespace's k8s.ovn.org/v1 EgressQoS ("default").
+type EgressQoS struct {
+	Namespace string
+	Rules     []Rule
+}
+
+// Rule is one entry of spec.egress.
+type Rule struct {
+	// DSCP is the value written into the packets' DSCP field (0..63).
+	DSCP int
+	// DstCIDR limits the rule to a destination; the zero Prefix is any.
+	DstCIDR netip.Prefix
+	// PodSelector selects the namespace's pods; nil selects them all.
+	PodSelector *egressip.Selector
+}
+
+// Validate checks the rules; errors name the namespace and the field.
+func (q *EgressQoS) Validate() error {
+	if len(q.Rules) > MaxRules {
+		return fmt.Errorf("egressqos %s/%s: spec.egress: %w: %d rules, at most %d", q.Namespace, Name, ErrInvalid, len(q.Rules), MaxRules)
+	}
+	for i, r := range q.Rules {
+		if r.DSCP < 0 || r.DSCP > MaxDSCP {
+			return fmt.Errorf("egressqos %s/%s: spec.egress[%d].dscp: %w: %d not in 0..%d", q.Namespace, Name, i, ErrInvalid, r.DSCP, MaxDSCP)
+		}
+		if r.DstCIDR.IsValid() && r.DstCIDR != r.DstCIDR.Masked() {
+			return fmt.Errorf("egressqos %s/%s: spec.egress[%d].dstCIDR: %w: %s has host bits", q.Namespace, Name, i, ErrInvalid, r.DstCIDR)
+		}
+	}
+	return nil
+}
+
+// QoS is a Northbound QoS row as the reference writes it for an EgressQoS
+// rule: on a switch, to-lport, priority TopPriority - rule index, action
+// dscp. The topology model has no QoS kind yet (see the package doc), so
+// Plan returns the rows as values beside the State of their address sets.
+type QoS struct {
+	Owner     topology.Owner
+	Switch    string
+	Direction topology.ACLDirection
+	Priority  int
+	Match     string
+	DSCP      int
+	// Namespace is the EgressQoS's (the reference's external_id
+	// EgressQoS=<namespace>).
+	Namespace string
+}
+
+// String renders the row for golden files.
+func (q QoS) String() string {
+	return "qos switch=" + q.Switch + " direction=" + string(q.Direction) + " priority=" + strconv.Itoa(q.Priority) +
+		" match=" + strconv.Quote(q.Match) + " action={dscp=" + strconv.Itoa(q.DSCP) + "} namespace=" + q.Namespace + " owner=" + q.Owner.String()
+}
+
+// Network is a primary network and the namespaces it is primary for (one
+// for a UDN, those of its selector for a CUDN).
+type Network struct {
+	Network    *udn.Network
+	Namespaces []string
+}
+
+// Pod is a pod with its labels and its addresses on each network.
+type Pod struct {
+	Namespace, Name, Node string
+	Labels                egressip.Labels
+	// IPs are the pod's addresses per network name.
+	IPs []NetworkIPs
+}
+
+// NetworkIPs are a pod's addresses on one network.
+type NetworkIPs struct {
+	Network string
+	IPs     []netip.Addr
+}
+
+// Input is what Plan needs: the primary networks, the nodes and zone, every
+// EgressQoS and the pods of their namespaces.
+type Input struct {
+	Networks  []Network
+	Nodes     []topology.Node
+	Zone      string
+	EgressQoS []EgressQoS
+	Pods      []Pod
+}
+
+// Plan is the result of Plan: the rules' address sets as a State of
+// Controller (speaking for every network of the Input) and the QoS rows,
+// sorted by switch, priority and match.
+type Plan struct {
+	Sets topology.State
+	QoS  []QoS
+}
+
+// AddressSetName returns the name of the address set of namespace's rule
+// at priority on network for a family: "a" and the decimal FNV-1a-64 of
+// its id, as the reference names address sets.
+func AddressSetName(network, namespace string, priority int, is4 bool) string {
+	fam := "v6"
+	if is4 {
+		fam = "v4"
+	}
+	h := fnv.New64a()
+	h.Write([]byte(string(Controller) + ":EgressQoS:" + namespace + ":" + strconv.Itoa(priority) + ":" + fam + ":" + network))
+	return "a" + strconv.FormatUint(h.Sum64(), 10)
+}
+
+// PlanZone plans every EgressQoS of in for in.Zone on every primary network
+// of its namespace (seed 002: a namespace may have several): per rule and
+// network an address set per family of the network holding the local pods
+// the rule selects (their addresses on that network), and a QoS row on
+// each of the network's switches in the zone (a Layer3 network's local node
+// switches, a Layer2 network's switch) matching
+// "(<ip>.dst == <dstCIDR>) && <ip>.src == $<set>" (both families:
+// "(ip4.src == $v4 || ip6.src == $v6)"; no dstCIDR:
+// "(ip4.dst == 0.0.0.0/0 || ip6.dst == ::/0)"). It is pure.
+func PlanZone(in Input) (Plan, error) {
+	if in.Zone == "" {
+		return Plan{}, fmt.Errorf("egressqos: zone: %w: empty", ErrInvalid)
+	}
+	local := map[string]bool{}
+	for i := range in.Nodes {
+		if in.Nodes[i].InZone() == in.Zone {
+			local[in.Nodes[i].Name] = true
+		}
+	}
+	byNS := map[string]*EgressQoS{}
+	for i := range in.EgressQoS {
+		q := &in.EgressQoS[i]
+		if err := q.Validate(); err != nil {
+			return Plan{}, err
+		}
+		if byNS[q.Namespace] != nil {
+			return Plan{}, fmt.Errorf("egressqos %s/%s: %w: given twice", q.Namespace, Name, ErrInvalid)
+		}
+		byNS[q.Namespace] = q
+	}
+	podsOf := map[string][]*Pod{}
+	for i := range in.Pods {
+		p := &in.Pods[i]
+		podsOf[p.Namespace] = append(podsOf[p.Namespace], p)
+	}
+	var e topology.Emitter
+	var rows []QoS
+	for _, nw := range in.Networks {
+		n := nw.Network
+		if n == nil || !n.IsPrimary() {
+			return Plan{}, fmt.Errorf("egressqos: network: %w: need a primary network", ErrInvalid)
+		}
+		var switches []string
+		switch n.Topology {
+		case udn.TopologyLayer3:
+			for i := range in.Nodes {
+				if local[in.Nodes[i].Name] {
+					switches = append(switches, topology.PodSwitchName(n, in.Nodes[i].Name))
+				}
+			}
+		case udn.TopologyLayer2:
+			switches = append(switches, topology.PodSwitchName(n, ""))
+		default:
+			return Plan{}, fmt.Errorf("egressqos: network %q: %w: topology %s", n.Name, ErrUnsupported, n.Topology)
+		}
+		slices.Sort(switches)
+		own := topology.Owner{Controller: Controller, Network: n.Name, Topology: n.Topology, Role: n.Role}
+		e.Own(Controller, n.Name)
+		v4, v6 := families(n)
+		namespaces := slices.Sorted(slices.Values(nw.Namespaces))
+		for _, ns := range slices.Compact(namespaces) {
+			q := byNS[ns]
+			if q == nil {
+				continue
+			}
+			for i, r := range q.Rules {
+				prio := TopPriority - i
+				var sets [2][]netip.Prefix
+				for _, p := range podsOf[ns] {
+					if !local[p.Node] || r.PodSelector != nil && !r.PodSelector.Matches(p.Labels) {
+						continue
+					}
+					for _, a := range p.IPs {
+						if a.Network != n.Name {
+							continue
+						}
+						for _, ip := range a.IPs {
+							f := 1
+							if ip.Is4() {
+								f = 0
+							}
+							sets[f] = append(sets[f], netip.PrefixFrom(ip, ip.BitLen()))
+						}
+					}
+				}
+				var srcs []string
+				for f, on := range []bool{v4, v6} {
+					if !on {
+						continue
+					}
+					name := AddressSetName(n.Name, ns, prio, f == 0)
+					slices.SortFunc(sets[f], func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
+					e.Emit(topology.AddressSet{Owner: own, Name: name, Addresses: e.Prefixes(slices.Compact(sets[f])...)})
+					srcs = append(srcs, []string{"ip4", "ip6"}[f]+".src == $"+name)
+				}
+				if len(srcs) == 0 {
+					continue // a network without subnets has no pod addresses
+				}
+				src := srcs[0]
+				if len(srcs) == 2 {
+					src = "(" + srcs[0] + " || " + srcs[1] + ")"
+				}
+				dst := "ip4.dst == 0.0.0.0/0 || ip6.dst == ::/0"
+				if r.DstCIDR.IsValid() {
+					dst = "ip4.dst == " + r.DstCIDR.String()
+					if r.DstCIDR.Addr().Is6() {
+						dst = "ip6.dst == " + r.DstCIDR.String()
+					}
+				}
+				match := "(" + dst + ") && " + src
+				for _, sw := range switches {
+					o := own
+					if n.Topology == udn.TopologyLayer3 {
+						o.Node = sw[len(n.Prefix()):]
+					}
+					rows = append(rows, QoS{Owner: o, Switch: sw, Direction: topology.ACLToLport, Priority: prio, Match: match, DSCP: r.DSCP, Namespace: ns})
+				}
+			}
+		}
+	}
+	sets, err := e.State()
+	if err != nil {
+		return Plan{}, err
+	}
+	slices.SortFunc(rows, func(a, b QoS) int {
+		return cmp.Or(cmp.Compare(a.Switch, b.Switch), cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.Match, b.Match))
+	})
+	for i := 1; i < len(rows); i++ {
+		if rows[i].Switch == rows[i-1].Switch && rows[i].Priority == rows[i-1].Priority && rows[i].Match == rows[i-1].Match {
+			return Plan{}, fmt.Errorf("egressqos: switch %s: %w: two rows at priority %d with match %q", rows[i].Switch, ErrInvalid, rows[i].Priority, rows[i].Match)
+		}
+	}
+	return Plan{Sets: sets, QoS: rows}, nil
+}
+
+func families(n *udn.Network) (v4, v6 bool) {
+	for _, s := range n.Subnets {
+		if s.CIDR.Addr().Is4() {
+			v4 = true
+		} else {
+			v6 = true
+		}
+	}
+	return v4, v6
+}

@@ -1,0 +1,143 @@
+package kube
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/udnkit/udnkit/topology/egressip"
+	egressipkube "github.com/udnkit/udnkit/topology/egressip/kube"
+	"github.com/udnkit/udnkit/topology/egressqos"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
+)
+
+// Group, version and kind of the EgressQoS custom resource.
+const (
+	Group   = "k8s.ovn.org"
+	Version = "v1"
+	Kind    = "EgressQoS"
+)
+
+// EgressQoS is the k8s.ovn.org/v1 EgressQoS custom resource (namespaced;
+// only the one named "default" is acted on).
+type EgressQoS struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              EgressQoSSpec   `json:"spec"`
+	Status            EgressQoSStatus `json:"status,omitempty"`
+}
+
+// EgressQoSSpec is an EgressQoS's spec.
+type EgressQoSSpec struct {
+	Egress []EgressQoSRule `json:"egress"`
+}
+
+// EgressQoSRule is one rule.
+type EgressQoSRule struct {
+	DSCP        int                   `json:"dscp"`
+	DstCIDR     *string               `json:"dstCIDR,omitempty"`
+	PodSelector *metav1.LabelSelector `json:"podSelector,omitempty"`
+}
+
+// EgressQoSStatus is an EgressQoS's status: the cluster manager's summary
+// and each zone's condition.
+type EgressQoSStatus struct {
+	Status     string             `json:"status,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Condition reasons and messages, as the reference writes them.
+const (
+	MessageApplied       = "EgressQoS Rules applied"
+	MessageFailed        = "EgressQoS Rules not correctly applied"
+	ReasonSetupSucceeded = "SetupSucceeded"
+	ReasonSetupFailed    = "SetupFailed"
+)
+
+// Decode decodes an EgressQoS from YAML or JSON.
+func Decode(data []byte) (*EgressQoS, error) {
+	var q EgressQoS
+	if err := yaml.UnmarshalStrict(data, &q); err != nil {
+		return nil, fmt.Errorf("egressqos: %w: %v", egressqos.ErrInvalid, err)
+	}
+	if q.Kind != "" && q.Kind != Kind || q.APIVersion != "" && q.APIVersion != Group+"/"+Version {
+		return nil, fmt.Errorf("egressqos %s/%s: %w: apiVersion %q kind %q, want %s/%s %s", q.Namespace, q.Name, egressqos.ErrInvalid, q.APIVersion, q.Kind, Group, Version, Kind)
+	}
+	return &q, nil
+}
+
+// EgressQoSFrom returns the planner's EgressQoS of q; ok is false for an
+// EgressQoS not named "default", which the reference ignores. Errors name
+// the field and wrap egressqos.ErrInvalid.
+func EgressQoSFrom(q *EgressQoS) (out egressqos.EgressQoS, ok bool, err error) {
+	if q.Name != egressqos.Name {
+		return egressqos.EgressQoS{}, false, nil
+	}
+	out.Namespace = q.Namespace
+	var errs field.ErrorList
+	if q.Namespace == "" {
+		errs = append(errs, field.Required(field.NewPath("metadata", "namespace"), ""))
+	}
+	rules := field.NewPath("spec", "egress")
+	if len(q.Spec.Egress) > egressqos.MaxRules {
+		errs = append(errs, field.TooMany(rules, len(q.Spec.Egress), egressqos.MaxRules))
+	} else {
+		for i, r := range q.Spec.Egress {
+			p := rules.Index(i)
+			rule := egressqos.Rule{DSCP: r.DSCP}
+			if r.DSCP < 0 || r.DSCP > egressqos.MaxDSCP {
+				errs = append(errs, field.Invalid(p.Child("dscp"), r.DSCP, "must be in 0..63"))
+			}
+			if r.DstCIDR != nil {
+				c, perr := netip.ParsePrefix(*r.DstCIDR)
+				if perr != nil || c.Addr().Zone() != "" || c != c.Masked() {
+					errs = append(errs, field.Invalid(p.Child("dstCIDR"), *r.DstCIDR, "not a CIDR without host bits"))
+				}
+				rule.DstCIDR = c
+			}
+			if r.PodSelector != nil {
+				s, serrs := egressipkube.SelectorFrom(r.PodSelector, p.Child("podSelector"))
+				errs = append(errs, serrs...)
+				rule.PodSelector = &s
+			}
+			out.Rules = append(out.Rules, rule)
+		}
+	}
+	if len(errs) > 0 {
+		return egressqos.EgressQoS{}, true, fmt.Errorf("egressqos %s/%s: %w: %w", q.Namespace, q.Name, egressqos.ErrInvalid, errs.ToAggregate())
+	}
+	return out, true, nil
+}
+
+// Condition returns the zone's status condition, as the reference's zone
+// controller writes it (server-side apply, field manager = the zone):
+// "Ready-In-Zone-<zone>", True with SetupSucceeded, or False with
+// SetupFailed and the error.
+func Condition(zone string, generation int64, err error) metav1.Condition {
+	c := metav1.Condition{Type: "Ready-In-Zone-" + zone, ObservedGeneration: generation,
+		Status: metav1.ConditionTrue, Reason: ReasonSetupSucceeded, Message: MessageApplied}
+	if err != nil {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonSetupFailed, MessageFailed+": "+err.Error()
+	}
+	return c
+}
+
+// Labels converts a pod's labels.
+func Labels(m map[string]string) egressip.Labels { return egressipkube.LabelsFrom(m) }
+
+// Summary returns status.status as the reference's cluster manager sets
+// it from the zones' conditions: MessageFailed when a zone failed,
+// MessageApplied otherwise ("" when no zone has reported).
+func Summary(conditions []metav1.Condition) string {
+	if len(conditions) == 0 {
+		return ""
+	}
+	for _, c := range conditions {
+		if strings.Contains(c.Message, MessageFailed) {
+			return MessageFailed
+		}
+	}
+	return MessageApplied
+}
