@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // The reference CRD's form of a network spec: the topology's settings in a
@@ -91,7 +92,7 @@ func decodeSpec(path string, data []byte) (UserDefinedNetworkSpec, error) {
 		var f flatSpec
 		err := strictDecode(data, &f)
 		if err != nil && path != "spec" {
-			err = fmt.Errorf("%s: %w", path, err)
+			err = names.Errorf("%s: %w", path, err)
 		}
 		return UserDefinedNetworkSpec(f), err
 	}
@@ -107,7 +108,7 @@ func (s *UserDefinedNetworkSpec) fromCRD(path string, keys map[string]json.RawMe
 		switch k {
 		case "topology", "layer2", "layer3", "localnet":
 		default:
-			return fmt.Errorf("%s.%s: a field of the flat form beside %s.layer2, layer3 or localnet: use one form (the topology's settings go in its sub-object)", path, k, path)
+			return names.Errorf("%s.%s: a field of the flat form beside %s.layer2, layer3 or localnet: use one form (the topology's settings go in its sub-object)", path, k, path)
 		}
 	}
 	var set []string
@@ -117,30 +118,30 @@ func (s *UserDefinedNetworkSpec) fromCRD(path string, keys map[string]json.RawMe
 		}
 	}
 	if len(set) > 1 {
-		return fmt.Errorf("%s: only one of layer2, layer3 and localnet may be set, not %s", path, strings.Join(set, " and "))
+		return names.Errorf("%s: only one of layer2, layer3 and localnet may be set, not %s", path, strings.Join(set, " and "))
 	}
 	var out UserDefinedNetworkSpec
 	if raw, ok := keys["topology"]; ok {
 		if err := json.Unmarshal(raw, &out.Topology); err != nil {
-			return fmt.Errorf("%s.topology: %w", path, err)
+			return names.Errorf("%s.topology: %w", path, err)
 		}
 	}
 	want := map[string]Topology{"layer2": TopologyLayer2, "layer3": TopologyLayer3, "localnet": TopologyLocalnet}[set[0]]
 	if out.Topology != want {
-		return fmt.Errorf("%s.%s: set with topology %q: it is required when topology is %s, and forbidden otherwise", path, set[0], out.Topology, want)
+		return names.Errorf("%s.%s: set with topology %q: it is required when topology is %s, and forbidden otherwise", path, set[0], out.Topology, want)
 	}
 	raw := keys[set[0]]
 	switch set[0] {
 	case "layer2":
 		var c crdLayer2
 		if err := strictDecode(raw, &c); err != nil {
-			return fmt.Errorf("%s.layer2: %w", path, err)
+			return names.Errorf("%s.layer2: %w", path, err)
 		}
 		out.Role, out.MTU, out.Subnets, out.JoinSubnets, out.IPAM, out.IPAMLifecycle = c.Role, c.MTU, c.Subnets, c.JoinSubnets, c.IPAM, c.IPAMLifecycle
 	case "layer3":
 		var c crdLayer3
 		if err := strictDecode(raw, &c); err != nil {
-			return fmt.Errorf("%s.layer3: %w", path, err)
+			return names.Errorf("%s.layer3: %w", path, err)
 		}
 		out.Role, out.MTU, out.JoinSubnets = c.Role, c.MTU, c.JoinSubnets
 		for _, sub := range c.Subnets {
@@ -153,7 +154,7 @@ func (s *UserDefinedNetworkSpec) fromCRD(path string, keys map[string]json.RawMe
 	case "localnet":
 		var c crdLocalnet
 		if err := strictDecode(raw, &c); err != nil {
-			return fmt.Errorf("%s.localnet: %w", path, err)
+			return names.Errorf("%s.localnet: %w", path, err)
 		}
 		out.Role, out.MTU, out.Subnets, out.ExcludeSubnets, out.IPAM = c.Role, c.MTU, c.Subnets, c.ExcludeSubnets, c.IPAM
 		out.Localnet = &LocalnetSpec{PhysicalNetworkName: c.PhysicalNetworkName}
@@ -162,11 +163,11 @@ func (s *UserDefinedNetworkSpec) fromCRD(path string, keys map[string]json.RawMe
 			case v.Mode == "Access" && v.Access != nil:
 				out.Localnet.VLANID = v.Access.ID
 			case v.Mode == "Access":
-				return fmt.Errorf("%s.localnet.vlan.access: required when mode is Access", path)
+				return names.Errorf("%s.localnet.vlan.access: required when mode is Access", path)
 			case v.Access != nil:
-				return fmt.Errorf("%s.localnet.vlan.access: set with mode %q: only mode Access takes it", path, v.Mode)
+				return names.Errorf("%s.localnet.vlan.access: set with mode %q: only mode Access takes it", path, v.Mode)
 			case v.Mode != "" && v.Mode != "None":
-				return fmt.Errorf("%s.localnet.vlan.mode: %q is neither Access nor None", path, v.Mode)
+				return names.Errorf("%s.localnet.vlan.mode: %q is neither Access nor None", path, v.Mode)
 			}
 		}
 	}
