@@ -323,3 +323,23 @@ func FuzzDecodeCUDN(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeUDN decodes one Layer3 dual-stack UDN in each form: the
+// CRD form's normalisation costs a second pass over the spec's keys.
+func BenchmarkDecodeUDN(b *testing.B) {
+	const head = "apiVersion: k8s.ovn.org/v1\nkind: UserDefinedNetwork\nmetadata: {name: net, namespace: ns}\n"
+	for _, bc := range []struct{ name, doc string }{
+		{"flat", head + "spec: {topology: Layer3, role: Primary, mtu: 1300, subnets: [10.128.0.0/16/24, 2001:db8::/60/64]}"},
+		{"crd", head + "spec: {topology: Layer3, layer3: {role: Primary, mtu: 1300, subnets: [{cidr: 10.128.0.0/16, hostSubnet: 24}, {cidr: 2001:db8::/60, hostSubnet: 64}]}}"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			data := []byte(bc.doc)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := DecodeUDN(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
