@@ -223,3 +223,71 @@ func (s *ClusterUserDefinedNetworkSpec) UnmarshalJSON(data []byte) error {
 	*s = cs
 	return nil
 }
+
+// IsCRDForm says whether the JSON of a UserDefinedNetwork (cudn false) or
+// ClusterUserDefinedNetwork (cudn true; its spec.network) holds its
+// network spec in the reference CRD's form.
+func IsCRDForm(data []byte, cudn bool) bool {
+	var obj struct {
+		Spec map[string]json.RawMessage `json:"spec"`
+	}
+	if json.Unmarshal(data, &obj) != nil {
+		return false
+	}
+	spec := obj.Spec
+	if cudn {
+		spec = nil
+		if raw, ok := obj.Spec["network"]; !ok || json.Unmarshal(raw, &spec) != nil {
+			return false
+		}
+	}
+	_, l2 := spec["layer2"]
+	_, l3 := spec["layer3"]
+	_, ln := spec["localnet"]
+	_, role := spec["role"]
+	return !role && (l2 || l3 || ln)
+}
+
+// CRDFieldPath rewrites path, a validation error's field in the flat form
+// (ValidateUDN's "spec.subnets[0]", ValidateCUDN's
+// "spec.template.spec.role"), to the field of a spec of topology t written
+// in the reference CRD's form ("spec.layer3.subnets[0].cidr",
+// "spec.network.layer3.role"); other paths are returned as they are.
+func CRDFieldPath(path string, t Topology, cudn bool) string {
+	flat, crd := "spec", "spec"
+	if cudn {
+		flat, crd = "spec.template.spec", "spec.network"
+	}
+	rest, ok := strings.CutPrefix(path, flat+".")
+	if !ok || strings.HasPrefix(rest, "topology") {
+		return path
+	}
+	field, tail, _ := strings.Cut(rest, ".")
+	sub := ""
+	switch t {
+	case TopologyLayer2:
+		sub = "layer2"
+	case TopologyLayer3:
+		sub = "layer3"
+	case TopologyLocalnet:
+		sub = "localnet"
+	default:
+		return path
+	}
+	name := field
+	if i := strings.IndexByte(field, '['); i >= 0 {
+		name = field[:i]
+	}
+	switch {
+	case name == "localnet" && t == TopologyLocalnet:
+		if strings.HasPrefix(tail, "vlanID") {
+			return crd + ".localnet.vlan.access.id"
+		}
+		return crd + "." + rest
+	case name == "subnets" && t == TopologyLayer3 && name != field && tail == "":
+		return crd + ".layer3." + field + ".cidr"
+	case slices.Contains([]string{"role", "mtu", "subnets", "excludeSubnets", "joinSubnets", "ipam", "ipamLifecycle"}, name):
+		return crd + "." + sub + "." + rest
+	}
+	return path
+}

@@ -343,3 +343,48 @@ func BenchmarkDecodeUDN(b *testing.B) {
 		})
 	}
 }
+
+// TestCRDFieldPath: validation paths of the flat form name the CRD form's
+// fields for a spec written in it.
+func TestCRDFieldPath(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		topo Topology
+		cudn bool
+		want string
+	}{
+		{"spec.subnets[0]", TopologyLayer3, false, "spec.layer3.subnets[0].cidr"},
+		{"spec.subnets", TopologyLayer3, false, "spec.layer3.subnets"},
+		{"spec.subnets[1]", TopologyLayer2, false, "spec.layer2.subnets[1]"},
+		{"spec.role", TopologyLayer2, false, "spec.layer2.role"},
+		{"spec.ipam.lifecycle", TopologyLayer2, false, "spec.layer2.ipam.lifecycle"},
+		{"spec.topology", TopologyLayer2, false, "spec.topology"},
+		{"metadata.name", TopologyLayer2, false, "metadata.name"},
+		{"spec.template.spec.joinSubnets[0]", TopologyLayer3, true, "spec.network.layer3.joinSubnets[0]"},
+		{"spec.template.spec.localnet.vlanID", TopologyLocalnet, true, "spec.network.localnet.vlan.access.id"},
+		{"spec.template.spec.localnet.physicalNetworkName", TopologyLocalnet, true, "spec.network.localnet.physicalNetworkName"},
+		{"spec.template.spec.excludeSubnets[0]", TopologyLocalnet, true, "spec.network.localnet.excludeSubnets[0]"},
+		{"spec.namespaceSelector", TopologyLayer3, true, "spec.namespaceSelector"},
+		{"spec.vrf", TopologyLayer3, true, "spec.vrf"},
+		{"spec.subnets[0]", "", false, "spec.subnets[0]"},
+	} {
+		if got := CRDFieldPath(tc.path, tc.topo, tc.cudn); got != tc.want {
+			t.Errorf("CRDFieldPath(%q, %s, %v) = %q, want %q", tc.path, tc.topo, tc.cudn, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		doc  string
+		cudn bool
+		want bool
+	}{
+		{`{"spec":{"topology":"Layer3","layer3":{"role":"Primary"}}}`, false, true},
+		{`{"spec":{"topology":"Localnet","role":"Secondary","localnet":{"physicalNetworkName":"p"}}}`, false, false},
+		{`{"spec":{"network":{"topology":"Layer2","layer2":{"role":"Primary"}}}}`, true, true},
+		{`{"spec":{"template":{"topology":"Layer2","role":"Primary"}}}`, true, false},
+		{`not json`, false, false},
+	} {
+		if got := IsCRDForm([]byte(tc.doc), tc.cudn); got != tc.want {
+			t.Errorf("IsCRDForm(%s, %v) = %v", tc.doc, tc.cudn, got)
+		}
+	}
+}

@@ -66,9 +66,12 @@
 // field. Fields of the reference's newer Layer2 (reservedSubnets,
 // infrastructureSubnets, defaultGatewayIPs) are refused as unknown: the
 // seeds have nothing to plan them with. Encoding always writes the flat
-// form, and validation paths name the flat fields (spec.subnets[0] for
-// spec.layer3.subnets[0].cidr): a departure from the reference, whose API
-// server names the sub-object's.
+// form, and ValidateUDN and ValidateCUDN name the flat fields
+// (spec.subnets[0]); for an object written in the CRD's form, IsCRDForm
+// says so and CRDFieldPath gives the field its author wrote
+// (spec.layer3.subnets[0].cidr), as the reference's API server would name
+// it (internal/manifest does this for udnkit validate). The value in such
+// an error is the flat one ("10.0.0.0/16/24" for cidr and hostSubnet).
 //
 // # Names
 //

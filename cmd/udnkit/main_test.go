@@ -452,3 +452,21 @@ func TestReferenceCRDForm(t *testing.T) {
 		})
 	}
 }
+
+// TestReferenceCRDFormErrors: validate names the CRD form's fields for an
+// object written in it, and the flat form's for one written flat.
+func TestReferenceCRDFormErrors(t *testing.T) {
+	const doc = "apiVersion: k8s.ovn.org/v1\nkind: UserDefinedNetwork\nmetadata: {name: bad, namespace: ns}\nspec:\n  topology: Layer3\n  layer3:\n    role: Primary\n    subnets:\n    - {cidr: 10.0.0.0/33, hostSubnet: 24}\n---\napiVersion: k8s.ovn.org/v1\nkind: ClusterUserDefinedNetwork\nmetadata: {name: bad}\nspec:\n  namespaceSelector: {}\n  network:\n    topology: Localnet\n    localnet: {role: Primary, physicalNetworkName: p}\n"
+	r := runCmd(t, doc, "validate", "-f", "-")
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"spec.layer3.subnets[0].cidr", "spec.network.localnet.role"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("no error names %s:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "spec.subnets") || strings.Contains(r.stderr, "spec.template") {
+		t.Errorf("an error names the flat form's field:\n%s", r.stderr)
+	}
+}

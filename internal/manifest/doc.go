@@ -43,7 +43,8 @@
 // The UDN and CUDN decoders take the seeds' flat spec (spec.topology,
 // spec.subnets, ...) and the reference CRD's (spec.layer2, spec.layer3,
 // spec.localnet sub-objects; a CUDN's spec.network), normalised alike
-// (netconf's "Decoding"): a real OVN-Kubernetes dump loads.
+// (netconf's "Decoding"): a real OVN-Kubernetes dump loads, and Validate
+// names the CRD form's fields for an object written in it.
 //
 // Departures: document numbers in sources count non-empty documents only.
 //
