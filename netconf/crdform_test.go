@@ -272,9 +272,18 @@ func FuzzDecodeUDN(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		crd := IsCRDForm(data, false)
+		for _, p := range []string{string(data), "spec." + string(data)} {
+			if got := CRDFieldPath(p, TopologyLayer3, false); got != p && !strings.HasPrefix(got, "spec.layer3.") {
+				t.Fatalf("CRDFieldPath(%q) = %q: outside spec.layer3", p, got)
+			}
+		}
 		u, err := DecodeUDN(data)
 		if err != nil {
 			return
+		}
+		if crd && u.Spec.Topology == "" {
+			t.Fatalf("a spec in the CRD form decoded without its topology")
 		}
 		b, err := json.Marshal(u)
 		if err != nil {
