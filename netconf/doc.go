@@ -43,6 +43,36 @@
 // /30 holds none); a primary network's join subnet must hold the cluster
 // router and a node's gateway router (not /31, /32, /128).
 //
+// # Decoding
+//
+// DecodeUDN and DecodeCUDN (and encoding/json on the types) take two forms
+// of a network spec and normalise both to the same UserDefinedNetworkSpec,
+// so that equal networks give equal Networks and equal NADs:
+//
+//   - the seeds' flat form: spec.topology, spec.role, spec.subnets
+//     (Layer3 "cidr/hostPrefix"), spec.localnet {physicalNetworkName,
+//     vlanID}, ... and a CUDN's spec.template (or spec.template.spec);
+//   - the reference CRD's form, what a real OVN-Kubernetes cluster stores:
+//     spec.topology beside spec.layer2, spec.layer3 or spec.localnet
+//     holding role, mtu, subnets (Layer3: [{cidr, hostSubnet}]),
+//     joinSubnets, ipam (Layer2 also ipamLifecycle; Localnet
+//     physicalNetworkName, excludeSubnets and vlan {mode: Access|None,
+//     access: {id}}), and a CUDN's spec.network in place of its template.
+//
+// A spec is of the reference's form when it has no top-level role and one
+// of those sub-objects. Decoding is strict in both: an unknown field, a
+// flat field beside a sub-object, two sub-objects, a sub-object that is not
+// the topology's, spec.network beside spec.template are errors naming the
+// field. Fields of the reference's newer Layer2 (reservedSubnets,
+// infrastructureSubnets, defaultGatewayIPs) are refused as unknown: the
+// seeds have nothing to plan them with. Encoding always writes the flat
+// form, and ValidateUDN and ValidateCUDN name the flat fields
+// (spec.subnets[0]); for an object written in the CRD's form, IsCRDForm
+// says so and CRDFieldPath gives the field its author wrote
+// (spec.layer3.subnets[0].cidr), as the reference's API server would name
+// it (internal/manifest does this for udnkit validate). The value in such
+// an error is the flat one ("10.0.0.0/16/24" for cidr and hostSubnet).
+//
 // # Names
 //
 // The OVN network name is "<namespace>_<name>" for a UDN and

@@ -135,6 +135,7 @@ func FuzzValidateUDN(f *testing.F) {
 			ObjectMeta: metav1.ObjectMeta{Name: "net", Namespace: namespace, UID: "uid"},
 			Spec:       fuzzSpec(topo, role, mtu, subnets, exclude, join, mode, lifecycle, physnet, vlan),
 		}
+		checkCRDForm(t, u.Spec)
 		errs := ValidateUDN(u)
 		if _, err := ReconcileUDN(UDNInput{UDN: u}); err != nil {
 			t.Fatalf("reconcile: %v", err)
@@ -202,6 +203,7 @@ func FuzzValidateCUDN(f *testing.F) {
 		} else {
 			c.Name = vrfOrName
 		}
+		checkCRDForm(t, c.Spec.Template.Spec)
 		networkID := int(id) % (MaxNetworkID + 2)
 		errs := ValidateCUDN(c)
 		nss := []Namespace{{Name: "x", Labels: map[string]string{"a": "b"}}, {Name: "y"}}

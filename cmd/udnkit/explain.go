@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/udnkit/udnkit"
+	"github.com/udnkit/udnkit/flows"
 	"github.com/udnkit/udnkit/internal/manifest"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
@@ -36,6 +37,11 @@ names of its Northbound objects.
 
 For a node: its ID, zone, chassis, external addresses, next hops and MAC, and per network the
 node's host subnets, join, transit and management addresses and Northbound objects.
+
+Per node, a primary network also shows what the node's own plan holds (as plan -o ip|nft|ofctl
+prints it, with plan's default OpenFlow ports): its VRF and routing table, the management port's
+name, addresses, MAC and MTU, the packet mark its ip rules send to the table and its conntrack
+mark, and the gateway bridge's patch port with the number of flows that use it.
 
 For a pod ("<namespace>/<name>"): its node and zone, and per network its NAD, role, switch port,
 addresses, MAC, gateways, routes and (Layer2) port tunnel key, as its k8s.ovn.org/pod-networks
@@ -257,9 +263,67 @@ func (e explainer) nodeOfNetwork(n *udn.Network, nd topology.Node, objs map[owne
 		e.line(1, "gateway router join", prefixList(join))
 		e.line(1, "transit (node side)", prefixList(transit))
 	}
+	if n.IsPrimary() && n.Topology != udn.TopologyLocalnet {
+		e.nodeKernel(n, nd.Name)
+	}
 	for _, o := range objs[ownerKey{n.Name, nd.Name}] {
 		fmt.Fprintf(e.w, "    %s\n", o)
 	}
+}
+
+// nodeKernel prints what the node's plan (udnkit.Cluster.PlanNode, with
+// plan's default OpenFlow ports) holds for a primary network: its VRF and
+// table, management port, the marks of its ip rules and conntrack, and its
+// gateway-bridge patch port.
+func (e explainer) nodeKernel(n *udn.Network, node string) {
+	local, err := (&nodeFlags{uplink: defaultUplink, defaultPatch: defaultPatchOFPort}).local(e.c)
+	var p udnkit.NodePlan
+	if err == nil {
+		p, err = e.c.PlanNode(node, local)
+	}
+	if err != nil {
+		e.line(1, "node plan", "none:", err)
+		return
+	}
+	mp := vrf.ManagementPortName(n.ID)
+	i := slices.IndexFunc(p.Kernel.Links, func(l vrf.Link) bool { return l.Kind == vrf.LinkManagementPort && l.Name == mp })
+	if i < 0 {
+		e.line(1, "node plan", "no management port", mp)
+		return
+	}
+	port := p.Kernel.Links[i]
+	table := 0
+	if j := slices.IndexFunc(p.Kernel.Links, func(l vrf.Link) bool { return l.Kind == vrf.LinkVRF && l.Name == port.Master }); j >= 0 {
+		table = p.Kernel.Links[j].Table
+	}
+	e.line(1, "VRF", port.Master, "table", table)
+	e.line(1, "management port", port.Name, prefixList(port.Addresses), "MAC", port.MAC, "MTU", port.MTU)
+	var marks []string
+	for _, r := range p.Kernel.Rules {
+		if r.Table == table && r.Mark != 0 && !slices.Contains(marks, fmt.Sprintf("0x%x", r.Mark)) {
+			marks = append(marks, fmt.Sprintf("0x%x", r.Mark))
+		}
+	}
+	e.line(1, "marks", fmt.Sprintf("pkt_mark %s (ip rule to table %d), ct_mark 0x%x", orNone(strings.Join(marks, ", ")), table, flows.CtMarkNetworkBase+n.ID))
+	patch := local.PatchOFPorts[n.Name]
+	in, out := "in_port="+strconv.Itoa(patch), "output:"+strconv.Itoa(patch)
+	count := 0
+	for _, f := range p.Flows {
+		if hasField(f.Match, in) || hasField(f.Actions, out) {
+			count++
+		}
+	}
+	e.line(1, "gateway bridge", fmt.Sprintf("patch port OpenFlow %d (plan's default), %d flow(s)", patch, count))
+}
+
+// hasField says whether the comma-separated list s holds f.
+func hasField(s, f string) bool {
+	for x := range strings.SplitSeq(s, ",") {
+		if x == f {
+			return true
+		}
+	}
+	return false
 }
 
 type ownerKey struct{ network, node string }

@@ -4,7 +4,7 @@
 // own (files or stdin in, the OVN Northbound database for diff and apply).
 //
 //	udnkit validate -f FILE|DIR|-
-//	udnkit plan     -f ... [--zone NODE | --all-zones] [-o text|json|yaml|nbctl|stored]
+//	udnkit plan     -f ... [--zone NODE | --all-zones] [-o text|json|yaml|nbctl|stored|ip|nft|ofctl]
 //	udnkit diff     -f ... --nb ENDPOINT [-o text|nbctl]       exit 0 same, 1 differs, 2 error
 //	udnkit apply    -f ... [--nb ENDPOINT] [--dry-run]         default: an embedded NB
 //	udnkit explain  network|node|pod NAME -f ...
@@ -15,6 +15,11 @@
 // udnkit.Cluster from the objects' annotations, the Cluster plans,
 // topology/diagram draws, backend/ovnnb and backend/nbctl apply and
 // render); the command parses flags and prints.
+//
+// Output is plain text unless stderr is a terminal: then validate's (and
+// every command's) errors and notes are coloured, unless NO_COLOR is set or
+// TERM is dumb, and apply draws a spinner with the elapsed time while it
+// plans and syncs. Goldens and pipes see the plain text.
 package main
 
 import (
@@ -23,5 +28,6 @@ import (
 )
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(runStreams(context.Background(), os.Args[1:], streams{in: os.Stdin, out: os.Stdout, errOut: os.Stderr,
+		term: detectTerminal(os.Stderr, os.Getenv)}))
 }

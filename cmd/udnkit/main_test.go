@@ -4,16 +4,20 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/internal/golden"
+	"github.com/udnkit/udnkit/internal/manifest"
 )
 
 const manifests = "../../examples/manifests/"
@@ -65,6 +69,12 @@ func TestGolden(t *testing.T) {
 		{"plan_seed-004", append([]string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane"}, svc...), 0},
 		{"plan_seed-004_reference", append([]string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane", "--profile", "reference", "-o", "nbctl"}, svc...), 0},
 		{"plan_quickstart_stored", []string{"plan", "-f", manifests + "quickstart.yaml", "-o", "stored"}, 0},
+		{"plan_seed-001_ip", []string{"plan", "-f", manifests + "seed-001.yaml", "--zone", "ovn-worker", "-o", "ip", "--kubelet-cgroup", "kubelet.slice/kubelet.service"}, 0},
+		{"plan_seed-001_nft", []string{"plan", "-f", manifests + "seed-001.yaml", "--zone", "ovn-worker", "-o", "nft", "--kubelet-cgroup", "kubelet.slice/kubelet.service"}, 0},
+		{"plan_seed-001_ofctl", []string{"plan", "-f", manifests + "seed-001.yaml", "--zone", "ovn-worker", "-o", "ofctl", "--uplink", "ens3:1", "--patch-ofport", "green_green-network=9"}, 0},
+		{"plan_seed-004_ip", append([]string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane", "-o", "ip"}, svc...), 0},
+		{"plan_quickstart_nft_all-zones", []string{"plan", "-f", manifests + "quickstart.yaml", "--all-zones", "-o", "nft"}, 0},
+		{"plan_bad_patch_ofport", []string{"plan", "-f", manifests + "seed-001.yaml", "-o", "ofctl", "--patch-ofport", "purple=3"}, 1},
 		{"plan_invalid", []string{"plan", "-f", manifests + "invalid.yaml"}, 1},
 		{"plan_unknown_zone", []string{"plan", "-f", manifests + "quickstart.yaml", "--zone", "node-z"}, 1},
 		{"plan_bad_format", []string{"plan", "-f", manifests + "quickstart.yaml", "-o", "xml"}, 1},
@@ -93,6 +103,107 @@ func TestGolden(t *testing.T) {
 			golden.Check(t, tc.name+".txt", r.text(tc.args, manifests, "examples/manifests/"))
 		})
 	}
+}
+
+// TestNodeLocal holds the node-local flags' defaults and refusals: the
+// networks not given a patch port are numbered after the default patch
+// port in network-name order, skipping the numbers taken.
+func TestNodeLocal(t *testing.T) {
+	r := runCmd(t, "", "plan", "-f", manifests+"seed-001.yaml", "-o", "stored")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	_, l := loadText(t, r.stdout)
+	for _, tc := range []struct {
+		name  string
+		flags nodeFlags
+		want  map[string]int
+		err   string
+	}{
+		{"defaults", nodeFlags{uplink: defaultUplink, defaultPatch: defaultPatchOFPort},
+			map[string]int{"blue_blue-network": 3, "green_green-network": 4, "red_red-network": 5, "yellow_yellow-network": 6}, ""},
+		{"given skip taken", nodeFlags{uplink: "eth0:4", defaultPatch: 2, patches: []string{"red_red-network=3"}},
+			map[string]int{"blue_blue-network": 5, "green_green-network": 6, "red_red-network": 3, "yellow_yellow-network": 7}, ""},
+		{"bad uplink", nodeFlags{uplink: "eth0", defaultPatch: 2}, nil, `--uplink: "eth0" is not NAME:OFPORT`},
+		{"uplink is default patch", nodeFlags{uplink: "eth0:2", defaultPatch: 2}, nil, "--default-patch-ofport: OpenFlow port 2 is the uplink's too"},
+		{"unknown network", nodeFlags{uplink: "eth0:1", defaultPatch: 2, patches: []string{"nope=3"}}, nil, `--patch-ofport nope: not a primary network`},
+		{"bad number", nodeFlags{uplink: "eth0:1", defaultPatch: 2, patches: []string{"red_red-network=x"}}, nil, `--patch-ofport red_red-network: "x" is not a positive`},
+		{"twice", nodeFlags{uplink: "eth0:1", defaultPatch: 2, patches: []string{"red_red-network=3", "red_red-network=4"}}, nil, "--patch-ofport red_red-network: given twice"},
+		{"clash", nodeFlags{uplink: "eth0:1", defaultPatch: 2, patches: []string{"red_red-network=3", "blue_blue-network=3"}}, nil, "--patch-ofport blue_blue-network: OpenFlow port 3 is --patch-ofport red_red-network's too"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			local, err := tc.flags.local(l.Cluster)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(local.PatchOFPorts, tc.want) {
+				t.Errorf("patch ports %v, want %v", local.PatchOFPorts, tc.want)
+			}
+		})
+	}
+}
+
+// TestNodeFormatsSplitScript: -o ip and -o nft together are the kernel
+// plan's whole script, nothing lost or repeated.
+func TestNodeFormatsSplitScript(t *testing.T) {
+	args := []string{"plan", "-f", manifests + "seed-004.yaml", "--zone", "ovn-control-plane"}
+	ip := runCmd(t, "", append(args, "-o", "ip")...)
+	nft := runCmd(t, "", append(args, "-o", "nft")...)
+	if ip.code != 0 || nft.code != 0 {
+		t.Fatalf("exit %d, %d\n%s%s", ip.code, nft.code, ip.stderr, nft.stderr)
+	}
+	if strings.Contains(ip.stdout, "nft") || !strings.HasPrefix(nft.stdout, "table inet ovn-kubernetes {") {
+		t.Errorf("-o ip holds nft, or -o nft is not a ruleset:\n%s\n%s", ip.stdout, nft.stdout)
+	}
+	_, l := loadText(t, mustRead(t, manifests+"seed-004.yaml"))
+	local, err := (&nodeFlags{uplink: defaultUplink, defaultPatch: defaultPatchOFPort}).local(l.Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.Cluster.PlanNode("ovn-control-plane", local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := p.Kernel.Script()
+	if !strings.Contains(script, "nft -f - <<'EOF'\n"+nft.stdout+"EOF\n") {
+		t.Errorf("-o nft is not the script's ruleset")
+	}
+	if strings.Replace(script, "nft -f - <<'EOF'\n"+nft.stdout+"EOF\n", "", 1) != ip.stdout {
+		t.Errorf("-o ip is not the script without its ruleset")
+	}
+}
+
+// loadText loads manifests from text with the default settings.
+func loadText(t *testing.T, text string) (*manifest.Set, *manifest.Loaded) {
+	t.Helper()
+	objs, err := manifest.Read(strings.NewReader(text), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, errs := manifest.Decode(objs)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	l, err := manifest.Load(set, udnkit.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, l
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestStdin reads the manifests from stdin, as `kubectl get ... | udnkit
@@ -265,5 +376,97 @@ func TestDrawImages(t *testing.T) {
 		if !bytes.Contains([]byte(r.stdout)[:min(len(r.stdout), 512)], tc.magic) || len(r.stdout) < 10_000 {
 			t.Errorf("draw -o %s: %d bytes, starting %q: not an image of the topology", tc.format, len(r.stdout), r.stdout[:min(len(r.stdout), 16)])
 		}
+	}
+}
+
+// flatSpec matches a fixture's UDN spec in the seeds' flat form.
+var flatSpec = regexp.MustCompile(`(?m)^  spec:\n    topology: (Layer2|Layer3)\n    role: (\w+)\n    subnets:\n((?:    - \S+\n)+)`)
+
+// crdForm rewrites the fixture's UDN specs in the reference CRD's form
+// (spec.layer2 / spec.layer3, Layer3 subnets as {cidr, hostSubnet}), as a
+// real cluster's dump holds them, and returns how many it rewrote.
+func crdForm(text string) (string, int) {
+	n := 0
+	out := flatSpec.ReplaceAllStringFunc(text, func(m string) string {
+		g := flatSpec.FindStringSubmatch(m)
+		n++
+		var b strings.Builder
+		fmt.Fprintf(&b, "  spec:\n    topology: %s\n    %s:\n      role: %s\n      subnets:\n", g[1], strings.ToLower(g[1]), g[2])
+		for _, line := range strings.Split(strings.TrimSpace(g[3]), "\n") {
+			sub := strings.TrimPrefix(strings.TrimSpace(line), "- ")
+			if g[1] == "Layer3" {
+				if i := strings.LastIndex(sub, "/"); strings.Count(sub, "/") == 2 {
+					fmt.Fprintf(&b, "      - cidr: %s\n        hostSubnet: %s\n", sub[:i], sub[i+1:])
+					continue
+				}
+				fmt.Fprintf(&b, "      - cidr: %s\n", sub)
+				continue
+			}
+			fmt.Fprintf(&b, "      - %s\n", sub)
+		}
+		return b.String()
+	})
+	return out, n
+}
+
+// TestReferenceCRDForm plans each fixture with its UDNs in the reference
+// CRD's form (what `kubectl get userdefinednetworks -o yaml` prints from a
+// real OVN-Kubernetes cluster): every zone plans byte for byte as from the
+// seeds' flat form, and validate accepts it.
+func TestReferenceCRDForm(t *testing.T) {
+	for _, name := range []string{"quickstart.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			ref, n := crdForm(mustRead(t, manifests+name))
+			if n == 0 || !strings.Contains(ref, "    layer") {
+				t.Fatalf("no UDN spec rewritten")
+			}
+			want := runCmd(t, "", "plan", "-f", manifests+name, "--all-zones")
+			got := runCmd(t, ref, "plan", "-f", "-", "--all-zones")
+			if got.code != 0 || got.stdout != want.stdout || got.stderr != want.stderr {
+				t.Errorf("plan of the CRD form (exit %d) differs:\n%s\n%s", got.code, got.stderr, ref)
+			}
+			if v := runCmd(t, ref, "validate", "-f", "-"); v.code != 0 {
+				t.Errorf("validate of the CRD form: exit %d\n%s", v.code, v.stderr)
+			}
+		})
+	}
+	// A CUDN's spec.network (secondary networks of both tenants) plans as
+	// its spec.template does.
+	const cudn = "---\napiVersion: k8s.ovn.org/v1\nkind: ClusterUserDefinedNetwork\nmetadata: {name: shared, uid: 6f1c1f2e-0000-4000-8000-0000000000ff}\nspec:\n  namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [tenant-a, tenant-b]}]}\n"
+	for name, spec := range map[string][2]string{
+		"cudn layer3": {"  template: {topology: Layer3, role: Secondary, subnets: [10.250.0.0/16/24]}\n",
+			"  network: {topology: Layer3, layer3: {role: Secondary, subnets: [{cidr: 10.250.0.0/16, hostSubnet: 24}]}}\n"},
+		"cudn localnet": {"  template: {topology: Localnet, role: Secondary, subnets: [192.168.50.0/24], localnet: {physicalNetworkName: physnet, vlanID: 20}}\n",
+			"  network: {topology: Localnet, localnet: {role: Secondary, physicalNetworkName: physnet, subnets: [192.168.50.0/24], vlan: {mode: Access, access: {id: 20}}}}\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			base := mustRead(t, manifests+"quickstart.yaml")
+			flat := runCmd(t, base+cudn+spec[0], "plan", "-f", "-", "--all-zones")
+			crd := runCmd(t, base+cudn+spec[1], "plan", "-f", "-", "--all-zones")
+			if flat.code != 0 || !strings.Contains(flat.stdout, "cluster_udn_shared") {
+				t.Fatalf("flat: exit %d, the CUDN's network not planned\n%s", flat.code, flat.stderr)
+			}
+			if crd.code != 0 || crd.stdout != flat.stdout || crd.stderr != flat.stderr {
+				t.Errorf("spec.network (exit %d) plans differently from spec.template\n%s", crd.code, crd.stderr)
+			}
+		})
+	}
+}
+
+// TestReferenceCRDFormErrors: validate names the CRD form's fields for an
+// object written in it, and the flat form's for one written flat.
+func TestReferenceCRDFormErrors(t *testing.T) {
+	const doc = "apiVersion: k8s.ovn.org/v1\nkind: UserDefinedNetwork\nmetadata: {name: bad, namespace: ns}\nspec:\n  topology: Layer3\n  layer3:\n    role: Primary\n    subnets:\n    - {cidr: 10.0.0.0/33, hostSubnet: 24}\n---\napiVersion: k8s.ovn.org/v1\nkind: ClusterUserDefinedNetwork\nmetadata: {name: bad}\nspec:\n  namespaceSelector: {}\n  network:\n    topology: Localnet\n    localnet: {role: Primary, physicalNetworkName: p}\n"
+	r := runCmd(t, doc, "validate", "-f", "-")
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"spec.layer3.subnets[0].cidr", "spec.network.localnet.role"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("no error names %s:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "spec.subnets") || strings.Contains(r.stderr, "spec.template") {
+		t.Errorf("an error names the flat form's field:\n%s", r.stderr)
 	}
 }

@@ -107,6 +107,8 @@ func newApply(s streams) *cobra.Command {
 		Short: "Make a Northbound database hold a zone's plan (default: an embedded one)",
 		Long: `apply plans the zone as plan does, reads the rows udnkit owns from the Northbound database,
 and writes the difference in one transaction; applying the same manifests again writes nothing.
+On a terminal, a spinner with the elapsed time shows the step under way (planning, syncing);
+a pipe or file gets only the one-line summary.
 Without --nb it starts an embedded in-memory Northbound database (the OVN 25.03 schema), applies
 to it and says what it did: a way to try the SDK without OVN. --dry-run prints the changes (as
 an ovn-nbctl script, or text with -o text) and writes nothing.`,
@@ -126,7 +128,9 @@ an ovn-nbctl script, or text with -o text) and writes nothing.`,
 			if err != nil {
 				return err
 			}
+			bar := s.term.startProgress(s.errOut, "planning zone "+zs[0])
 			desired, err := l.Cluster.Plan(zs[0])
+			bar.end()
 			if err != nil {
 				return err
 			}
@@ -141,7 +145,9 @@ an ovn-nbctl script, or text with -o text) and writes nothing.`,
 			}
 			fmt.Fprintf(s.errOut, "Northbound: %s (schema %s)\n", where, client.SchemaVersion())
 			if dryRun {
+				bar := s.term.startProgress(s.errOut, fmt.Sprintf("zone %s: reading %s", zs[0], where))
 				observed, err := client.Observe(cmd.Context())
+				bar.end()
 				if err != nil {
 					return err
 				}
@@ -152,7 +158,9 @@ an ovn-nbctl script, or text with -o text) and writes nothing.`,
 				fmt.Fprintf(s.errOut, "zone %s: dry run: %s, nothing written\n", zs[0], summary(changes))
 				return nil
 			}
+			bar = s.term.startProgress(s.errOut, fmt.Sprintf("zone %s: syncing %d row(s) with %s", zs[0], desired.Len(), where))
 			changes, res, err := client.Sync(cmd.Context(), desired)
+			bar.end()
 			if err != nil {
 				return err
 			}

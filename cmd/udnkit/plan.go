@@ -15,14 +15,15 @@ import (
 	"github.com/udnkit/udnkit/topology"
 )
 
-var planFormats = []string{"text", "json", "yaml", "nbctl", "stored"}
+var planFormats = []string{"text", "json", "yaml", "nbctl", "stored", "ip", "nft", "ofctl"}
 
 func newPlan(s streams) *cobra.Command {
 	var in inputs
 	var zone, format string
 	var all bool
+	var nf nodeFlags
 	c := &cobra.Command{
-		Use:   "plan -f FILE|DIR|- [--zone NODE | --all-zones] [-o text|json|yaml|nbctl|stored]",
+		Use:   "plan -f FILE|DIR|- [--zone NODE | --all-zones] [-o text|json|yaml|nbctl|stored|ip|nft|ofctl]",
 		Short: "Print the Northbound state a zone should hold",
 		Long: `plan builds the cluster from the manifests — the allocations their annotations store restored,
 what is missing allocated and reported on stderr as "allocated: <Kind> <name>: <annotation>=<value>"
@@ -37,10 +38,20 @@ Formats: text (one line per row, sorted), json and yaml (the rows as the OVN ada
 them: table, key, owner, columns, references), nbctl (an ovn-nbctl script that creates the
 state in an empty database), stored (the input objects as the cluster stores them once planned:
 every allocation in the annotations of the Nodes, NADs, connects and pods, the NADs of UDNs and
-CUDNs rendered where missing; planning that output again allocates nothing and plans the same).`,
+CUDNs rendered where missing; planning that output again allocates nothing and plans the same).
+
+Node formats print what the zone's node itself should hold for its primary networks: ip (the
+ip commands that create the VRFs, management ports, routes and rules on an empty node, and the
+plan's warnings as comments), nft (the nftables ruleset of table inet ovn-kubernetes, for
+nft -f) and ofctl (the gateway bridge's ovs-ofctl add-flow commands). The OpenFlow port numbers
+only the node knows come from --uplink (default eth0:1), --default-patch-ofport (default 2) and
+--patch-ofport NETWORK=N; a primary network not given one takes the next free number after the
+default patch port's, in network-name order (3, 4, ...).`,
 		Example: `  udnkit plan -f examples/manifests/seed-000.yaml
   udnkit plan -f examples/manifests/seed-004.yaml --zone ovn-control-plane -o nbctl
   udnkit plan -f examples/manifests/quickstart.yaml -o stored > stored.yaml; udnkit plan -f stored.yaml
+  udnkit plan -f examples/manifests/seed-001.yaml --zone ovn-worker -o ip --kubelet-cgroup kubelet.slice/kubelet.service
+  udnkit plan -f examples/manifests/seed-001.yaml --zone ovn-worker -o ofctl --uplink ens3:1 --patch-ofport blue_blue-network=7
   kubectl get nodes,namespaces,network-attachment-definitions,userdefinednetworks,clusteruserdefinednetworks,clusternetworkconnects,pods,services,endpointslices -A -o yaml | udnkit plan -f - --all-zones -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -58,6 +69,13 @@ CUDNs rendered where missing; planning that output again allocates nothing and p
 			if err != nil {
 				return err
 			}
+			if slices.Contains(nodeFormats, format) {
+				local, err := nf.local(l.Cluster)
+				if err != nil {
+					return err
+				}
+				return writeNodePlans(s.out, s.errOut, format, l.Cluster, local, zs, all)
+			}
 			states, err := planZones(l, zs)
 			if err != nil {
 				return err
@@ -68,7 +86,8 @@ CUDNs rendered where missing; planning that output again allocates nothing and p
 	in.register(c)
 	c.Flags().StringVar(&zone, "zone", "", "the zone to plan (a node's name); default the first zone of a ready node")
 	c.Flags().BoolVar(&all, "all-zones", false, "plan every zone of a ready node")
-	c.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json, yaml, nbctl or stored")
+	c.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json, yaml, nbctl, stored, ip, nft or ofctl")
+	nf.register(c)
 	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(planFormats, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }

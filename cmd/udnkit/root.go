@@ -42,15 +42,24 @@ func (e *exitErr) Error() string {
 
 func (e *exitErr) Unwrap() error { return e.err }
 
-// streams are the command's standard files.
+// streams are the command's standard files, and what stderr's terminal
+// allows.
 type streams struct {
 	in          io.Reader
 	out, errOut io.Writer
+	term        terminal
 }
 
-// run runs the command line args and returns the exit code.
+// run runs the command line args with plain output and returns the exit
+// code.
 func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer) int {
-	root := newRoot(streams{in, out, errOut})
+	return runStreams(ctx, args, streams{in: in, out: out, errOut: errOut})
+}
+
+// runStreams runs the command line args on s and returns the exit code.
+func runStreams(ctx context.Context, args []string, s streams) int {
+	errOut := s.errOut
+	root := newRoot(s)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -59,11 +68,11 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 	var e *exitErr
 	if errors.As(err, &e) {
 		if e.err != nil {
-			fmt.Fprintln(errOut, "error:", e.err)
+			fmt.Fprintln(errOut, s.term.paint(sgrRed, "error:"), e.err)
 		}
 		return e.code
 	}
-	fmt.Fprintln(errOut, "error:", err)
+	fmt.Fprintln(errOut, s.term.paint(sgrRed, "error:"), err)
 	if cmd != nil && cmd.Name() == "diff" { // 1 means "differs"
 		return exitError
 	}
@@ -153,7 +162,7 @@ func (in *inputs) read(s streams) (*manifest.Set, error) {
 	set, errs := manifest.Decode(objs)
 	if len(errs) > 0 {
 		for _, e := range errs {
-			fmt.Fprintln(s.errOut, "error:", e)
+			fmt.Fprintln(s.errOut, s.term.paint(sgrRed, "error:"), e)
 		}
 		return nil, &exitErr{code: exitFailed, err: fmt.Errorf("%d object(s) could not be read", len(errs))}
 	}
@@ -183,10 +192,10 @@ func (in *inputs) load(s streams) (*manifest.Set, *manifest.Loaded, error) {
 		fmt.Fprintln(s.errOut, "allocated:", a)
 	}
 	for _, n := range l.Notes {
-		fmt.Fprintln(s.errOut, "note:", n)
+		fmt.Fprintln(s.errOut, s.term.paint(sgrYellow, "note:"), n)
 	}
 	if ign := set.IgnoredKinds(); len(ign) > 0 {
-		fmt.Fprintln(s.errOut, "note: ignored:", strings.Join(ign, ", "))
+		fmt.Fprintln(s.errOut, s.term.paint(sgrYellow, "note:"), "ignored:", strings.Join(ign, ", "))
 	}
 	return set, l, nil
 }
@@ -196,7 +205,7 @@ func (in *inputs) load(s streams) (*manifest.Set, *manifest.Loaded, error) {
 func printInvalid(s streams, set *manifest.Set) error {
 	invalid := set.Validate()
 	for _, e := range invalid {
-		fmt.Fprintf(s.errOut, "error: %s: %v\n", e.Source, e.Err)
+		fmt.Fprintf(s.errOut, "%s %s: %v\n", s.term.paint(sgrRed, "error:"), s.term.paint(sgrBold, e.Source), e.Err)
 	}
 	if len(invalid) > 0 {
 		return &exitErr{code: exitFailed, err: fmt.Errorf("%d invalid object(s)", len(invalid))}

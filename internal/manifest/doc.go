@@ -40,10 +40,13 @@
 // NADs of UDNs and CUDNs that it lacks): loading its result allocates
 // nothing and plans byte for byte the same.
 //
-// Departures: the UDN and CUDN decoders take the seeds' flat spec
-// (spec.topology, spec.subnets, ...), not the reference CRD's
-// spec.layer2/spec.layer3 sub-objects, which are refused as unknown fields.
-// Document numbers in sources count non-empty documents only.
+// The UDN and CUDN decoders take the seeds' flat spec (spec.topology,
+// spec.subnets, ...) and the reference CRD's (spec.layer2, spec.layer3,
+// spec.localnet sub-objects; a CUDN's spec.network), normalised alike
+// (netconf's "Decoding"): a real OVN-Kubernetes dump loads, and Validate
+// names the CRD form's fields for an object written in it.
+//
+// Departures: document numbers in sources count non-empty documents only.
 //
 // Everything but ReadPaths (which reads files) is pure; a Set is not safe
 // for concurrent mutation.

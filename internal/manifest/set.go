@@ -50,6 +50,14 @@ type Set struct {
 	objects map[string]read // "Kind key" → the object read
 }
 
+// crdPaths rewrites the fields of errs, of a spec written in the
+// reference CRD's form, to that form's (netconf.CRDFieldPath).
+func crdPaths(errs field.ErrorList, t netconf.Topology, cudn bool) {
+	for _, e := range errs {
+		e.Field = netconf.CRDFieldPath(e.Field, t, cudn)
+	}
+}
+
 // read is an object as read, and its place in the stream.
 type read struct {
 	Object
@@ -238,10 +246,18 @@ func (s *Set) Validate() []Invalid {
 			Err: apierrors.NewInvalid(schema.GroupKind{Group: group, Kind: kind}, name, errs)})
 	}
 	for _, u := range s.UDNs {
-		add(groupOf(u.APIVersion, "k8s.ovn.org"), netconf.KindUDN, u.Namespace, u.Name, netconf.ValidateUDN(u))
+		errs := netconf.ValidateUDN(u)
+		if netconf.IsCRDForm(s.objects[netconf.KindUDN+" "+u.Namespace+"/"+u.Name].JSON, false) {
+			crdPaths(errs, u.Spec.Topology, false)
+		}
+		add(groupOf(u.APIVersion, "k8s.ovn.org"), netconf.KindUDN, u.Namespace, u.Name, errs)
 	}
 	for _, c := range s.CUDNs {
-		add(groupOf(c.APIVersion, "k8s.ovn.org"), netconf.KindCUDN, "", c.Name, netconf.ValidateCUDN(c))
+		errs := netconf.ValidateCUDN(c)
+		if c.Spec.Template != nil && netconf.IsCRDForm(s.objects[netconf.KindCUDN+" "+c.Name].JSON, true) {
+			crdPaths(errs, c.Spec.Template.Spec.Topology, true)
+		}
+		add(groupOf(c.APIVersion, "k8s.ovn.org"), netconf.KindCUDN, "", c.Name, errs)
 	}
 	for _, c := range s.Connects {
 		add(connect.Group, connect.Kind, "", c.Name, connect.Validate(c))
