@@ -2,12 +2,12 @@ package netconf
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"slices"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -64,7 +64,7 @@ type PodNetworks map[string]PodNetwork
 
 // ErrPodNetworks is wrapped by the errors of parsing or building the
 // annotation.
-var ErrPodNetworks = errors.New("invalid pod-networks annotation")
+var ErrPodNetworks = sdkerr.New(sdkerr.Invalid, "invalid pod-networks annotation")
 
 // The annotation's wire form, field for field as the reference marshals it
 // (single-family fields deprecated but still written).

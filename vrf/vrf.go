@@ -2,7 +2,6 @@ package vrf
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -10,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -36,7 +36,7 @@ const (
 
 // Errors of Plan.
 var (
-	ErrInvalid = errors.New("invalid node plan input")
+	ErrInvalid = sdkerr.New(sdkerr.Invalid, "invalid node plan input")
 )
 
 // Node is the node planned.

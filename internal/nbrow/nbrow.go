@@ -12,7 +12,6 @@
 package nbrow
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -25,6 +24,7 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
 	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 )
@@ -32,7 +32,7 @@ import (
 // ErrInvalid: an object the database would take but OVN could not use (a
 // name, match or address missing), or of an unknown type. Both backends'
 // ErrInvalidChange are this error.
-var ErrInvalid = errors.New("invalid change")
+var ErrInvalid = sdkerr.New(sdkerr.Invalid, "invalid change")
 
 // The external_ids keys that carry an object's owner. A row is the SDK's
 // when it has ExtNetwork; ExtController names the controller that owns it

@@ -3,9 +3,9 @@ package podnetwork
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -25,7 +25,7 @@ const (
 const DefaultPodNetworkName = "default"
 
 // ErrDecode is wrapped by every Decode error.
-var ErrDecode = errors.New("podnetwork: decode")
+var ErrDecode = sdkerr.New(sdkerr.Invalid, "podnetwork: decode")
 
 // ParametersRef points to an object holding implementation-specific
 // parameters (for OVN-Kubernetes, a NetworkAttachmentDefinition).
