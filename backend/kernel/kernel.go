@@ -93,7 +93,7 @@ func (k *Kernel) Apply(desired vrf.State) (Result, error) {
 	}
 	for _, r := range del {
 		if err := k.h.RouteDel(&r); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return res, fmt.Errorf("kernel: delete route %s table %d: %w", r.Dst, r.Table, err)
+			return res, sdkerr.Errorf(sdkerr.Refused, "kernel: delete route %s table %d: %w", r.Dst, r.Table, err)
 		}
 		res.RoutesDeleted++
 	}
@@ -103,7 +103,7 @@ func (k *Kernel) Apply(desired vrf.State) (Result, error) {
 			return res, err
 		}
 		if err := k.h.RouteReplace(nr); err != nil {
-			return res, fmt.Errorf("kernel: route %s: %w", r, err)
+			return res, sdkerr.Errorf(sdkerr.Refused, "kernel: route %s: %w", r, err)
 		}
 		res.RoutesAdded++
 	}
@@ -113,13 +113,13 @@ func (k *Kernel) Apply(desired vrf.State) (Result, error) {
 	}
 	for _, r := range rdel {
 		if err := k.h.RuleDel(r); err != nil && !errors.Is(err, syscall.ENOENT) {
-			return res, fmt.Errorf("kernel: delete rule to table %d: %w", r.Table, err)
+			return res, sdkerr.Errorf(sdkerr.Refused, "kernel: delete rule to table %d: %w", r.Table, err)
 		}
 		res.RulesDeleted++
 	}
 	for _, r := range radd {
 		if err := k.h.RuleAdd(toRule(r)); err != nil {
-			return res, fmt.Errorf("kernel: rule %s: %w", r, err)
+			return res, sdkerr.Errorf(sdkerr.Refused, "kernel: rule %s: %w", r, err)
 		}
 		res.RulesAdded++
 	}
@@ -137,7 +137,7 @@ func (k *Kernel) Remove(gone vrf.State) error {
 	}
 	for _, r := range del {
 		if err := k.h.RouteDel(&r); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return fmt.Errorf("kernel: delete route %s table %d: %w", r.Dst, r.Table, err)
+			return sdkerr.Errorf(sdkerr.Refused, "kernel: delete route %s table %d: %w", r.Dst, r.Table, err)
 		}
 	}
 	_, rdel, err := k.ruleChanges(nil, tables)
@@ -146,7 +146,7 @@ func (k *Kernel) Remove(gone vrf.State) error {
 	}
 	for _, r := range rdel {
 		if err := k.h.RuleDel(r); err != nil && !errors.Is(err, syscall.ENOENT) {
-			return err
+			return sdkerr.Errorf(sdkerr.Refused, "kernel: delete rule to table %d: %w", r.Table, err)
 		}
 	}
 	for _, l := range gone.Links {
@@ -155,7 +155,7 @@ func (k *Kernel) Remove(gone vrf.State) error {
 		}
 		if link, err := k.h.LinkByName(l.Name); err == nil {
 			if err := k.h.LinkDel(link); err != nil {
-				return fmt.Errorf("kernel: delete VRF %s: %w", l.Name, err)
+				return sdkerr.Errorf(sdkerr.Refused, "kernel: delete VRF %s: %w", l.Name, err)
 			}
 		}
 	}
@@ -178,7 +178,7 @@ func (k *Kernel) ensureVRF(l vrf.Link) (bool, error) {
 	if err == nil {
 		v, ok := link.(*netlink.Vrf)
 		if !ok {
-			return false, fmt.Errorf("kernel: link %s: is a %s, not a VRF", l.Name, link.Type())
+			return false, sdkerr.Errorf(sdkerr.Conflict, "kernel: link %s: is a %s, not a VRF", l.Name, link.Type())
 		}
 		if int(v.Table) == l.Table {
 			if link.Attrs().Flags&net.FlagUp == 0 {
@@ -188,7 +188,7 @@ func (k *Kernel) ensureVRF(l vrf.Link) (bool, error) {
 		}
 		// The table is fixed at creation: recreate the device.
 		if err := k.h.LinkDel(link); err != nil {
-			return false, fmt.Errorf("kernel: VRF %s: replace (table %d, want %d): %w", l.Name, v.Table, l.Table, err)
+			return false, sdkerr.Errorf(sdkerr.Refused, "kernel: VRF %s: replace (table %d, want %d): %w", l.Name, v.Table, l.Table, err)
 		}
 	}
 	v := &netlink.Vrf{LinkAttrs: netlink.LinkAttrs{Name: l.Name}, Table: uint32(l.Table)}
@@ -196,13 +196,16 @@ func (k *Kernel) ensureVRF(l vrf.Link) (bool, error) {
 		if errors.Is(err, unix.EOPNOTSUPP) || strings.Contains(err.Error(), "not supported") {
 			return false, &NotSupportedError{Feature: "VRF devices (CONFIG_NET_VRF)", Err: err}
 		}
-		return false, fmt.Errorf("kernel: create VRF %s: %w", l.Name, err)
+		return false, sdkerr.Errorf(sdkerr.Refused, "kernel: create VRF %s: %w", l.Name, err)
 	}
 	link, err = k.h.LinkByName(l.Name)
 	if err != nil {
-		return false, err
+		return false, sdkerr.Errorf(sdkerr.Refused, "kernel: VRF %s: %w", l.Name, err)
 	}
-	return true, k.h.LinkSetUp(link)
+	if err := k.h.LinkSetUp(link); err != nil {
+		return true, sdkerr.Errorf(sdkerr.Refused, "kernel: VRF %s: up: %w", l.Name, err)
+	}
+	return true, nil
 }
 
 func (k *Kernel) ensurePort(l vrf.Link) (bool, error) {
@@ -214,44 +217,44 @@ func (k *Kernel) ensurePort(l vrf.Link) (bool, error) {
 	a := link.Attrs()
 	if l.MAC != nil && !slices.Equal(a.HardwareAddr, l.MAC) {
 		if err := k.h.LinkSetHardwareAddr(link, l.MAC); err != nil {
-			return false, fmt.Errorf("kernel: %s: address %s: %w", l.Name, l.MAC, err)
+			return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: address %s: %w", l.Name, l.MAC, err)
 		}
 		changed = true
 	}
 	if l.MTU != 0 && a.MTU != l.MTU {
 		if err := k.h.LinkSetMTU(link, l.MTU); err != nil {
-			return false, fmt.Errorf("kernel: %s: mtu %d: %w", l.Name, l.MTU, err)
+			return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: mtu %d: %w", l.Name, l.MTU, err)
 		}
 		changed = true
 	}
 	if l.Master != "" {
 		master, err := k.h.LinkByName(l.Master)
 		if err != nil {
-			return false, fmt.Errorf("kernel: %s: master %s: %w", l.Name, l.Master, err)
+			return false, sdkerr.Errorf(sdkerr.NotFound, "kernel: %s: master %s: %w", l.Name, l.Master, err)
 		}
 		if a.MasterIndex != master.Attrs().Index {
 			if err := k.h.LinkSetMasterByIndex(link, master.Attrs().Index); err != nil {
-				return false, fmt.Errorf("kernel: %s: master %s: %w", l.Name, l.Master, err)
+				return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: master %s: %w", l.Name, l.Master, err)
 			}
 			changed = true
 		}
 	}
 	if a.Flags&net.FlagUp == 0 {
 		if err := k.h.LinkSetUp(link); err != nil {
-			return false, err
+			return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: %w", l.Name, err)
 		}
 		changed = true
 	}
 	have, err := k.h.AddrList(link, netlink.FAMILY_ALL)
 	if err != nil {
-		return false, err
+		return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: %w", l.Name, err)
 	}
 	for _, want := range l.Addresses {
 		if slices.ContainsFunc(have, func(h netlink.Addr) bool { return prefixOf(h.IPNet) == want }) {
 			continue
 		}
 		if err := k.h.AddrReplace(link, &netlink.Addr{IPNet: ipNet(want)}); err != nil {
-			return false, fmt.Errorf("kernel: %s: address %s: %w", l.Name, want, err)
+			return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: address %s: %w", l.Name, want, err)
 		}
 		changed = true
 	}
@@ -267,7 +270,7 @@ func (k *Kernel) routeChanges(want []vrf.Route, tables map[int]bool) (add []vrf.
 			rs, err := k.h.RouteListFiltered(fam, &netlink.Route{Table: t, Protocol: vrf.RouteProtocol},
 				netlink.RT_FILTER_TABLE|netlink.RT_FILTER_PROTOCOL)
 			if err != nil {
-				return nil, nil, fmt.Errorf("kernel: list routes of table %d: %w", t, err)
+				return nil, nil, sdkerr.Errorf(sdkerr.Refused, "kernel: list routes of table %d: %w", t, err)
 			}
 			have = append(have, rs...)
 		}
@@ -338,7 +341,7 @@ func (k *Kernel) route(r vrf.Route) (*netlink.Route, error) {
 	if r.Dev != "" {
 		link, err := k.h.LinkByName(r.Dev)
 		if err != nil {
-			return nil, fmt.Errorf("kernel: route %s: dev %s: %w", r, r.Dev, err)
+			return nil, sdkerr.Errorf(sdkerr.Refused, "kernel: route %s: dev %s: %w", r, r.Dev, err)
 		}
 		nr.LinkIndex = link.Attrs().Index
 	}
@@ -352,7 +355,7 @@ func (k *Kernel) ruleChanges(want []vrf.Rule, tables map[int]bool) (add []vrf.Ru
 	for _, fam := range []int{netlink.FAMILY_V4, netlink.FAMILY_V6} {
 		rs, err := k.h.RuleList(fam)
 		if err != nil {
-			return nil, nil, fmt.Errorf("kernel: list rules: %w", err)
+			return nil, nil, sdkerr.Errorf(sdkerr.Refused, "kernel: list rules: %w", err)
 		}
 		for _, r := range rs {
 			if r.Priority == vrf.RulePriority && tables[r.Table] {
@@ -445,7 +448,7 @@ func (k *Kernel) Observe(plan vrf.State) (vrf.State, error) {
 			}
 			addrs, err := k.h.AddrList(link, netlink.FAMILY_ALL)
 			if err != nil {
-				return s, err
+				return s, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: addresses: %w", l.Name, err)
 			}
 			for _, ad := range addrs {
 				p := prefixOf(ad.IPNet)

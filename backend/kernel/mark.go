@@ -13,6 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/udnkit/udnkit/vrf"
+
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // markMaps are the verdict maps of service marking: their key types.
@@ -39,7 +41,7 @@ func ApplyServiceMarking(c *nftables.Conn, plan vrf.NFT) (NFTResult, error) {
 	table := c.AddTable(&nftables.Table{Family: nftables.TableFamilyINet, Name: vrf.NFTTable})
 	chains, err := c.ListChainsOfTableFamily(nftables.TableFamilyINet)
 	if err != nil {
-		return res, fmt.Errorf("kernel: nftables: list chains: %w", err)
+		return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: list chains: %w", err)
 	}
 	have := map[string]*nftables.Chain{}
 	for _, ch := range chains {
@@ -58,7 +60,7 @@ func ApplyServiceMarking(c *nftables.Conn, plan vrf.NFT) (NFTResult, error) {
 		}
 		mark, err := strconv.ParseUint(strings.TrimPrefix(ch.Name, markChainPrefix), 16, 32)
 		if err != nil {
-			return res, fmt.Errorf("kernel: nftables: chain %s: %w", ch.Name, err)
+			return res, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: chain %s: %w", ch.Name, err)
 		}
 		v := make([]byte, 4)
 		binary.NativeEndian.PutUint32(v, uint32(mark))
@@ -73,7 +75,7 @@ func ApplyServiceMarking(c *nftables.Conn, plan vrf.NFT) (NFTResult, error) {
 	}
 	existing, err := c.GetSets(table)
 	if err != nil && !isNotExist(err) {
-		return res, fmt.Errorf("kernel: nftables: list sets: %w", err)
+		return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: list sets: %w", err)
 	}
 	maps := map[string]*nftables.Set{}
 	for _, s := range plan.Sets {
@@ -90,7 +92,7 @@ func ApplyServiceMarking(c *nftables.Conn, plan vrf.NFT) (NFTResult, error) {
 			m := newSet(table, s.Name, types)
 			m.IsMap, m.DataType = true, nftables.TypeVerdict
 			if err := c.AddSet(m, want); err != nil {
-				return res, fmt.Errorf("kernel: nftables: map %s: %w", s.Name, err)
+				return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: map %s: %w", s.Name, err)
 			}
 			res.SetsCreated++
 			res.ElementsAdded += len(want)
@@ -101,17 +103,17 @@ func ApplyServiceMarking(c *nftables.Conn, plan vrf.NFT) (NFTResult, error) {
 		maps[s.Name] = m
 		cur, err := c.GetSetElements(m)
 		if err != nil {
-			return res, err
+			return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: map %s: %w", s.Name, err)
 		}
 		add, del := mapDiff(cur, want)
 		if len(del) > 0 {
 			if err := c.SetDeleteElements(m, del); err != nil {
-				return res, err
+				return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: map %s: %w", s.Name, err)
 			}
 		}
 		if len(add) > 0 {
 			if err := c.SetAddElements(m, add); err != nil {
-				return res, err
+				return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: map %s: %w", s.Name, err)
 			}
 		}
 		res.ElementsAdded, res.ElementsDeleted = res.ElementsAdded+len(add), res.ElementsDeleted+len(del)
@@ -147,7 +149,7 @@ func ApplyServiceMarking(c *nftables.Conn, plan vrf.NFT) (NFTResult, error) {
 		}
 	}
 	if err := c.Flush(); err != nil {
-		return res, fmt.Errorf("kernel: nftables: apply: %w", err)
+		return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: apply: %w", err)
 	}
 	return res, nil
 }
@@ -160,7 +162,7 @@ func syncChain(c *nftables.Conn, table *nftables.Table, existing, chain *nftable
 	if existing != nil {
 		cur, err := c.GetRules(table, existing)
 		if err != nil && !isNotExist(err) {
-			return false, err
+			return false, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: chain %s: %w", chain.Name, err)
 		}
 		var texts []string
 		for _, r := range cur {
@@ -190,7 +192,7 @@ func jumpRule(text string) ([]expr.Any, error) {
 	}
 	var dev string
 	if _, err := fmt.Sscanf(text, "iifname != %q jump "+serviceMark, &dev); err != nil {
-		return nil, fmt.Errorf("kernel: nftables: rule %q: not a jump to %s", text, serviceMark)
+		return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: rule %q: not a jump to %s", text, serviceMark)
 	}
 	name := make([]byte, 16)
 	copy(name, dev)
@@ -204,7 +206,7 @@ func markRule(text string, maps map[string]*nftables.Set) ([]expr.Any, error) {
 	name := text[strings.Index(text, "@")+1:]
 	m, ok := maps[name]
 	if !ok {
-		return nil, fmt.Errorf("kernel: nftables: rule %q: map %s is not planned", text, name)
+		return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: rule %q: map %s is not planned", text, name)
 	}
 	lookup := func(sreg uint32) *expr.Lookup {
 		return &expr.Lookup{SourceRegister: sreg, SetName: m.Name, SetID: m.ID, IsDestRegSet: true, DestRegister: 0}
@@ -238,7 +240,7 @@ func markRule(text string, maps map[string]*nftables.Set) ([]expr.Any, error) {
 			lookup(reg1),
 		}, nil
 	}
-	return nil, fmt.Errorf("kernel: nftables: rule %q: not a marking lookup", text)
+	return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: rule %q: not a marking lookup", text)
 }
 
 // mapElements encodes "key : jump <chain>" elements.
@@ -248,7 +250,7 @@ func mapElements(s vrf.Set, types []nftables.SetDatatype) ([]nftables.SetElement
 	for _, e := range s.Elements {
 		k, v, ok := strings.Cut(e, " : jump ")
 		if !ok {
-			return nil, fmt.Errorf("kernel: nftables: map %s: element %q: want <key> : jump <chain>", s.Name, e)
+			return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: map %s: element %q: want <key> : jump <chain>", s.Name, e)
 		}
 		keys, chains = append(keys, k), append(chains, v)
 	}

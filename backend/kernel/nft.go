@@ -17,6 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/udnkit/udnkit/vrf"
+
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // NFTResult counts what ApplyIsolation changed.
@@ -53,7 +55,7 @@ func ApplyIsolation(c *nftables.Conn, plan vrf.NFT, cgroupID func(path string) (
 	table := c.AddTable(&nftables.Table{Family: nftables.TableFamilyINet, Name: vrf.NFTTable})
 	existing, err := c.GetSets(table)
 	if err != nil && !isNotExist(err) {
-		return res, fmt.Errorf("kernel: nftables: list sets: %w", err)
+		return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: list sets: %w", err)
 	}
 	sets := map[string]*nftables.Set{}
 	for _, s := range plan.Sets {
@@ -69,7 +71,7 @@ func ApplyIsolation(c *nftables.Conn, plan vrf.NFT, cgroupID func(path string) (
 		if i < 0 {
 			set := newSet(table, s.Name, types)
 			if err := c.AddSet(set, want); err != nil {
-				return res, fmt.Errorf("kernel: nftables: set %s: %w", s.Name, err)
+				return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: set %s: %w", s.Name, err)
 			}
 			res.SetsCreated++
 			res.ElementsAdded += len(want)
@@ -80,17 +82,17 @@ func ApplyIsolation(c *nftables.Conn, plan vrf.NFT, cgroupID func(path string) (
 		sets[s.Name] = set
 		have, err := c.GetSetElements(set)
 		if err != nil {
-			return res, fmt.Errorf("kernel: nftables: set %s: %w", s.Name, err)
+			return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: set %s: %w", s.Name, err)
 		}
 		add, del := elementDiff(have, want)
 		if len(add) > 0 {
 			if err := c.SetAddElements(set, add); err != nil {
-				return res, err
+				return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: set %s: %w", s.Name, err)
 			}
 		}
 		if len(del) > 0 {
 			if err := c.SetDeleteElements(set, del); err != nil {
-				return res, err
+				return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: set %s: %w", s.Name, err)
 			}
 		}
 		res.ElementsAdded, res.ElementsDeleted = res.ElementsAdded+len(add), res.ElementsDeleted+len(del)
@@ -107,7 +109,7 @@ func ApplyIsolation(c *nftables.Conn, plan vrf.NFT, cgroupID func(path string) (
 			Hooknum: nftables.ChainHookOutput, Priority: nftables.ChainPriorityFilter, Policy: &policy})
 		rules, err := c.GetRules(table, chain)
 		if err != nil && !isNotExist(err) {
-			return res, fmt.Errorf("kernel: nftables: rules of %s: %w", isolationChain, err)
+			return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: rules of %s: %w", isolationChain, err)
 		}
 		var have []string
 		for _, r := range rules {
@@ -126,7 +128,7 @@ func ApplyIsolation(c *nftables.Conn, plan vrf.NFT, cgroupID func(path string) (
 		}
 	}
 	if err := c.Flush(); err != nil {
-		return res, fmt.Errorf("kernel: nftables: apply: %w", err)
+		return res, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: apply: %w", err)
 	}
 	return res, nil
 }
@@ -153,7 +155,7 @@ func setKeys(s vrf.Set, types []nftables.SetDatatype) ([]nftables.SetElement, er
 	for _, e := range s.Elements {
 		parts := strings.Split(e, " . ")
 		if len(parts) != len(types) {
-			return nil, fmt.Errorf("kernel: nftables: set %s: element %q: want %d parts", s.Name, e, len(types))
+			return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: set %s: element %q: want %d parts", s.Name, e, len(types))
 		}
 		var key []byte
 		for i, p := range parts {
@@ -162,19 +164,19 @@ func setKeys(s vrf.Set, types []nftables.SetDatatype) ([]nftables.SetElement, er
 			case nftables.TypeIPAddr.Name, nftables.TypeIP6Addr.Name:
 				a, err := netip.ParseAddr(p)
 				if err != nil {
-					return nil, fmt.Errorf("kernel: nftables: set %s: element %q: %w", s.Name, e, err)
+					return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: set %s: element %q: %w", s.Name, e, err)
 				}
 				b = a.AsSlice()
 			case nftables.TypeInetProto.Name:
 				proto, ok := map[string]byte{"tcp": unix.IPPROTO_TCP, "udp": unix.IPPROTO_UDP, "sctp": unix.IPPROTO_SCTP}[p]
 				if !ok {
-					return nil, fmt.Errorf("kernel: nftables: set %s: element %q: protocol %q", s.Name, e, p)
+					return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: set %s: element %q: protocol %q", s.Name, e, p)
 				}
 				b = []byte{proto}
 			case nftables.TypeInetService.Name:
 				port, err := strconv.ParseUint(p, 10, 16)
 				if err != nil {
-					return nil, fmt.Errorf("kernel: nftables: set %s: element %q: %w", s.Name, e, err)
+					return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: set %s: element %q: %w", s.Name, e, err)
 				}
 				b = binaryutil.BigEndian.PutUint16(uint16(port))
 			}
@@ -257,14 +259,14 @@ func isolationRule(text string, sets map[string]*nftables.Set, cgroupID func(str
 		var level uint32
 		var path string
 		if _, err := fmt.Sscanf(text, "socket cgroupv2 level %d %q", &level, &path); err != nil {
-			return nil, fmt.Errorf("kernel: nftables: rule %q: %w", text, err)
+			return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: rule %q: %w", text, err)
 		}
 		if cgroupID == nil {
-			return nil, fmt.Errorf("kernel: nftables: rule %q: no cgroup ID resolver", text)
+			return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: rule %q: no cgroup ID resolver", text)
 		}
 		id, err := cgroupID(path)
 		if err != nil {
-			return nil, fmt.Errorf("kernel: nftables: rule %q: cgroup %s: %w", text, path, err)
+			return nil, sdkerr.Errorf(sdkerr.NotFound, "kernel: nftables: rule %q: cgroup %s: %w", text, path, err)
 		}
 		b := make([]byte, 8)
 		binary.NativeEndian.PutUint64(b, id)
@@ -284,7 +286,7 @@ func isolationRule(text string, sets map[string]*nftables.Set, cgroupID func(str
 	out := append(prefix, nfproto...)
 	fields := strings.Fields(rest)
 	if len(fields) < 3 {
-		return nil, fmt.Errorf("kernel: nftables: rule %q: unknown shape", text)
+		return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: rule %q: unknown shape", text)
 	}
 	target := fields[2]
 	if i := strings.Index(rest, "@"); i >= 0 {
@@ -295,7 +297,7 @@ func isolationRule(text string, sets map[string]*nftables.Set, cgroupID func(str
 		if err != nil {
 			a, aerr := netip.ParseAddr(target)
 			if aerr != nil {
-				return nil, fmt.Errorf("kernel: nftables: rule %q: %v", text, err)
+				return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: rule %q: %v", text, err)
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
@@ -308,7 +310,7 @@ func isolationRule(text string, sets map[string]*nftables.Set, cgroupID func(str
 	} else {
 		set, ok := sets[strings.TrimPrefix(target, "@")]
 		if !ok {
-			return nil, fmt.Errorf("kernel: nftables: rule %q: set %s is not planned", text, target)
+			return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: rule %q: set %s is not planned", text, target)
 		}
 		lookup := &expr.Lookup{SourceRegister: reg1, SetName: set.Name, SetID: set.ID}
 		switch {
@@ -332,7 +334,7 @@ func isolationRule(text string, sets map[string]*nftables.Set, cgroupID func(str
 	case strings.HasSuffix(text, " drop"):
 		out = append(out, &expr.Verdict{Kind: expr.VerdictDrop})
 	default:
-		return nil, fmt.Errorf("kernel: nftables: rule %q: no verdict", text)
+		return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: rule %q: no verdict", text)
 	}
 	return out, nil
 }

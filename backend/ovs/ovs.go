@@ -45,7 +45,7 @@ var ErrOfctl = sdkerr.New(sdkerr.Refused, "ovs-ofctl failed")
 // New returns the adapter of cfg.Bridge.
 func New(cfg Config) (*Bridge, error) {
 	if cfg.Bridge == "" {
-		return nil, fmt.Errorf("ovs: bridge: required")
+		return nil, sdkerr.Errorf(sdkerr.Invalid, "ovs: bridge: required")
 	}
 	if cfg.Run == nil {
 		cfg.Run = runOfctl
@@ -115,7 +115,7 @@ func parseDumped(l string) (flows.Flow, error) {
 	var f flows.Flow
 	head, actions, ok := strings.Cut(l, " actions=")
 	if !ok {
-		return f, fmt.Errorf("flow %q: no actions", l)
+		return f, fmt.Errorf("flow %q: %w: no actions", l, ErrOfctl)
 	}
 	f.Actions = actions
 	var match []string
@@ -149,12 +149,12 @@ func (b *Bridge) Sync(ctx context.Context, desired []flows.Flow) (Result, error)
 	defer b.mu.Unlock()
 	want, err := os.CreateTemp(b.cfg.Dir, "udnkit-flows-*.txt")
 	if err != nil {
-		return Result{}, fmt.Errorf("ovs: bridge %s: %w", b.cfg.Bridge, err)
+		return Result{}, sdkerr.Errorf(sdkerr.Unavailable, "ovs: bridge %s: %w", b.cfg.Bridge, err)
 	}
 	defer os.Remove(want.Name())
 	if _, err := want.WriteString(flows.Text(desired)); err != nil {
 		want.Close()
-		return Result{}, err
+		return Result{}, sdkerr.Errorf(sdkerr.Unavailable, "ovs: bridge %s: %w", b.cfg.Bridge, err)
 	}
 	want.Close()
 	out, err := b.cfg.Run(ctx, nil, "-O", ofVersion, "diff-flows", b.cfg.Bridge, filepath.Join(b.cfg.DirForOfctl, filepath.Base(want.Name())))
@@ -192,12 +192,12 @@ func (b *Bridge) Sync(ctx context.Context, desired []flows.Flow) (Result, error)
 	}
 	file, err := os.CreateTemp(b.cfg.Dir, "udnkit-bundle-*.txt")
 	if err != nil {
-		return Result{}, err
+		return Result{}, sdkerr.Errorf(sdkerr.Unavailable, "ovs: bridge %s: %w", b.cfg.Bridge, err)
 	}
 	defer os.Remove(file.Name())
 	if _, err := file.Write(bundle.Bytes()); err != nil {
 		file.Close()
-		return Result{}, err
+		return Result{}, sdkerr.Errorf(sdkerr.Unavailable, "ovs: bridge %s: %w", b.cfg.Bridge, err)
 	}
 	file.Close()
 	if _, err := b.run(ctx, "-O", ofVersion, "--bundle", "add-flows", b.cfg.Bridge, filepath.Join(b.cfg.DirForOfctl, filepath.Base(file.Name()))); err != nil {
