@@ -33,7 +33,8 @@ var (
 	ErrSchema = sdkerr.New(sdkerr.NotSupported, "ovnnb: unsupported Northbound schema")
 	// ErrInvalidChange: a change set is malformed (unknown kind, missing
 	// parent, a row to update or delete that is not there, a duplicate).
-	// Nothing was written.
+	// Nothing was written. A row that already exists also wraps
+	// topology.ErrConflict, one that is not there topology.ErrNotFound.
 	ErrInvalidChange = nbrow.ErrInvalid
 	// ErrTransaction: the server refused a transaction. Nothing of that
 	// transaction was written.
