@@ -3,10 +3,11 @@ package connect
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // API group, version and kind of a ClusterNetworkConnect.
@@ -53,11 +54,11 @@ func (s *ClusterNetworkConnectSpec) UnmarshalJSON(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&aux); err != nil {
-		return fmt.Errorf("spec: %w", err)
+		return sdkerr.Errorf(sdkerr.Invalid, "spec: %w", err)
 	}
 	if aux.Connectivity != nil {
 		if aux.ConnectivityEnabled != nil {
-			return fmt.Errorf("spec: set connectivityEnabled or its reference spelling connectivity, not both")
+			return sdkerr.Errorf(sdkerr.Invalid, "spec: set connectivityEnabled or its reference spelling connectivity, not both")
 		}
 		aux.ConnectivityEnabled = aux.Connectivity
 	}
@@ -149,7 +150,7 @@ const referenceServiceNetwork = "ServiceNetwork"
 func (c *ConnectivityType) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return err
+		return sdkerr.Errorf(sdkerr.Invalid, "%w", err)
 	}
 	if s == referenceServiceNetwork {
 		s = string(ClusterIPServiceNetwork)
@@ -193,19 +194,19 @@ type ClusterNetworkConnectList struct {
 func Decode(data []byte) (*ClusterNetworkConnect, error) {
 	var c ClusterNetworkConnect
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", Kind, err)
+		return nil, sdkerr.Errorf(sdkerr.Invalid, "%s: %w", Kind, err)
 	}
 	switch {
 	case c.Kind == "":
 		c.Kind = Kind
 	case c.Kind != Kind:
-		return nil, fmt.Errorf("%s: kind %q: want %s", Kind, c.Kind, Kind)
+		return nil, sdkerr.Errorf(sdkerr.Invalid, "%s: kind %q: want %s", Kind, c.Kind, Kind)
 	}
 	switch {
 	case c.APIVersion == "":
 		c.APIVersion = APIVersion
 	case c.APIVersion != APIVersion:
-		return nil, fmt.Errorf("%s %q: apiVersion %q: want %s", Kind, c.Name, c.APIVersion, APIVersion)
+		return nil, sdkerr.Errorf(sdkerr.Invalid, "%s %q: apiVersion %q: want %s", Kind, c.Name, c.APIVersion, APIVersion)
 	}
 	return &c, nil
 }

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/udnkit/udnkit/internal/condition"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // Condition reasons of udn.ProfileReference: the reference
@@ -97,19 +98,19 @@ func SetCondition(conds []metav1.Condition, c metav1.Condition) []metav1.Conditi
 // ForeignNADError is the reference's error for a NAD of the wanted name
 // that the UDN/CUDN does not own (nadKey "<namespace>/<name>").
 func ForeignNADError(nadKey string) error {
-	return fmt.Errorf("foreign NetworkAttachmentDefinition with the desired name already exist [%s]", nadKey)
+	return sdkerr.Errorf(sdkerr.Conflict, "foreign NetworkAttachmentDefinition with the desired name already exist [%s]", nadKey)
 }
 
 // PrimaryNetworkExistsError is the reference's error for a second primary
 // network in namespace, whose primary NAD is nadName.
 func PrimaryNetworkExistsError(namespace, nadName string) error {
-	return fmt.Errorf("primary network already exist in namespace %q: %q", namespace, nadName)
+	return sdkerr.Errorf(sdkerr.Conflict, "primary network already exist in namespace %q: %q", namespace, nadName)
 }
 
 // MissingPrimaryLabelError is the reference's error for a primary network
 // wanted in a namespace without the label
 // k8s.ovn.org/primary-user-defined-network.
 func MissingPrimaryLabelError(namespace string) error {
-	return fmt.Errorf("invalid primary network state for namespace %q: a valid primary user defined network or network attachment definition "+
+	return sdkerr.Errorf(sdkerr.Invalid, "invalid primary network state for namespace %q: a valid primary user defined network or network attachment definition "+
 		"custom resource, and required namespace label %q must both be present", namespace, LabelPrimaryUDN)
 }

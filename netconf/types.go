@@ -7,6 +7,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // API group, version and kinds of the user-defined network objects.
@@ -124,12 +126,12 @@ type UserDefinedNetworkTemplateSpec struct {
 func (t *UserDefinedNetworkTemplateSpec) UnmarshalJSON(data []byte) error {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(data, &keys); err != nil {
-		return fmt.Errorf("template: %w", err)
+		return sdkerr.Errorf(sdkerr.Invalid, "template: %w", err)
 	}
 	body := data
 	if raw, ok := keys["spec"]; ok {
 		if len(keys) != 1 {
-			return fmt.Errorf("template: use either template.spec or inline spec fields, not both")
+			return sdkerr.Errorf(sdkerr.Invalid, "template: use either template.spec or inline spec fields, not both")
 		}
 		body = raw
 	}
@@ -138,7 +140,7 @@ func (t *UserDefinedNetworkTemplateSpec) UnmarshalJSON(data []byte) error {
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&spec); err != nil {
-			return fmt.Errorf("template: %w", err)
+			return sdkerr.Errorf(sdkerr.Invalid, "template: %w", err)
 		}
 	}
 	t.Spec = spec

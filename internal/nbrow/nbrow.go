@@ -160,11 +160,15 @@ func ParseIP(s string) (netip.Prefix, error) {
 		return netip.Prefix{}, nil
 	}
 	if strings.Contains(s, "/") {
-		return netip.ParsePrefix(s)
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return netip.Prefix{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		return p, nil
 	}
 	a, err := netip.ParseAddr(s)
 	if err != nil {
-		return netip.Prefix{}, err
+		return netip.Prefix{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return netip.PrefixFrom(a, a.BitLen()), nil
 }
@@ -196,7 +200,7 @@ func ParseAP(s string) (netip.AddrPort, error) {
 	}
 	a, err := netip.ParseAddr(strings.Trim(s, "[]"))
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("address %q: %w", s, err)
+		return netip.AddrPort{}, fmt.Errorf("address %q: %w: %w", s, ErrInvalid, err)
 	}
 	return netip.AddrPortFrom(a, 0), nil
 }

@@ -203,20 +203,20 @@ func (p *PodNetworks) UnmarshalJSON(data []byte) error {
 		} `json:"status"`
 	}
 	if err := json.Unmarshal(data, &loose); err != nil {
-		return err
+		return sdkerr.Errorf(sdkerr.Invalid, "%w", err)
 	}
 	if loose.Kind != "" && loose.Kind != KindPod {
-		return fmt.Errorf("kind %q, want %s", loose.Kind, KindPod)
+		return sdkerr.Errorf(sdkerr.Invalid, "kind %q, want %s", loose.Kind, KindPod)
 	}
 	out := PodNetworks{
 		Namespace: loose.Metadata.Namespace, Name: loose.Metadata.Name,
 		HostNetwork: loose.Spec.HostNetwork, Phase: loose.Status.Phase,
 	}
 	if err := strictJSON(loose.Spec.Networks, &out.Networks); err != nil {
-		return fmt.Errorf("spec.networks: %w", err)
+		return sdkerr.Errorf(sdkerr.Invalid, "spec.networks: %w", err)
 	}
 	if err := strictJSON(loose.Status.PodIPs, &out.PodIPs); err != nil {
-		return fmt.Errorf("status.podIPs: %w", err)
+		return sdkerr.Errorf(sdkerr.Invalid, "status.podIPs: %w", err)
 	}
 	*p = out
 	return nil
