@@ -32,9 +32,12 @@ var (
 	ErrOutcomeUnknown error = sdkerr.OutcomeUnknown
 )
 
-// ErrorClass returns the class of err: one of ErrInvalid … ErrOutcomeUnknown
-// (the first, in that order, when err belongs to two), or nil for nil or an
-// error from outside the SDK.
+// ErrorClass returns the class of err, one of ErrInvalid … ErrOutcomeUnknown,
+// or nil for nil and errors from outside the SDK (a context error). Of an
+// error of two classes it returns the more telling, in this order: outcome
+// unknown, unavailable, refused, conflict, exhausted, not found, not
+// supported, invalid (an apply of a row that exists is ovnnb's invalid
+// change and a conflict: ErrConflict).
 func ErrorClass(err error) error {
 	if c := sdkerr.Of(err); c != nil {
 		return c

@@ -12,7 +12,7 @@ type Class struct{ name string }
 // Error returns the class's name ("invalid", "not found", …).
 func (c *Class) Error() string { return c.name }
 
-// The classes. Their order is the order of [Classes].
+// The classes.
 var (
 	Invalid        = &Class{"invalid"}
 	Conflict       = &Class{"conflict"}
@@ -24,13 +24,17 @@ var (
 	OutcomeUnknown = &Class{"outcome unknown"}
 )
 
-// Classes returns every class, in a fixed order.
+// Classes returns every class, the most telling first: what happened to
+// the operation (outcome unknown, unavailable, refused), then why the input
+// was refused (conflict, exhausted, not found, not supported), then invalid.
 func Classes() []*Class {
-	return []*Class{Invalid, Conflict, Exhausted, NotFound, NotSupported, Unavailable, Refused, OutcomeUnknown}
+	return []*Class{OutcomeUnknown, Unavailable, Refused, Conflict, Exhausted, NotFound, NotSupported, Invalid}
 }
 
-// Of returns the first class (in the order of [Classes]) err belongs to, or
-// nil when it belongs to none (nil, or an error from outside the SDK).
+// Of returns the first class, in the order of [Classes], that err belongs
+// to (an error may belong to two: an invalid NetConf that chains plugins is
+// also not supported), or nil when it belongs to none (nil, or an error
+// from outside the SDK such as a context error).
 func Of(err error) *Class {
 	if err == nil {
 		return nil
