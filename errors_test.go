@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io/fs"
 	"net/netip"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/google/nftables"
+	"github.com/vishvananda/netlink"
 
 	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/backend/kernel"
@@ -356,17 +360,103 @@ func TestErrorClasses(t *testing.T) {
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.run()
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if got := classesOf(err); !slices.Equal(got, tt.want) {
-				t.Errorf("%v: classes %v, want %v", err, got, tt.want)
-			}
-			if got, want := udnkit.ErrorClass(err), classOf(tt.want[0]); got != want {
-				t.Errorf("ErrorClass(%v) = %v, want %v", err, got, want)
-			}
+			checkClasses(t, tt.run(), tt.want)
 		})
+	}
+}
+
+// TestErrorClassesBackends classifies the errors of the adapters against
+// what they write to: an embedded Northbound database, this process's
+// network namespace (read only) and an nftables connection the kernel
+// refuses.
+func TestErrorClassesBackends(t *testing.T) {
+	ctx := context.Background()
+	own := topology.Owner{Network: "blue", Topology: netconf.TopologyLayer3, Role: netconf.RolePrimary}
+	sw := topology.Switch{Owner: own, Name: "blue_node1"}
+	create := topology.Changes{{Op: topology.OpCreate, Kind: sw.Kind(), Key: sw.Key(), Object: sw}}
+	e, err := ovnnb.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	nb, err := ovnnb.Dial(ctx, e.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nb.Close)
+	notNS, err := os.Create(filepath.Join(t.TempDir(), "not-a-netns"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { notNS.Close() })
+	// The kernel refuses to enter a file that is not a network namespace.
+	refusing, err := nftables.New(nftables.WithNetNSFd(int(notNS.Fd())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := netlink.NewHandle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+
+	cases := []struct {
+		name string
+		run  func() error
+		want []string
+	}{
+		{"ovnnb.Apply: a change without its object", func() error {
+			_, err := nb.Apply(ctx, topology.Changes{{Op: topology.OpCreate, Kind: sw.Kind(), Key: sw.Key()}})
+			return err
+		}, []string{"invalid"}},
+		{"ovnnb.Apply: a row that already exists", func() error {
+			if _, err := nb.Apply(ctx, create); err != nil {
+				return nil
+			}
+			_, err := nb.Apply(ctx, create)
+			return err
+		}, []string{"conflict", "invalid"}},
+		{"ovnnb.Apply: delete a row that is not there", func() error {
+			gone := topology.Switch{Owner: own, Name: "blue_gone"}
+			_, err := nb.Apply(ctx, topology.Changes{{Op: topology.OpDelete, Kind: gone.Kind(), Key: gone.Key(), Object: gone, Old: gone}})
+			return err
+		}, []string{"not found", "invalid"}},
+		{"ovnnb.Apply: a closed client", func() error {
+			c, err := ovnnb.Dial(ctx, e.Config())
+			if err != nil {
+				return nil
+			}
+			c.Close()
+			_, err = c.Apply(ctx, create)
+			return err
+		}, []string{"unavailable"}},
+		{"kernel.Apply: a management port that does not exist", func() error {
+			_, err := kernel.New(h).Apply(vrf.State{Links: []vrf.Link{{Kind: vrf.LinkManagementPort, Name: "udnkit-none0"}}})
+			return err
+		}, []string{"not found"}},
+		{"kernel.ApplyIsolation: the kernel refuses", func() error {
+			_, err := kernel.ApplyIsolation(refusing, vrf.NFT{}, nil)
+			return err
+		}, []string{"refused"}},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			checkClasses(t, tt.run(), tt.want)
+		})
+	}
+}
+
+func checkClasses(t *testing.T, err error, want []string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	t.Log(err)
+	if got := classesOf(err); !slices.Equal(got, want) {
+		t.Errorf("%v: classes %v, want %v", err, got, want)
+	}
+	if got, want := udnkit.ErrorClass(err), classOf(want[0]); got != want {
+		t.Errorf("ErrorClass(%v) = %v, want %v", err, got, want)
 	}
 }
 

@@ -80,3 +80,15 @@ func ExampleErrorf() {
 	// network "blue": pool 10.0.0.0/30: no free address
 	// true exhausted
 }
+
+func TestOfPrefersTheMoreTelling(t *testing.T) {
+	errX := sdkerr.New(sdkerr.Invalid, "pkg: invalid change")
+	both := fmt.Errorf("%w: %w: already exists", errX, sdkerr.New(sdkerr.Conflict, "conflict"))
+	if got := sdkerr.Of(both); got != sdkerr.Conflict {
+		t.Errorf("Of(%v) = %v, want conflict over invalid", both, got)
+	}
+	unknown := sdkerr.Errorf(sdkerr.OutcomeUnknown, "commit: %w", sdkerr.Errorf(sdkerr.Refused, "reply"))
+	if got := sdkerr.Of(unknown); got != sdkerr.OutcomeUnknown {
+		t.Errorf("Of(%v) = %v, want outcome unknown", unknown, got)
+	}
+}
