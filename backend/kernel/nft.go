@@ -346,7 +346,7 @@ func CgroupID(root string) func(string) (uint64, error) {
 	return func(path string) (uint64, error) {
 		var st unix.Stat_t
 		if err := unix.Stat(filepath.Join(root, path), &st); err != nil {
-			return 0, err
+			return 0, sdkerr.Errorf(sdkerr.NotFound, "%w", err)
 		}
 		return st.Ino, nil
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/udnkit/udnkit/backend"
 	"github.com/udnkit/udnkit/internal/nbdb"
 	"github.com/udnkit/udnkit/internal/nbrow"
-	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -428,7 +427,7 @@ func (p *planner) joinLBGDeletes(units []*unit) []*unit {
 func (c *Client) row(m model.Model, columns []string) (ovsdb.Row, error) {
 	info, err := c.dbModel.NewModelInfo(m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInvalidChange, err)
 	}
 	ts := info.Metadata.TableSchema
 	out := ovsdb.Row{}
@@ -439,14 +438,14 @@ func (c *Client) row(m model.Model, columns []string) (ovsdb.Row, error) {
 		}
 		v, err := info.FieldByColumn(col)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: column %s: %w", ErrInvalidChange, col, err)
 		}
 		if columns == nil && ovsdb.IsDefaultValue(cs, v) {
 			return nil
 		}
 		ov, err := ovsdb.NativeToOvs(cs, v)
 		if err != nil {
-			return sdkerr.Errorf(sdkerr.Invalid, "column %s: %w", col, err)
+			return fmt.Errorf("%w: column %s: %w", ErrInvalidChange, col, err)
 		}
 		out[col] = ov
 		return nil
