@@ -26,6 +26,16 @@
 // The import graph is a DAG: ipam and netconf at the bottom, the planners above them,
 // backends above the planners, examples and commands on top.
 //
+// Errors: every error a package returns belongs to one of eight classes, so errors.Is
+// against this package's [ErrInvalid], [ErrConflict], [ErrExhausted], [ErrNotFound],
+// [ErrNotSupported], [ErrUnavailable], [ErrRefused] and [ErrOutcomeUnknown] classifies
+// it whichever package returned it ([ErrorClass] names the class). Each package's own
+// sentinels (ipam.ErrExhausted, ovnnb.ErrOutcomeUnknown, …) keep their names and
+// messages and belong to exactly one class; a few errors belong to two (a row that
+// already exists is ovnnb's invalid change and a conflict). Context errors and the
+// errors of what the caller passes in (an io.Writer, a lookup function) come back
+// as they are. Messages name the object and field at fault.
+//
 // This package holds the short path: [Networks] takes UDNs and CUDNs, allocates their
 // IDs, tunnel keys and host subnets, and plans any zone, in a few calls (see the
 // example). A controller that keeps its own allocators uses the packages above
