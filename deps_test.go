@@ -23,11 +23,11 @@ func TestImportBoundaries(t *testing.T) {
 		{"./topology/services", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/services")},
 		{"./ipam", stdlibOr(mod + "ipam")},
 		{"./netconf/udn", stdlibOr(mod + "netconf/udn")},
-		{"./internal/sdkerr", stdlibOr()},
 		{"./backend/nbctl", func(dep string) bool {
 			return dep != mod+"backend/ovnnb" && !strings.Contains(dep, "libovsdb/server") &&
 				!strings.Contains(dep, "libovsdb/client") && !strings.Contains(dep, "prometheus")
 		}},
+		{"./internal/sdkerr", stdlibOr()},
 	}
 	for _, r := range rules {
 		out, err := exec.Command("go", "list", "-deps", r.pkg).Output()
