@@ -340,6 +340,7 @@ func TestErrorClasses(t *testing.T) {
 		{"flows.Plan: no node", func() error { _, err := flows.Plan(flows.Input{}); return err }, []string{"invalid"}},
 		{"vrf.Plan: no node", func() error { _, err := vrf.Plan(vrf.Input{}); return err }, []string{"invalid"}},
 		// backends
+		{"nbrow.RowOf: a switch without a name", func() error { _, err := nbrow.RowOf(topology.Switch{Owner: own}); return err }, []string{"invalid"}},
 		{"nbctl.Script: a change without its object", func() error {
 			_, err := nbctl.Script(topology.Changes{{Op: topology.OpCreate, Kind: sw.Kind(), Key: sw.Key()}}, nbctl.Config{})
 			return err
