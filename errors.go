@@ -24,8 +24,8 @@ var (
 	// ErrUnavailable: a server, tool or connection could not be reached or
 	// used; retrying later may succeed.
 	ErrUnavailable error = sdkerr.Unavailable
-	// ErrRefused: a server or tool was reached and refused the operation,
-	// which had no effect.
+	// ErrRefused: a server, tool or the kernel was reached and refused the
+	// operation, which had no effect (the steps of an apply before it did).
 	ErrRefused error = sdkerr.Refused
 	// ErrOutcomeUnknown: an operation may or may not have taken effect;
 	// observe before writing again.

@@ -21,10 +21,12 @@
 //     does not handle [change the input or the environment].
 //   - Unavailable: a server, tool or connection could not be reached or used
 //     [retry later].
-//   - Refused: a server or tool was reached and refused the operation; it
-//     had no effect [read the detail, observe again].
+//   - Refused: a server, tool or the kernel was reached and refused the
+//     operation; it had no effect, the steps before it did [read the
+//     detail, observe again].
 //   - OutcomeUnknown: an operation may or may not have taken effect [observe
 //     before writing again].
 //
-// The package links only the standard library and keeps no mutable state.
+// The package links only the standard library and keeps no mutable state;
+// its errors are immutable and safe for concurrent use.
 package sdkerr
