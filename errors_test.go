@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io/fs"
 	"net/netip"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -140,6 +141,7 @@ func TestSentinelClasses(t *testing.T) {
 		"internal/manifest.ErrNoZone":       "unavailable",
 		"internal/manifest.ErrAnnotation":   "invalid",
 		"internal/manifest.ErrRead":         "invalid",
+		"internal/kubetest.ErrUnavailable":  "unavailable",
 	}
 
 	found := moduleSentinels(t)
@@ -179,8 +181,8 @@ func TestSentinelClasses(t *testing.T) {
 }
 
 // moduleSentinels lists the exported package-level variables named Err*
-// declared in the module's non-test Go files, as "<package dir>.<name>"
-// ("udnkit.<name>" for the root package).
+// declared in the module's non-test Go files (not in testdata or nested
+// modules), as "<package dir>.<name>" ("udnkit.<name>" for the root package).
 func moduleSentinels(t *testing.T) []string {
 	t.Helper()
 	var out []string
@@ -192,6 +194,9 @@ func moduleSentinels(t *testing.T) []string {
 		if d.IsDir() {
 			if p != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
 				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); p != "." && err == nil {
+				return filepath.SkipDir // another module
 			}
 			return nil
 		}
