@@ -7,7 +7,8 @@
 // name and message and adds its class: errors.Is(pkg.ErrX, Invalid) holds,
 // and errors.Is(err, pkg.ErrX) still works by identity. An error that has no
 // sentinel of its own is built with [Errorf], which formats exactly as
-// fmt.Errorf (%w included) and adds the class.
+// fmt.Errorf (%w included) and adds the class; [With] adds a class to an
+// error built otherwise.
 //
 // Classes (the caller's decision in brackets):
 //

@@ -75,6 +75,19 @@ func Errorf(c *Class, format string, args ...any) error {
 	return &classed{class: c, err: fmt.Errorf(format, args...)}
 }
 
+// With returns err, its message unchanged, as an error that also belongs to
+// class c (nil when err is nil): for an error built elsewhere, such as one
+// whose message another helper bounds. c must not be nil.
+func With(c *Class, err error) error {
+	if c == nil {
+		panic("sdkerr.With: nil class")
+	}
+	if err == nil {
+		return nil
+	}
+	return &classed{class: c, err: err}
+}
+
 type classed struct {
 	class *Class
 	err   error

@@ -92,3 +92,17 @@ func TestOfPrefersTheMoreTelling(t *testing.T) {
 		t.Errorf("Of(%v) = %v, want outcome unknown", unknown, got)
 	}
 }
+
+func TestWith(t *testing.T) {
+	if sdkerr.With(sdkerr.Invalid, nil) != nil {
+		t.Error("With of nil is not nil")
+	}
+	inner := fmt.Errorf("spec: %w", fs.ErrInvalid)
+	err := sdkerr.With(sdkerr.Invalid, inner)
+	if err.Error() != inner.Error() {
+		t.Errorf("message %q, want %q", err, inner)
+	}
+	if !errors.Is(err, fs.ErrInvalid) || !errors.Is(err, inner) || sdkerr.Of(err) != sdkerr.Invalid {
+		t.Errorf("%v: want the wrapped chain and class invalid (got %v)", err, sdkerr.Of(err))
+	}
+}
