@@ -15,12 +15,13 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/udnkit/udnkit/backend"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/vrf"
 )
 
 // ErrNotSupported is wrapped when the kernel lacks a feature the plan needs;
 // NotSupportedError names it.
-var ErrNotSupported = errors.New("not supported by this kernel")
+var ErrNotSupported = sdkerr.New(sdkerr.NotSupported, "not supported by this kernel")
 
 // NotSupportedError says which kernel feature is missing.
 type NotSupportedError struct {
@@ -38,7 +39,7 @@ func (e *NotSupportedError) Unwrap() []error { return []error{ErrNotSupported, e
 
 // ErrMissingLink is wrapped when a management port does not exist: Open
 // vSwitch creates it (an internal port), the plan only configures it.
-var ErrMissingLink = errors.New("link does not exist")
+var ErrMissingLink = sdkerr.New(sdkerr.NotFound, "link does not exist")
 
 // Kernel applies vrf plans to one network namespace: links, routes and
 // rules through a netlink handle, the nftables part through a

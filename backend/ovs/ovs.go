@@ -14,6 +14,7 @@ import (
 
 	"github.com/udnkit/udnkit/backend"
 	"github.com/udnkit/udnkit/flows"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // RunFunc runs ovs-ofctl with args and stdin and returns its standard
@@ -40,7 +41,7 @@ type Bridge struct {
 }
 
 // ErrOfctl is wrapped by the errors of ovs-ofctl runs.
-var ErrOfctl = errors.New("ovs-ofctl failed")
+var ErrOfctl = sdkerr.New(sdkerr.Refused, "ovs-ofctl failed")
 
 // New returns the adapter of cfg.Bridge.
 func New(cfg Config) (*Bridge, error) {
