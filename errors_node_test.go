@@ -103,6 +103,14 @@ func TestErrorClassesNode(t *testing.T) {
 			_, err := k.Apply(ctx, vrf.Changes{AddLinks: []vrf.Link{{Kind: vrf.LinkManagementPort, Name: "udnkit-none0", MTU: 1400}}})
 			return err
 		}, []string{"not found"}},
+		{"kernel.CgroupID: a cgroup that does not exist", func() error {
+			_, err := kernel.CgroupID(t.TempDir())("kubepods.slice/missing")
+			return err
+		}, []string{"not found"}},
+		{"kernel.CgroupID: a path that leaves the root", func() error {
+			_, err := kernel.CgroupID(t.TempDir())("../etc")
+			return err
+		}, []string{"invalid"}},
 		{"kernel.Kernel.Observe: the kernel refuses nftables", func() error {
 			_, err := refusingKernel.Observe(ctx, vrf.State{NFT: vrf.NFT{Sets: []vrf.Set{{Name: "udn-test", Key: []vrf.DataType{vrf.TypeIPv4Addr}}}}})
 			return err
