@@ -6,12 +6,15 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io/fs"
+	"maps"
 	"net/netip"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +28,7 @@ import (
 	"github.com/udnkit/udnkit/backend/ovs"
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/flows"
+	"github.com/udnkit/udnkit/internal/manifest"
 	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/internal/ovntest"
 	"github.com/udnkit/udnkit/ipam"
@@ -32,6 +36,9 @@ import (
 	"github.com/udnkit/udnkit/netconf/podnetwork"
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/pods"
+	podkube "github.com/udnkit/udnkit/topology/pods/kube"
+	"github.com/udnkit/udnkit/topology/policy"
+	policykube "github.com/udnkit/udnkit/topology/policy/kube"
 	"github.com/udnkit/udnkit/topology/services"
 	"github.com/udnkit/udnkit/topology/services/kube"
 	"github.com/udnkit/udnkit/vrf"
@@ -119,29 +126,32 @@ func TestSentinelClasses(t *testing.T) {
 		"topology/services.ErrInvalid":      {services.ErrInvalid, "invalid", "invalid services input"},
 		"topology/services/kube.ErrService": {kube.ErrService, "invalid", "invalid service"},
 		"vrf.ErrInvalid":                    {vrf.ErrInvalid, "invalid", "invalid node plan input"},
+
+		"udnkit.ErrUnknownNetwork":          {udnkit.ErrUnknownNetwork, "not found", "unknown network"},
+		"udnkit.ErrZoneNotReady":            {udnkit.ErrZoneNotReady, "unavailable", "zone has no ready node"},
+		"udnkit.ErrNotPlanned":              {udnkit.ErrNotPlanned, "not found", "zone not planned yet"},
+		"udnkit.ErrUnknownNode":             {udnkit.ErrUnknownNode, "not found", "unknown node"},
+		"udnkit.ErrUnknownPod":              {udnkit.ErrUnknownPod, "not found", "unknown pod"},
+		"topology/pods/kube.ErrNotAttached": {podkube.ErrNotAttached, "not found", "pod is not attached to networks"},
+		"topology/policy.ErrInvalid":        {policy.ErrInvalid, "invalid", "invalid network policy input"},
+		"topology/policy/kube.ErrPolicy":    {policykube.ErrPolicy, "invalid", "invalid network policy object"},
+		"internal/manifest.ErrNoZone":       {manifest.ErrNoZone, "unavailable", "no ready node: nothing to plan"},
+		"internal/manifest.ErrAnnotation":   {manifest.ErrAnnotation, "invalid", "malformed annotation"},
+		"internal/manifest.ErrRead":         {manifest.ErrRead, "invalid", "manifest: read"},
 	}
-	// Declared in networks.go, which is being rewritten: it is to become
-	// sdkerr.New(sdkerr.NotFound, "unknown network"). Once it is, this
-	// test fails until the entry moves to want.
-	pending := map[string]sentinel{
-		"udnkit.ErrUnknownNetwork": {udnkit.ErrUnknownNetwork, "not found", "unknown network"},
+	// The sentinels of main packages, which no test imports: held, in their
+	// source, to a declaration sdkerr.New(sdkerr.<class>, "<message>").
+	mainWant := map[string]struct{ class, msg string }{
+		"cmd/udnkit.ErrNoGraphviz": {"unavailable", "Graphviz's dot is not on PATH (Debian: apt-get install graphviz)"},
 	}
+	// Sentinels whose class is about to change, with the class they are to
+	// have: the test fails once they have it, until the entry moves to want.
+	pending := map[string]sentinel{}
 
 	// Sentinels other branches are adding, with their classes: ignored while
 	// absent, held to their class once declared (with sdkerr.New).
 	upcoming := map[string]string{
-		"udnkit.ErrZoneNotReady":            "unavailable", // a zone without a ready node yet
-		"udnkit.ErrNotPlanned":              "not found",   // PlanEvent of a zone Plan never planned
-		"udnkit.ErrUnknownNode":             "not found",
-		"udnkit.ErrUnknownPod":              "not found",
-		"topology/pods/kube.ErrNotAttached": "not found",
-		"topology/policy.ErrInvalid":        "invalid",
-		"topology/policy/kube.ErrPolicy":    "invalid",
-		"cmd/udnkit.ErrNoGraphviz":          "unavailable",
-		"internal/manifest.ErrNoZone":       "unavailable",
-		"internal/manifest.ErrAnnotation":   "invalid",
-		"internal/manifest.ErrRead":         "invalid",
-		"internal/kubetest.ErrUnavailable":  "unavailable",
+		"internal/kubetest.ErrUnavailable": "unavailable",
 	}
 
 	found := moduleSentinels(t)
@@ -149,6 +159,13 @@ func TestSentinelClasses(t *testing.T) {
 		t.Fatalf("found %d sentinels in the module's source, fewer than the %d listed: %v", len(found), len(want), found)
 	}
 	for _, name := range found {
+		if w, isMain := mainWant[name]; isMain {
+			class, msg := declaredSentinel(t, name)
+			if class != w.class || msg != w.msg {
+				t.Errorf("%s: declared with class %q and message %q, want sdkerr.New of class %q and message %q", name, class, msg, w.class, w.msg)
+			}
+			continue
+		}
 		s, ok := want[name]
 		if p, isPending := pending[name]; isPending {
 			if got := classesOf(p.err); slices.Equal(got, []string{p.class}) {
@@ -173,11 +190,68 @@ func TestSentinelClasses(t *testing.T) {
 			t.Errorf("%s: message %q, want %q", name, got, s.msg)
 		}
 	}
-	for name := range want {
+	for _, name := range slices.Concat(slices.Collect(maps.Keys(want)), slices.Collect(maps.Keys(mainWant))) {
 		if !slices.Contains(found, name) {
 			t.Errorf("%s is listed but not declared in the source", name)
 		}
 	}
+}
+
+// declaredSentinel reads the declaration of the sentinel name
+// ("<package dir>.<Name>") in its package's source: the class and message
+// of a value sdkerr.New(sdkerr.<Class>, "<message>"), or empty strings for
+// any other value.
+func declaredSentinel(t *testing.T, name string) (class, msg string) {
+	t.Helper()
+	dir, id, _ := strings.Cut(name, ".")
+	classNames := map[string]string{
+		"Invalid": "invalid", "Conflict": "conflict", "Exhausted": "exhausted", "NotFound": "not found",
+		"NotSupported": "not supported", "Unavailable": "unavailable", "Refused": "refused", "OutcomeUnknown": "outcome unknown",
+	}
+	files, err := filepath.Glob(filepath.Join(filepath.FromSlash(dir), "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, p := range files {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if n.Name != id || i >= len(vs.Values) {
+						continue
+					}
+					call, ok := vs.Values[i].(*ast.CallExpr)
+					if !ok || len(call.Args) != 2 || types.ExprString(call.Fun) != "sdkerr.New" {
+						return "", ""
+					}
+					c, ok := call.Args[0].(*ast.SelectorExpr)
+					lit, ok2 := call.Args[1].(*ast.BasicLit)
+					if !ok || !ok2 || types.ExprString(c.X) != "sdkerr" || lit.Kind != token.STRING {
+						return "", ""
+					}
+					m, err := strconv.Unquote(lit.Value)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return classNames[c.Sel.Name], m
+				}
+			}
+		}
+	}
+	t.Fatalf("%s: no declaration in %s", name, dir)
+	return "", ""
 }
 
 // moduleSentinels lists the exported package-level variables named Err*
