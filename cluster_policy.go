@@ -106,7 +106,16 @@ func (s *Cluster) policyInput(nodes []topology.Node, zone string) policy.Input {
 		in.Connected = append(in.Connected, group)
 	}
 	for _, ns := range s.namespaceList() {
-		in.Namespaces = append(in.Namespaces, policy.Namespace{Name: ns.Name, Labels: policy.Labels(ns.Labels)})
+		// The API server labels every namespace with its name; selectors
+		// rely on it (as netconf.SelectNamespaces does).
+		labels := policy.Labels(maps.Clone(ns.Labels))
+		if _, ok := labels[metadataName]; !ok {
+			if labels == nil {
+				labels = policy.Labels{}
+			}
+			labels[metadataName] = ns.Name
+		}
+		in.Namespaces = append(in.Namespaces, policy.Namespace{Name: ns.Name, Labels: labels})
 	}
 	for _, key := range slices.Sorted(maps.Keys(s.pods)) {
 		if p, ok := s.policyPod(s.pods[key]); ok {
@@ -152,3 +161,19 @@ func (s *Cluster) policyState(zp *zonePlan, zone string, nodes []topology.Node) 
 	zp.policy = pl
 	return pl.State()
 }
+
+// Allows is the network policies' verdict on a new connection in a zone
+// the Cluster planned (policy.Planner.Allows: what the zone's rows
+// enforce).
+func (s *Cluster) Allows(zone string, from, to policy.Endpoint, proto policy.Protocol, port int32) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	zp, ok := s.planned[zone]
+	if !ok || zp.policy == nil {
+		return false, fmt.Errorf("zone %q: %w: Plan it first", zone, ErrNotPlanned)
+	}
+	return zp.policy.Allows(from, to, proto, port), nil
+}
+
+// metadataName is the label the API server gives every namespace.
+const metadataName = "kubernetes.io/metadata.name"

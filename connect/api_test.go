@@ -244,6 +244,8 @@ func TestAcceptReasons(t *testing.T) {
 			other.Spec.NetworkSelectors = []NetworkSelector{{NetworkSelectionType: ClusterUserDefinedNetworks,
 				ClusterUserDefinedNetworkSelector: &ClusterUserDefinedNetworkSelector{NetworkSelector: metav1.LabelSelector{
 					MatchLabels: map[string]string{metadataNameLabel: "blue-network"}}}}}
+			// The other connect came first: the later one is refused.
+			other.CreationTimestamp, c.CreationTimestamp = metav1.Unix(100, 0), metav1.Unix(200, 0)
 			cl.Connects = []*ClusterNetworkConnect{other, c}
 		}, ReasonConnectSubnetOverlap, "Connect subnet 192.168.0.0/16 overlaps with ClusterNetworkConnect 'enterprise-connect' which also selects network 'blue-network'"},
 		{"IPv4 with IPv6", func(c *ClusterNetworkConnect, cl *Cluster) {

@@ -459,10 +459,20 @@ func holdsPod(sub netip.Prefix, exclude []netip.Prefix) bool {
 	if !sub.IsValid() {
 		return true // refused elsewhere
 	}
+	excluded := false
 	for _, e := range exclude {
 		if e.Bits() <= sub.Bits() && e.Contains(sub.Addr()) {
 			return false
 		}
+		excluded = excluded || e.Overlaps(sub)
+	}
+	if !excluded {
+		// The pool reserves three addresses and the IPv4 broadcast: a pod
+		// fits in an IPv4 /29 or an IPv6 /126 and anything shorter.
+		if sub.Addr().Is4() {
+			return sub.Bits() <= 29
+		}
+		return sub.Bits() <= 126
 	}
 	pool, err := ipam.NewIPPool(sub, exclude...)
 	if err != nil {

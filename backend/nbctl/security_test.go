@@ -190,6 +190,23 @@ func TestRealControlCharactersRefused(t *testing.T) {
 			}
 		})
 	}
+	// Sync plans from a full read, without the pre-check of Apply: its rows
+	// are refused all the same, the Gateway_Chassis ones included.
+	for name, obj := range map[string]topology.Object{
+		"NUL in a switch name": topology.Switch{Owner: own, Name: "s\x00"},
+		"NUL in a gateway chassis": topology.RouterPort{Owner: own, Name: "rp", Router: "rt", MAC: "0a:58:0a:09:00:01",
+			Networks: []netip.Prefix{netip.MustParsePrefix("10.9.0.1/16")}, GatewayChassis: []topology.GatewayChassis{{Name: "gc", Chassis: "ch\x00", Priority: 1}}},
+	} {
+		var b topology.Builder
+		b.Add(topology.Router{Owner: own, Name: "rt"}, obj)
+		s, err := b.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.Sync(ctx, s); !errors.Is(err, ovnnb.ErrInvalidChange) {
+			t.Errorf("Sync, %s: %v, want ErrInvalidChange", name, err)
+		}
+	}
 	// The connection survived: a clean change commits and reads back.
 	if _, err := c.Apply(ctx, topology.Changes{{Op: topology.OpCreate, Kind: topology.KindSwitch, Key: "sw", Object: ok}}); err != nil {
 		t.Fatalf("a clean change after the refused ones: %v", err)

@@ -64,23 +64,24 @@ type Config struct {
 	// and Observe wait, bounded by their context.
 	NoReconnect bool
 	// MaxOpsPerTransaction bounds the size of one transaction. Zero means
-	// one transaction per Apply, whatever its size. A bounded Apply that
-	// fails midway leaves the earlier batches written; the next
-	// Observe/Diff/Apply converges.
+	// DefaultMaxOpsPerTransaction; a negative value means one transaction
+	// per Apply, whatever its size. A bounded Apply that fails midway
+	// leaves the earlier batches written; the next Observe/Diff/Apply
+	// converges.
 	MaxOpsPerTransaction int
 	// Monitor keeps a client cache of the adapter's tables (an OVSDB
 	// monitor narrowed to the tables and columns the adapter reads,
 	// re-established on reconnect): Observe then reads the cache instead
-	// of sending a select transaction. Apply still checks its changes
-	// against a select. See the package documentation for what Observe
-	// sees.
+	// of sending a select transaction, and Apply and Sync plan against it,
+	// checking by UUID only the rows the plan touches. See the package
+	// documentation for what Observe sees.
 	Monitor bool
 	// StreamOps is the transaction size, in operations, from which Apply
 	// streams the transaction on a connection of its own to the endpoint
 	// in use (the leader) instead of sending it through the libovsdb
 	// client: its operations are encoded straight onto the socket, so
 	// the server parses while the client encodes. Zero means
-	// DefaultStreamOps (1000); a negative value never streams.
+	// DefaultStreamOps (100); a negative value never streams.
 	StreamOps int
 }
 

@@ -46,9 +46,11 @@
 // key the change set uses, a lookup the server refuses - or the change set
 // would take more than 2000 lookups, Apply reads every row of the
 // adapter's tables and plans again, so a refusal is always decided on a
-// full read. Sync reads every row (it observes before it diffs).
+// full read. Sync reads every row (it observes before it diffs). With
+// Config.Monitor both plan against the client cache instead (see Monitor).
 //
-// It then writes the change set as one transaction: new rows with named
+// It then writes the change set as one transaction (up to
+// DefaultMaxOpsPerTransaction operations, see below): new rows with named
 // UUIDs, members inserted before the parent row that references them,
 // parents' reference sets mutated, every operation result checked. A
 // member column with a schema minimum (a Meter's bands,
@@ -71,7 +73,8 @@
 // and the next Sync of that network deletes the others. A row of one
 // network that cannot be read back fails that network's Observe and Sync
 // (ErrSchema) and no other's.
-// Config.MaxOpsPerTransaction bounds transactions instead; a parent
+// Config.MaxOpsPerTransaction (DefaultMaxOpsPerTransaction unless set, a
+// negative value for no bound) bounds transactions; a parent
 // created with its members always shares one, and so do a deleted load
 // balancer group and the updates and deletes of the switches and routers
 // that referenced it (else a stop between them would leave a group nothing
@@ -85,7 +88,7 @@
 // time sends nothing.
 //
 // A transaction of at least Config.StreamOps operations (default
-// DefaultStreamOps, 1000) is not sent through the libovsdb client: Apply
+// DefaultStreamOps, 100) is not sent through the libovsdb client: Apply
 // opens a JSON-RPC connection of its own to the endpoint in use (the
 // leader; Config.TLS for ssl:), encodes the transact request straight onto
 // the socket, so the server parses while the client encodes, answers the
@@ -115,29 +118,54 @@
 // client reconnects with exponential backoff unless Config.NoReconnect;
 // calls wait for the connection within their context. By default no
 // monitor is kept: Observe reads every row of the tables the adapter writes
-// in one select transaction, Apply what its change set concerns (see
-// Transactions).
+// in one select transaction, narrowed to the columns it reads, sent on a
+// connection of its own to the endpoint in use and decoded straight into
+// the models (libovsdb's generic rows cost about 400 allocations a row);
+// Apply reads what its change set concerns (see Transactions).
 //
 // # Monitor
 //
 // With Config.Monitor, Dial also starts an OVSDB monitor of exactly the
 // adapter's tables, narrowed to the columns Observe reads, and Observe
 // builds its State from that client cache instead of a select (the State
-// is a copy: later cache updates do not change it). Apply and Sync still
-// check changes against a fresh select, so a cache that lags can never
-// make them write a duplicate or touch a row that is gone. What Observe
-// sees:
+// is a copy of nothing the cache holds: later cache updates do not change
+// it). The snapshot of the cache, with each network's State, is built once
+// and reused while the cache does not change (the cache replaces a changed
+// row's model, so the same models are the same rows): an Observe of an
+// unchanged cache costs one pass over its rows, and a Sync whose diff is
+// empty sends nothing at all. Apply and Sync plan against that snapshot
+// and check, each row by its UUID (which the server finds without a
+// scan), that the rows the plan touches or refers to (the rows it
+// updates, deletes, mutates or waits on, the members it moves, the rows
+// its inserts reference) hold on the server what the cache holds in the
+// columns the plan depends on (name and external_ids; every column of a
+// load balancer group; a deleted parent's members): a plan that fits one
+// transaction carries these checks as wait operations (timeout 0) ahead
+// of its writes, so the server refuses it whole if the cache lagged; a
+// plan of several transactions reads the rows back first. Whenever a
+// check or any other wait of such a plan fails, the plan fails on the
+// cache, or it would check more than 2000 rows, they read and plan with
+// selects as without the monitor, so a refusal is still decided on a
+// fresh read. The guards are unchanged: the wait on a deleted parent's
+// members, the wait-guarded creates and the name indexes refuse what
+// another writer did since. What Observe sees:
 //
 //   - This client's writes: after an Apply (or Sync) of this Client returned
 //     without error, Observe on the same Client shows what it wrote, or what
-//     later writers left in those rows. Observe waits, within its context and
-//     at most one second (or Config.Timeout if shorter), until the cache
-//     shows each committed transaction: one row it inserted (OVSDB sends a
+//     later writers left in those rows. When the cache does not show each
+//     committed transaction yet (one row it inserted - OVSDB sends a
 //     transaction's changes in one update notification, which libovsdb
-//     applies under one lock), or else its deleted rows gone, its updated
+//     applies under one lock - or else its deleted rows gone, its updated
 //     columns holding the values written and its reference-set mutations
-//     done. Failing that it reads with a select, and later Observes check
-//     the cache against what that select read for those rows.
+//     done), Observe sends one echo request on the monitor's connection:
+//     ovsdb-server sends a session's pending update notifications before
+//     it reads the session's next request, and libovsdb applies each
+//     before it reads the next message, so when the reply is in the cache
+//     holds every transaction committed before (the embedded server sends
+//     them before its transaction reply). Only if the echo fails does it
+//     wait, within its context and at most one second (or Config.Timeout if
+//     shorter), and then read with a select; later Observes check the cache
+//     against what that select read for those rows.
 //   - Others' writes: eventually, as the server's update notifications
 //     arrive (usually within milliseconds); no bound is promised.
 //   - A consistent State: the cache is read at one instant, never halfway

@@ -3,6 +3,7 @@ package ovnnb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -33,15 +34,24 @@ func (k *killAfter) Transact(ctx context.Context, ops ...ovsdb.Operation) ([]ovs
 // TestRealKilledBetweenBatches: a batched Sync (MaxOpsPerTransaction 500)
 // stopped after its first, second, ... fifth batch leaves a database from
 // which the next Sync converges (orphans adopted or deleted by their
-// owner), 5 runs out of 5, against a real ovsdb-server: its changes
-// applied, the Sync after it sends nothing, and Observe equals the plan.
+// owner), 5 runs out of 5, with and without the monitor, against a real
+// ovsdb-server: its changes applied, the Sync after it sends nothing, and
+// Observe equals the plan.
 // A removal stopped between batches (of 10 operations) converges the same
 // way.
 func TestRealKilledBetweenBatches(t *testing.T) {
 	plan := monBigPlan(t, 20, 10) // 2685 rows, 7 batches of 500
+	for _, monitor := range []bool{false, true} {
+		t.Run(fmt.Sprintf("monitor=%v", monitor), func(t *testing.T) { killedBetweenBatches(t, plan, monitor) })
+	}
+}
+
+// killedBetweenBatches runs TestRealKilledBetweenBatches' five runs with
+// or without the monitor (which plans against the cache).
+func killedBetweenBatches(t *testing.T, plan topology.State, monitor bool) {
 	for run := 1; run <= 5; run++ {
 		env := ovntest.Start(t)
-		c, cnt := monDial(t, env.NBUnix, false)
+		c, cnt := monDial(t, env.NBUnix, monitor)
 		// A removal deletes parents with their members: few operations,
 		// so smaller batches.
 		for _, step := range []struct {
@@ -50,6 +60,7 @@ func TestRealKilledBetweenBatches(t *testing.T) {
 			batch   int
 		}{{"create", plan, 500}, {"remove", topology.Removal(plan.Networks()[:3]...), 10}} {
 			c.cfg.MaxOpsPerTransaction = step.batch
+			c.cfg.StreamOps = -1 // killAfter counts libovsdb's transactions
 			ctx, cancel := context.WithCancel(context.Background())
 			k := &killAfter{monCounter: cnt, n: int64(run), cancel: cancel}
 			c.ovs = k

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"sync"
@@ -39,6 +40,9 @@ type monitor struct {
 	// overflow: transactions were forgotten; read with a select once.
 	overflow  bool
 	forgotten int
+	// last is the snapshot last built from the cache (see indexed); it is
+	// shared by every reader and never modified but for its memos.
+	last *snapshot
 }
 
 // expect is what one committed transaction of this client made true.
@@ -377,6 +381,16 @@ func (m *monitor) cacheRows(ctx context.Context) (map[string]map[string]model.Mo
 	if err != nil {
 		return nil, err
 	}
+	m.mu.Lock()
+	last := m.last
+	m.mu.Unlock()
+	if last != nil && sameRows(last.rows, a) {
+		// Every table as the last snapshot read it (the cache replaces
+		// a changed row's model): an update applied during the pass
+		// would show in a table read after it, so the pass read one
+		// state, the last snapshot's.
+		return last.rows, nil
+	}
 	backoff := time.Duration(0)
 	for try := 1; ; try++ {
 		if try > cacheRowsTries {
@@ -452,9 +466,12 @@ func (m *monitor) connected(ctx context.Context) error {
 }
 
 // snapshot reads the adapter's tables from the cache once the cache shows
-// this client's committed writes. It waits for them at most ownWritesWait
-// (and Config.Timeout, within ctx); when they are still not shown, it
-// reads with a select transaction and rebases them on what it read.
+// this client's committed writes: at once when it does, else after one
+// echo round trip (see echo). Only when the echo fails does it wait for
+// them, at most ownWritesWait (and Config.Timeout, within ctx); when they
+// are still not shown, it reads with a select transaction and rebases
+// them on what it read. The snapshot of an unchanged cache is the last
+// one (see indexed): read only.
 func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 	if err := m.c.open(); err != nil {
 		return nil, err
@@ -463,6 +480,7 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 		return nil, err
 	}
 	deadline := time.Now().Add(min(m.c.timeout(), ownWritesWait))
+	echoed := false
 	for {
 		rows, err := m.cacheRows(ctx)
 		if err != nil {
@@ -470,12 +488,15 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 		}
 		done, wait := m.settle(rows)
 		if done {
-			s := newSnapshot()
-			s.rows = rows
-			if err := s.index(); err != nil {
-				return nil, err
+			return m.indexed(rows)
+		}
+		if !echoed {
+			// One round trip proves the cache holds every transaction
+			// committed before it (see echo); read it again.
+			echoed = true
+			if m.echo(ctx) == nil {
+				continue
 			}
-			return s, nil
 		}
 		if !wait || !time.Now().Before(deadline) {
 			// Only transactions recorded before the select is sent are
@@ -494,6 +515,53 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 		case <-time.After(pollInterval):
 		}
 	}
+}
+
+// echo sends an echo request on the monitor's connection and waits for
+// the reply; then it forgets the transactions pending when it was sent.
+// ovsdb-server sends a session's pending update notifications before it
+// reads the session's next request, and libovsdb applies each
+// notification to the cache before it reads the next message, so once the
+// reply is in, the cache holds every transaction committed before the
+// request was sent (this client's, on any connection, and others'). The
+// embedded server sends its notifications before it replies to the
+// transaction.
+func (m *monitor) echo(ctx context.Context) error {
+	pending, forgotten := m.capture()
+	if err := m.raw.Echo(ctx); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.forgotten == forgotten {
+		m.overflow = false
+	}
+	m.pending = slices.DeleteFunc(m.pending, func(e *expect) bool { return slices.Contains(pending, e) })
+	return nil
+}
+
+// indexed returns the snapshot of rows (a cache read, see cacheRows): the
+// last one built when the cache has not changed since (the cache replaces
+// a model on every change, so the same models are the same rows), else a
+// new one, kept for the next call.
+func (m *monitor) indexed(rows map[string]map[string]model.Model) (*snapshot, error) {
+	m.mu.Lock()
+	last := m.last
+	m.mu.Unlock()
+	if last != nil && (reflect.ValueOf(last.rows).Pointer() == reflect.ValueOf(rows).Pointer() || sameRows(last.rows, rows)) {
+		// cacheRows returns the last snapshot's own rows when the cache
+		// has not changed.
+		return last, nil
+	}
+	s := newSnapshot()
+	s.rows = rows
+	if err := s.index(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.last = s
+	m.mu.Unlock()
+	return s, nil
 }
 
 // settle drops the pending transactions rows show and reports whether

@@ -2,10 +2,12 @@ package ovnnb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
@@ -53,21 +55,65 @@ type snapshot struct {
 	// the zero Owner); read apart from the rows in partial snapshots, else
 	// built by index.
 	lbgRefs map[string][]lbgRef
+
+	// memo guards what state builds once per snapshot: the keys of the
+	// owned objects by network, the networks sorted, and each network's
+	// State.
+	memo     sync.Mutex
+	byNet    map[string][]objKey
+	nets     []string
+	netState map[string]topology.State
 }
 
 // snapshotTables are read by one select transaction: the kinds' tables
 // and Gateway_Chassis.
 var snapshotTables = nbrow.Tables()
 
-// read selects every row of the adapter's tables in one transaction.
+// selectOps select every row of the adapter's tables, narrowed to the
+// columns Observe and the planner read (the monitor's).
+func selectOps() []ovsdb.Operation {
+	ops := make([]ovsdb.Operation, len(snapshotTables))
+	for i, t := range snapshotTables {
+		ops[i] = ovsdb.Operation{Op: ovsdb.OperationSelect, Table: t, Where: []ovsdb.Condition{},
+			Columns: append([]string{"_uuid"}, monitorColumns[t]...)}
+	}
+	return ops
+}
+
+// read selects every row of the adapter's tables in one transaction. When
+// connected, it sends the transaction on a connection of its own (as
+// Apply streams large writes) and decodes the reply straight into models
+// (decodeSelect).
 func (c *Client) read(ctx context.Context) (*snapshot, error) {
 	if err := c.open(); err != nil {
 		return nil, err
 	}
-	ops := make([]ovsdb.Operation, len(snapshotTables))
-	for i, t := range snapshotTables {
-		ops[i] = ovsdb.Operation{Op: ovsdb.OperationSelect, Table: t, Where: []ovsdb.Condition{}}
+	ops := selectOps()
+	if ep := c.ovs.CurrentEndpoint(); ep != "" {
+		raw, err := c.streamCall(ctx, ep, ops)
+		if err != nil {
+			if errors.Is(err, ErrConnect) {
+				return nil, fmt.Errorf("reading the Northbound tables: %w", err)
+			}
+			return nil, fmt.Errorf("%w: reading the Northbound tables: %w", ErrTransaction, err)
+		}
+		all, err := c.decodeSelect(raw, snapshotTables)
+		if err != nil {
+			if errors.Is(err, ErrTransaction) {
+				return nil, fmt.Errorf("reading the Northbound tables: %w", err)
+			}
+			return nil, fmt.Errorf("%w: reading the Northbound tables: %v", ErrSchema, err)
+		}
+		s := newSnapshot()
+		for i, t := range snapshotTables {
+			s.rows[t] = all[i]
+		}
+		if err := s.index(); err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
+	// Not connected: libovsdb waits for the reconnect.
 	res, err := c.ovs.Transact(ctx, ops...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading the Northbound tables: %w", ErrTransaction, err)
@@ -118,6 +164,16 @@ func rowIDs(m model.Model) map[string]string {
 
 // index builds the name maps and converts the owned rows to objects.
 func (s *snapshot) index() error {
+	total := 0
+	for _, rows := range s.rows {
+		total += len(rows)
+	}
+	if len(s.owned) == 0 && total > 64 {
+		// Sized once: growing them row by row cost a quarter of the time.
+		s.owned = make(map[objKey]observed, total)
+		s.name = make(map[string]string, total)
+		s.mine = make(map[string]topology.Controller, total)
+	}
 	for _, k := range topology.Kinds() {
 		for u, m := range s.rows[k.Table()] {
 			if n, ok := rowName(m); ok {
@@ -132,7 +188,7 @@ func (s *snapshot) index() error {
 	for u, m := range s.rows[nbdb.GatewayChassisTable] {
 		s.gcs[u] = m.(*nbdb.GatewayChassis)
 	}
-	parent := map[string]rowRef{} // member UUID → its parent
+	parent := make(map[string]rowRef, total) // member UUID → its parent
 	for _, t := range parentTables {
 		cols := nbrow.MemberColumns(t)
 		for u, m := range s.rows[t] {
@@ -353,30 +409,66 @@ func (s *snapshot) state(networks []string) (topology.State, error) {
 			return topology.State{}, err
 		}
 	}
-	var b topology.Builder
+	s.memo.Lock()
+	defer s.memo.Unlock()
+	if s.byNet == nil {
+		s.byNet = map[string][]objKey{}
+		for k, o := range s.owned {
+			n := o.obj.OwnedBy().Network
+			s.byNet[n] = append(s.byNet[n], k)
+		}
+		s.nets = slices.Sorted(maps.Keys(s.byNet))
+		s.netState = map[string]topology.State{}
+	}
+	var own topology.Builder
 	for _, n := range networks {
-		b.Own(n)
+		own.Own(n)
 	}
-	keys := make([]objKey, 0, len(s.owned))
-	for k := range s.owned {
-		keys = append(keys, k)
+	scope, err := own.State()
+	if err != nil {
+		return topology.State{}, fmt.Errorf("ovnnb: observed rows do not form a state: %w", err)
 	}
+	if len(networks) == 0 {
+		networks = s.nets
+	}
+	parts := make([]topology.State, 0, len(networks))
+	for _, n := range networks {
+		st, err := s.networkState(n)
+		if err != nil {
+			return topology.State{}, err
+		}
+		parts = append(parts, st)
+	}
+	st, err := scope.Merge(parts...)
+	if err != nil {
+		return topology.State{}, fmt.Errorf("ovnnb: observed rows do not form a state: %w", err)
+	}
+	return st, nil
+}
+
+// networkState returns the owned objects of network n as a State (that
+// speaks for the (controller, network) pairs of its objects only), built
+// once per snapshot: States are immutable, so Observes of an unchanged
+// cache share them. s.memo is held.
+func (s *snapshot) networkState(n string) (topology.State, error) {
+	if st, ok := s.netState[n]; ok {
+		return st, nil
+	}
+	keys := s.byNet[n]
 	slices.SortFunc(keys, func(a, b objKey) int {
 		if a.kind != b.kind {
 			return int(a.kind) - int(b.kind)
 		}
 		return strings.Compare(a.key, b.key)
 	})
+	var b topology.Builder
 	for _, k := range keys {
-		o := s.owned[k].obj
-		if len(networks) > 0 && !slices.Contains(networks, o.OwnedBy().Network) {
-			continue
-		}
-		b.Add(o)
+		b.Add(s.owned[k].obj)
 	}
 	st, err := b.State()
 	if err != nil {
-		return topology.State{}, fmt.Errorf("ovnnb: observed rows do not form a state: %w", err)
+		return topology.State{}, fmt.Errorf("ovnnb: observed rows of network %q do not form a state: %w", n, err)
 	}
+	s.netState[n] = st
 	return st, nil
 }

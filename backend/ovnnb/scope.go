@@ -345,6 +345,22 @@ func (c *Client) planFor(ctx context.Context, changes topology.Changes) ([]*unit
 			return nil, &ChangeError{Op: ch.Op, Kind: ch.Kind, Key: ch.Key, Err: err}
 		}
 	}
+	if c.mon != nil {
+		s, err := c.mon.snapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		units, err := c.planCached(ctx, s, changes, nil)
+		if err == nil || !errors.Is(err, errStale) && !errors.Is(err, ErrInvalidChange) {
+			return units, err
+		}
+		// The cache lags or the plan failed on it: selects decide.
+	}
+	return c.planSelected(ctx, changes)
+}
+
+// planSelected is planFor without the monitor's cache.
+func (c *Client) planSelected(ctx context.Context, changes topology.Changes) ([]*unit, error) {
 	s, err := c.readFor(ctx, changes)
 	if err == nil {
 		var units []*unit

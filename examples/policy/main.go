@@ -2,15 +2,15 @@
 // ClusterUserDefinedNetwork over both namespaces), three pods and
 // NetworkPolicies in tenant-a — a default deny, an allow from tenant-b to
 // the database, an egress ipBlock with an except for the web pod — applies
-// the networks, pods and policies to an OVN Northbound database as three
-// controllers, and prints the policy controller's rows and the
-// allowed/denied table they enforce.
+// the zone's plan of one udnkit.Cluster (networks, pods and policies, rows
+// of four controllers) to an OVN Northbound database, and prints the
+// policy controller's rows and the allowed/denied table they enforce.
 //
 //	go run ./examples/policy                        # embedded in-memory NB
 //	go run ./examples/policy -nb tcp:127.0.0.1:6641 # a real NB
 //
-// The table is the planner's verdict (policy.Planner.Allows) on the same
-// input; the package's real-OVN test proves the rows enforce it with
+// The table is the Cluster's verdict (Cluster.Allows) on the same input;
+// topology/policy's real-OVN test proves the rows enforce it with
 // ovn-trace.
 package main
 
@@ -93,53 +93,27 @@ type podSpec struct{ ns, name, app string }
 var podSpecs = []podSpec{{"tenant-a", "web", "web"}, {"tenant-a", "db", "db"}, {"tenant-b", "client", "client"}}
 
 func run(ctx context.Context, w io.Writer, endpoints string) error {
-	nets, err := udnkit.New(udnkit.Config{Nodes: nodes()})
+	cluster, err := udnkit.New(udnkit.Config{Nodes: nodes()})
 	if err != nil {
 		return err
+	}
+	for _, ns := range []string{"tenant-a", "tenant-b"} {
+		if _, err := cluster.SetNamespace(netconf.Namespace{Name: ns, Labels: map[string]string{"network": "shared"}}); err != nil {
+			return err
+		}
 	}
 	c, err := netconf.DecodeCUDN([]byte(cudn))
 	if err != nil {
 		return err
 	}
-	network, err := nets.AddCUDN(c)
-	if err != nil {
+	if _, err := cluster.AddCUDN(c); err != nil {
 		return err
-	}
-	in, err := nets.Input(network.Name, zone)
-	if err != nil {
-		return err
-	}
-	topo, err := nets.Plan(zone)
-	if err != nil {
-		return err
-	}
-	alloc, err := ipam.NewPodIPAllocator(in.HostSubnets["node-a"], nil)
-	if err != nil {
-		return err
-	}
-	pin := policy.Input{
-		Networks: []policy.Network{{Network: network, Namespaces: []string{"tenant-a", "tenant-b"}, HostSubnets: in.HostSubnets}},
-		Nodes:    nodes(), Zone: zone,
-	}
-	var planned []pods.Planned
-	for _, ns := range []string{"tenant-a", "tenant-b"} {
-		pin.Namespaces = append(pin.Namespaces, policy.Namespace{Name: ns, Labels: policy.Labels{"kubernetes.io/metadata.name": ns, "network": "shared"}})
 	}
 	for i, ps := range podSpecs {
-		ips, err := alloc.Allocate()
-		if err != nil {
+		if _, err := cluster.SetPod(udnkit.Pod{Pod: pods.Pod{Namespace: ps.ns, Name: ps.name, UID: fmt.Sprintf("uid-%d", i), Node: "node-a"},
+			Labels: map[string]string{"app": ps.app}}); err != nil {
 			return err
 		}
-		nad := ps.ns + "/shared"
-		p, err := pods.PlanPod(pods.Input{Pod: pods.Pod{Namespace: ps.ns, Name: ps.name, UID: fmt.Sprintf("uid-%d", i), Node: "node-a"},
-			Attachments: []pods.Attachment{{Network: network, NAD: nad, Role: netconf.PodRolePrimary, IPs: ips, HostSubnets: in.HostSubnets["node-a"]}},
-			Nodes:       nodes(), Zone: zone})
-		if err != nil {
-			return err
-		}
-		planned = append(planned, p)
-		pin.Pods = append(pin.Pods, policy.Pod{Namespace: ps.ns, Name: ps.name, Node: "node-a", Labels: policy.Labels{"app": ps.app},
-			Networks: []policy.Attachment{{Network: network.Name, Port: p.Ports[0].Name, IPs: []netip.Addr{ips[0].Addr()}}}})
 	}
 	for _, doc := range strings.Split(policies, "---") {
 		var np networkingv1.NetworkPolicy
@@ -150,17 +124,11 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 		if err != nil {
 			return err
 		}
-		pin.Policies = append(pin.Policies, p)
+		if _, err := cluster.SetNetworkPolicy(p); err != nil {
+			return err
+		}
 	}
-	planner, err := policy.New(pin)
-	if err != nil {
-		return err
-	}
-	rows, err := planner.State()
-	if err != nil {
-		return err
-	}
-	podRows, err := pods.PlanNode("node-a", []string{network.Name}, planned)
+	desired, err := cluster.Plan(zone)
 	if err != nil {
 		return err
 	}
@@ -170,14 +138,11 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 		return err
 	}
 	defer closeNB()
-	states := []topology.State{topo, podRows, rows}
-	for _, s := range states {
-		changes, _, err := nb.Sync(ctx, s)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "applied %d rows of %v in %v\n", len(changes), s.Controllers(), s.Networks())
+	changes, _, err := nb.Sync(ctx, desired)
+	if err != nil {
+		return err
 	}
+	fmt.Fprintf(w, "applied %d rows of %v in %v\n", len(changes), desired.Controllers(), desired.Networks())
 	observed, err := nb.Observe(ctx)
 	if err != nil {
 		return err
@@ -207,21 +172,21 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 		{podEP("tenant-a", "db"), podEP("tenant-b", "client"), policy.TCP, 80},
 		{podEP("tenant-a", "web"), podEP("tenant-b", "client"), policy.TCP, 80},
 	} {
+		allowed, err := cluster.Allows(zone, pr.from, pr.to, pr.proto, pr.port)
+		if err != nil {
+			return err
+		}
 		verdict := "denied"
-		if planner.Allows(pr.from, pr.to, pr.proto, pr.port) {
+		if allowed {
 			verdict = "allowed"
 		}
 		fmt.Fprintf(w, "  %-16s -> %-16s %s/%-5d %s\n", name(pr.from), name(pr.to), pr.proto, pr.port, verdict)
 	}
-	n := 0
-	for _, s := range states {
-		changes, _, err := nb.Sync(ctx, s)
-		if err != nil {
-			return err
-		}
-		n += len(changes)
+	again, _, err := nb.Sync(ctx, desired)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "\napplying everything again: %d changes\n", n)
+	fmt.Fprintf(w, "\napplying everything again: %d changes\n", len(again))
 	return nil
 }
 

@@ -12,7 +12,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"applied 16 rows of [udnkit-policy] in [cluster_udn_shared]",
+		"rows of [udnkit-pods udnkit-policy udnkit-services udnkit-topology] in [cluster_udn_shared]",
 		`name="NP:tenant-a:db-from-tenant-b:Ingress:0" tier=2 direction=to-lport priority=1001 match="ip4.src == {$`,
 		`match="(ip4.dst == 192.0.2.0/24 && ip4.dst != {192.0.2.128/25}) && inport == @`,
 		`name="NP:tenant-a:Ingress" tier=2 direction=to-lport priority=1000 match="outport == @`,

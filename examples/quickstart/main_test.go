@@ -13,9 +13,9 @@ func check(t *testing.T, out string) {
 	t.Helper()
 	for _, want := range []string{
 		"zone: node-a's (interconnect: every node its own zone; the other nodes are remote peers)",
-		"applied 71 changes (71 create, 0 update, 0 delete)",
-		"network tenant-a_blue: 40 objects",
-		"network tenant-b_red: 31 objects",
+		"applied 79 changes (79 create, 0 update, 0 delete)",
+		"network tenant-a_blue: 44 objects",
+		"network tenant-b_red: 35 objects",
 		"  router tenant.a_blue_ovn_cluster_router",
 		"      port rtos-tenant.a_blue_node-a 10.128.0.1/24",
 		"      port tenant.a_blue_tstor-node-b (remote)",
@@ -71,10 +71,10 @@ func TestQuickstartScript(t *testing.T) {
 	if err := run(context.Background(), &out, "", true); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(out.String(), "\novn-nbctl "); n != 71 {
-		t.Errorf("script has %d ovn-nbctl commands, want 71", n)
+	if n := strings.Count(out.String(), "\novn-nbctl "); n != 79 {
+		t.Errorf("script has %d ovn-nbctl commands, want 79", n)
 	}
-	for _, want := range []string{"\n# applied 71 changes (71 create, 0 update, 0 delete) as 71 operations in 71 transaction(s)",
+	for _, want := range []string{"\n# applied 79 changes (79 create, 0 update, 0 delete) as 79 operations in 79 transaction(s)",
 		"\n#   router tenant.b_red_transit_router\n", "\n# applying the same plan again: 0 changes, 0 operations\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("script lacks %q:\n%s", want, out.String())

@@ -1,6 +1,7 @@
 package nbrow
 
 import (
+	"maps"
 	"net/netip"
 	"strconv"
 	"testing"
@@ -64,6 +65,19 @@ func FuzzOwner(f *testing.F) {
 		}
 		if !ok {
 			return
+		}
+		// Without owner-controller a row is the topology's, unless the
+		// reference wrote it as a pod port or a Service load balancer.
+		if ctl == "" {
+			withPod := maps.Clone(ids)
+			withPod[ExtPod], withPod[ExtNAD] = "true", node+"/"+topo
+			withLB := maps.Clone(ids)
+			withLB[ExtKind] = "Service"
+			po, _ := OwnerOf(withPod)
+			lo, _ := OwnerOf(withLB)
+			if o.Controller != "" || po.Controller != ControllerPods || lo.Controller != ControllerServices {
+				t.Fatalf("controllers without owner-controller: %q, pod port %q, Service load balancer %q", o.Controller, po.Controller, lo.Controller)
+			}
 		}
 		for _, v := range []string{"layer2", "layer3", "localnet", "primary", "secondary"} {
 			if (string(o.Topology) == v && !o.Topology.Valid()) || (string(o.Role) == v && !o.Role.Valid()) {

@@ -18,6 +18,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
@@ -279,9 +280,6 @@ func ToRow(o topology.Object, ids map[string]string) (model.Model, error) {
 	if err := checkText(m); err != nil {
 		return nil, err
 	}
-	if err := checkRefText(o); err != nil {
-		return nil, err
-	}
 	return m, nil
 }
 
@@ -342,54 +340,89 @@ func checkRefText(o topology.Object) error {
 // the column and quotes a bounded prefix of the value.
 func checkText(m model.Model) error {
 	v := reflect.ValueOf(m).Elem()
-	t := v.Type()
-	bad := func(col, s string) error {
-		if msg := names.ControlError(s); msg != "" {
-			return fmt.Errorf("%w: %s %s: %s", ErrInvalid, col, names.Quote(s), msg)
-		}
-		return nil
-	}
-	for i := 0; i < t.NumField(); i++ {
-		col := t.Field(i).Tag.Get("ovsdb")
-		if col == "" || col == "_uuid" {
-			continue
-		}
-		f := v.Field(i)
-		if f.Kind() == reflect.Pointer {
-			if f.IsNil() {
-				continue
-			}
-			f = f.Elem()
-		}
-		switch f.Kind() {
-		case reflect.String:
-			if err := bad(col, f.String()); err != nil {
+	for _, tf := range textFieldsOf(v.Type()) {
+		f := v.Field(tf.index)
+		switch tf.kind {
+		case textString:
+			if err := badText(tf.column, f.String()); err != nil {
 				return err
 			}
-		case reflect.Slice:
-			if f.Type().Elem().Kind() != reflect.String {
-				continue
-			}
-			for j := 0; j < f.Len(); j++ {
-				if err := bad(col, f.Index(j).String()); err != nil {
+		case textPointer:
+			if !f.IsNil() {
+				if err := badText(tf.column, f.Elem().String()); err != nil {
 					return err
 				}
 			}
-		case reflect.Map:
-			if f.Type().Key().Kind() != reflect.String || f.Type().Elem().Kind() != reflect.String {
-				continue
-			}
-			for it := f.MapRange(); it.Next(); {
-				if err := bad(col+" key", it.Key().String()); err != nil {
+		case textSlice:
+			for j := range f.Len() {
+				if err := badText(tf.column, f.Index(j).String()); err != nil {
 					return err
 				}
-				if err := bad(col+"["+names.Quote(it.Key().String())+"]", it.Value().String()); err != nil {
-					return err
+			}
+		case textMap:
+			for k, val := range f.Interface().(map[string]string) {
+				if names.Control(k) >= 0 {
+					return badText(tf.column+" key", k)
+				}
+				if names.Control(val) >= 0 {
+					return badText(tf.column+"["+names.Quote(k)+"]", val)
 				}
 			}
 		}
 	}
 	return nil
+}
+
+func badText(column, s string) error {
+	if names.Control(s) < 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s %s: %s", ErrInvalid, column, names.Quote(s), names.ControlError(s))
+}
+
+// A textField is a model's string-holding column.
+type textField struct {
+	index  int
+	kind   uint8
+	column string
+}
+
+const (
+	textString uint8 = iota
+	textPointer
+	textSlice
+	textMap
+)
+
+// textFieldCache maps a model type to its textFields: the layout is fixed
+// by the generated models, so it is computed once per type.
+var textFieldCache sync.Map
+
+func textFieldsOf(t reflect.Type) []textField {
+	if v, ok := textFieldCache.Load(t); ok {
+		return v.([]textField)
+	}
+	var out []textField
+	str := reflect.TypeFor[string]()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		col := sf.Tag.Get("ovsdb")
+		if col == "" || col == "_uuid" {
+			continue
+		}
+		switch ft := sf.Type; {
+		case ft.Kind() == reflect.String:
+			out = append(out, textField{i, textString, col})
+		case ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.String:
+			out = append(out, textField{i, textPointer, col})
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			out = append(out, textField{i, textSlice, col})
+		case ft == reflect.MapOf(str, str):
+			out = append(out, textField{i, textMap, col})
+		}
+	}
+	textFieldCache.Store(t, out)
+	return out
 }
 
 // Check refuses objects the database would take but OVN could not use: a
@@ -599,6 +632,9 @@ type Ref struct {
 func RowOf(obj topology.Object) (Row, error) {
 	m, err := ToRow(obj, nil)
 	if err != nil {
+		return Row{}, err
+	}
+	if err := checkRefText(obj); err != nil {
 		return Row{}, err
 	}
 	r := Row{Table: obj.Kind().Table(), Columns: plainColumns(m)}
