@@ -2,7 +2,6 @@ package udnkit
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -10,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/udnkit/udnkit/connect"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"
@@ -95,11 +95,11 @@ type network struct {
 }
 
 // ErrUnknownNetwork is returned by Input for a network that was never added.
-var ErrUnknownNetwork = errors.New("unknown network")
+var ErrUnknownNetwork = sdkerr.New(sdkerr.NotFound, "unknown network")
 
 // ErrZoneNotReady is returned by Plan and PlanEvent for a zone without a
 // ready node.
-var ErrZoneNotReady = errors.New("zone has no ready node")
+var ErrZoneNotReady = sdkerr.New(sdkerr.Unavailable, "zone has no ready node")
 
 // New returns a Cluster for the nodes and settings of cfg, with no network.
 func New(cfg Config) (*Cluster, error) {

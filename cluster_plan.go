@@ -2,7 +2,6 @@ package udnkit
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/udnkit/udnkit/connect"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/pods"
@@ -92,7 +92,7 @@ type Event struct {
 
 // ErrNotPlanned is returned by PlanEvent for a zone that Plan never
 // planned: a controller Syncs Plan(zone) once, then applies events.
-var ErrNotPlanned = errors.New("zone not planned yet")
+var ErrNotPlanned = sdkerr.New(sdkerr.NotFound, "zone not planned yet")
 
 // zonePlan is what the Cluster last planned for a zone.
 type zonePlan struct {

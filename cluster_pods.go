@@ -2,12 +2,12 @@ package udnkit
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"maps"
 	"net/netip"
 	"slices"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"
@@ -29,7 +29,7 @@ type podEntry struct {
 type poolKey struct{ network, node string }
 
 // ErrUnknownNode is returned for a pod on a node the Cluster does not hold.
-var ErrUnknownNode = errors.New("unknown node")
+var ErrUnknownNode = sdkerr.New(sdkerr.NotFound, "unknown node")
 
 // SetPod attaches a pod to its networks: its namespace's primary network
 // (seed 002's choice among several: pods.ChoosePrimary) and the secondary
@@ -118,7 +118,7 @@ func (s *Cluster) PodAnnotation(namespace, name string) (string, error) {
 }
 
 // ErrUnknownPod is returned by PodAnnotation for a pod never set.
-var ErrUnknownPod = errors.New("unknown pod")
+var ErrUnknownPod = sdkerr.New(sdkerr.NotFound, "unknown pod")
 
 // allNodesFor returns the nodes a pod's annotation is planned with: the
 // ready ones and the pod's own.

@@ -29,6 +29,7 @@ func TestImportBoundaries(t *testing.T) {
 			return dep != mod+"backend/ovnnb" && !strings.Contains(dep, "libovsdb/server") &&
 				!strings.Contains(dep, "libovsdb/client") && !strings.Contains(dep, "prometheus")
 		}},
+		{"./internal/sdkerr", stdlibOr()},
 	}
 	for _, r := range rules {
 		out, err := exec.Command("go", "list", "-deps", r.pkg).Output()
@@ -44,11 +45,12 @@ func TestImportBoundaries(t *testing.T) {
 }
 
 // stdlibOr allows standard-library packages (no dot in the first path
-// element) and the listed ones, with their internal packages.
+// element), the error classes (internal/sdkerr, itself standard library
+// only) and the listed ones, with their internal packages.
 func stdlibOr(pkgs ...string) func(string) bool {
 	return func(dep string) bool {
 		first, _, _ := strings.Cut(dep, "/")
-		if !strings.Contains(first, ".") {
+		if !strings.Contains(first, ".") || dep == "github.com/udnkit/udnkit/internal/sdkerr" {
 			return true
 		}
 		for _, p := range pkgs {

@@ -39,4 +39,14 @@
 // bootstrapping nodes out of every plan ([Cluster.NotReady]). A UDN reaches rows in
 // four calls (New, AddUDN, Plan, Sync); a ClusterNetworkConnect in two more (SetConnect,
 // Plan); a pod in two (SetPod, then PlanEvent's changes applied).
+//
+// Errors: every error a package returns belongs to one of eight classes, so errors.Is
+// against this package's [ErrInvalid], [ErrConflict], [ErrExhausted], [ErrNotFound],
+// [ErrNotSupported], [ErrUnavailable], [ErrRefused] and [ErrOutcomeUnknown] classifies
+// it whichever package returned it ([ErrorClass] names the class). Each package's own
+// sentinels (ipam.ErrExhausted, ovnnb.ErrOutcomeUnknown, …) keep their names and
+// messages and belong to exactly one class; a few errors belong to two (a row that
+// already exists is ovnnb's invalid change and a conflict). Context errors and the
+// errors of what the caller passes in (an io.Writer, a lookup function) come back
+// as they are. Messages name the object and field at fault.
 package udnkit

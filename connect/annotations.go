@@ -3,7 +3,6 @@ package connect
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"maps"
 	"net/netip"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	ucnames "github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -29,7 +29,7 @@ const (
 )
 
 // ErrAnnotation is wrapped by the errors of parsing an annotation.
-var ErrAnnotation = errors.New("invalid annotation")
+var ErrAnnotation = sdkerr.New(sdkerr.Invalid, "invalid annotation")
 
 // SubnetsAnnotation returns the name of the subnets annotation the profile
 // writes.

@@ -4,11 +4,11 @@ import (
 	ucnames "github.com/udnkit/udnkit/internal/names"
 
 	"cmp"
-	"errors"
 	"maps"
 	"net/netip"
 	"slices"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
@@ -27,10 +27,10 @@ const PolicyPriority = 9001
 // Errors of Plan.
 var (
 	// ErrInvalid is wrapped by errors about the planner input.
-	ErrInvalid = errors.New("invalid connect input")
+	ErrInvalid = sdkerr.New(sdkerr.Invalid, "invalid connect input")
 	// ErrTunnelKeyLimit is wrapped when a port's tunnel key would exceed
 	// MaxPortTunnelKey.
-	ErrTunnelKeyLimit = errors.New("connect port tunnel key over OVN's limit")
+	ErrTunnelKeyLimit = sdkerr.New(sdkerr.Exhausted, "connect port tunnel key over OVN's limit")
 )
 
 // Input is what Plan needs to plan one ClusterNetworkConnect in one zone.

@@ -96,7 +96,11 @@ func Select(c *ClusterNetworkConnect, networks []Network, namespaces []netconf.N
 }
 
 func selector(s *metav1.LabelSelector) (labels.Selector, error) {
-	return kubename.SelectorAsSelector(s)
+	sel, err := kubename.SelectorAsSelector(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return sel, nil
 }
 
 // withName returns the labels with kubernetes.io/metadata.name=name added

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	ucnames "github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // API group, version and kind of a ClusterNetworkConnect.
@@ -54,11 +55,11 @@ func (s *ClusterNetworkConnectSpec) UnmarshalJSON(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&aux); err != nil {
-		return ucnames.Errorf("spec: %w", err)
+		return sdkerr.With(sdkerr.Invalid, ucnames.Errorf("spec: %w", err))
 	}
 	if aux.Connectivity != nil {
 		if aux.ConnectivityEnabled != nil {
-			return ucnames.Errorf("spec: set connectivityEnabled or its reference spelling connectivity, not both")
+			return sdkerr.With(sdkerr.Invalid, ucnames.Errorf("spec: set connectivityEnabled or its reference spelling connectivity, not both"))
 		}
 		aux.ConnectivityEnabled = aux.Connectivity
 	}
@@ -150,7 +151,7 @@ const referenceServiceNetwork = "ServiceNetwork"
 func (c *ConnectivityType) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return err
+		return sdkerr.Errorf(sdkerr.Invalid, "%w", err)
 	}
 	if s == referenceServiceNetwork {
 		s = string(ClusterIPServiceNetwork)
@@ -194,19 +195,19 @@ type ClusterNetworkConnectList struct {
 func Decode(data []byte) (*ClusterNetworkConnect, error) {
 	var c ClusterNetworkConnect
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
-		return nil, ucnames.Errorf("%s: %w", Kind, err)
+		return nil, sdkerr.With(sdkerr.Invalid, ucnames.Errorf("%s: %w", Kind, err))
 	}
 	switch {
 	case c.Kind == "":
 		c.Kind = Kind
 	case c.Kind != Kind:
-		return nil, ucnames.Errorf("%s: kind %q: want %s", Kind, c.Kind, Kind)
+		return nil, sdkerr.With(sdkerr.Invalid, ucnames.Errorf("%s: kind %q: want %s", Kind, c.Kind, Kind))
 	}
 	switch {
 	case c.APIVersion == "":
 		c.APIVersion = APIVersion
 	case c.APIVersion != APIVersion:
-		return nil, ucnames.Errorf("%s %q: apiVersion %q: want %s", Kind, c.Name, c.APIVersion, APIVersion)
+		return nil, sdkerr.With(sdkerr.Invalid, ucnames.Errorf("%s %q: apiVersion %q: want %s", Kind, c.Name, c.APIVersion, APIVersion))
 	}
 	return &c, nil
 }

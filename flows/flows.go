@@ -2,7 +2,6 @@ package flows
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -10,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/internal/shell"
 	"github.com/udnkit/udnkit/ipam"
 )
@@ -52,7 +52,7 @@ const (
 )
 
 // Errors of Plan.
-var ErrInvalid = errors.New("invalid flows input")
+var ErrInvalid = sdkerr.New(sdkerr.Invalid, "invalid flows input")
 
 // Port is a port of the gateway bridge: its name and OpenFlow port number
 // (Interface ofport), which the flows use.

@@ -1,19 +1,19 @@
 package ipam
 
-import "errors"
+import "github.com/udnkit/udnkit/internal/sdkerr"
 
 // Sentinel errors. Every error returned by this package wraps exactly one of
 // them (test with errors.Is) together with the pool, network, node or subnet
 // it concerns.
 var (
 	// ErrExhausted: a pool, ID range or subnet has no free element left.
-	ErrExhausted = errors.New("exhausted")
+	ErrExhausted = sdkerr.New(sdkerr.Exhausted, "exhausted")
 	// ErrConflict: the requested element is already allocated or reserved.
-	ErrConflict = errors.New("conflict")
+	ErrConflict = sdkerr.New(sdkerr.Conflict, "conflict")
 	// ErrOutOfRange: an address, ID or offset lies outside the range it must
 	// belong to.
-	ErrOutOfRange = errors.New("out of range")
+	ErrOutOfRange = sdkerr.New(sdkerr.Invalid, "out of range")
 	// ErrInvalid: an argument is malformed (invalid prefix, wrong family,
 	// impossible prefix length, unknown key).
-	ErrInvalid = errors.New("invalid")
+	ErrInvalid = sdkerr.New(sdkerr.Invalid, "invalid")
 )

@@ -2,7 +2,6 @@ package netconf
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -10,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -66,7 +66,7 @@ type PodNetworks map[string]PodNetwork
 
 // ErrPodNetworks is wrapped by the errors of parsing or building the
 // annotation.
-var ErrPodNetworks = errors.New("invalid pod-networks annotation")
+var ErrPodNetworks = sdkerr.New(sdkerr.Invalid, "invalid pod-networks annotation")
 
 // The annotation's wire form, field for field as the reference marshals it
 // (single-family fields deprecated but still written).

@@ -189,7 +189,7 @@ func (o RenderOptions) referenceNetConf(s *UserDefinedNetworkSpec, n *Network, n
 func (o RenderOptions) renderReferenceNAD(s *UserDefinedNetworkSpec, n *Network, m *metav1.ObjectMeta, namespace, kind string) (*nadv1.NetworkAttachmentDefinition, error) {
 	cfg, err := o.MarshalNetConf(o.referenceNetConf(s, n, namespace+"/"+m.Name))
 	if err != nil {
-		return nil, names.Errorf("netconf: marshal NetConf of %s: %w", n, err)
+		return nil, names.Errorf("%w: marshal NetConf of %s: %w", ErrInvalidNetConf, n, err)
 	}
 	labels := map[string]string{LabelUserDefinedNetwork: ""}
 	maps.Copy(labels, m.Labels)

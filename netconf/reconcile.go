@@ -18,6 +18,7 @@ import (
 
 	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
 
@@ -204,7 +205,7 @@ type CUDNDecision struct {
 
 // ErrBadInput reports reconcile input that no cluster can produce (a nil
 // object, an object without UID).
-var ErrBadInput = errors.New("netconf: bad reconcile input")
+var ErrBadInput = sdkerr.New(sdkerr.Invalid, "netconf: bad reconcile input")
 
 // ReconcileUDN decides the NAD actions and status for a UserDefinedNetwork.
 // It is pure: same input, same decision.

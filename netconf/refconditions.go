@@ -10,6 +10,7 @@ import (
 
 	"github.com/udnkit/udnkit/internal/condition"
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // Condition reasons of udn.ProfileReference: the reference
@@ -98,19 +99,19 @@ func SetCondition(conds []metav1.Condition, c metav1.Condition) []metav1.Conditi
 // ForeignNADError is the reference's error for a NAD of the wanted name
 // that the UDN/CUDN does not own (nadKey "<namespace>/<name>").
 func ForeignNADError(nadKey string) error {
-	return names.Errorf("foreign NetworkAttachmentDefinition with the desired name already exist [%s]", nadKey)
+	return sdkerr.With(sdkerr.Conflict, names.Errorf("foreign NetworkAttachmentDefinition with the desired name already exist [%s]", nadKey))
 }
 
 // PrimaryNetworkExistsError is the reference's error for a second primary
 // network in namespace, whose primary NAD is nadName.
 func PrimaryNetworkExistsError(namespace, nadName string) error {
-	return names.Errorf("primary network already exist in namespace %q: %q", namespace, nadName)
+	return sdkerr.With(sdkerr.Conflict, names.Errorf("primary network already exist in namespace %q: %q", namespace, nadName))
 }
 
 // MissingPrimaryLabelError is the reference's error for a primary network
 // wanted in a namespace without the label
 // k8s.ovn.org/primary-user-defined-network.
 func MissingPrimaryLabelError(namespace string) error {
-	return names.Errorf("invalid primary network state for namespace %q: a valid primary user defined network or network attachment definition "+
-		"custom resource, and required namespace label %q must both be present", namespace, LabelPrimaryUDN)
+	return sdkerr.With(sdkerr.Invalid, names.Errorf("invalid primary network state for namespace %q: a valid primary user defined network or network attachment definition "+
+		"custom resource, and required namespace label %q must both be present", namespace, LabelPrimaryUDN))
 }

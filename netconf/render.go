@@ -186,7 +186,7 @@ func ownerRef(kind string, m *metav1.ObjectMeta) metav1.OwnerReference {
 func renderNAD(n *Network, namespace, name string, owner metav1.OwnerReference) (*nadv1.NetworkAttachmentDefinition, error) {
 	cfg, err := json.Marshal(NetConfOf(n, namespace+"/"+name))
 	if err != nil {
-		return nil, names.Errorf("netconf: marshal NetConf of %s: %w", n, err)
+		return nil, names.Errorf("%w: marshal NetConf of %s: %w", ErrInvalidNetConf, n, err)
 	}
 	return newNAD(namespace, name, cfg, map[string]string{LabelUserDefinedNetwork: ""}, nil, owner), nil
 }

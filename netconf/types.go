@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // API group, version and kinds of the user-defined network objects.
@@ -125,12 +126,12 @@ type UserDefinedNetworkTemplateSpec struct {
 func (t *UserDefinedNetworkTemplateSpec) UnmarshalJSON(data []byte) error {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(data, &keys); err != nil {
-		return names.Errorf("template: %w", err)
+		return sdkerr.With(sdkerr.Invalid, names.Errorf("template: %w", err))
 	}
 	body := data
 	if raw, ok := keys["spec"]; ok {
 		if len(keys) != 1 {
-			return names.Errorf("template: use either template.spec or inline spec fields, not both")
+			return sdkerr.With(sdkerr.Invalid, names.Errorf("template: use either template.spec or inline spec fields, not both"))
 		}
 		body = raw
 	}
@@ -139,7 +140,7 @@ func (t *UserDefinedNetworkTemplateSpec) UnmarshalJSON(data []byte) error {
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&spec); err != nil {
-			return names.Errorf("template: %w", err)
+			return sdkerr.With(sdkerr.Invalid, names.Errorf("template: %w", err))
 		}
 	}
 	t.Spec = spec

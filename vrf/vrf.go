@@ -2,7 +2,6 @@ package vrf
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/udnkit/udnkit/internal/netdev"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/internal/shell"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
@@ -38,7 +38,7 @@ const (
 
 // Errors of Plan.
 var (
-	ErrInvalid = errors.New("invalid node plan input")
+	ErrInvalid = sdkerr.New(sdkerr.Invalid, "invalid node plan input")
 )
 
 // Node is the node planned.

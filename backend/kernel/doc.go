@@ -28,6 +28,14 @@
 // tables, two default routes of a family, device names Linux refuses,
 // nftables strings that could end early) before they touch the kernel.
 //
+// Errors carry their class (package udnkit's ErrInvalid, …): a Config,
+// plan or changes the adapter cannot express are invalid; what the kernel
+// refuses (netlink, nftables) is refused; a management port, master or
+// cgroup that is not there is not found (ErrMissingLink for the port); a
+// link of another type where a VRF is planned, or a set whose elements do
+// not fit its planned key, is a conflict; a kernel without VRF devices is
+// not supported (ErrNotSupported).
+//
 // Tests run in a fresh network namespace of the host kernel (routes,
 // tables, rules, veth links, nftables, cgroup matches); VRF devices in a
 // QEMU guest with a kernel that has them (TestVRFInQEMU).

@@ -15,12 +15,13 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/udnkit/udnkit/backend"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/vrf"
 )
 
 // ErrNotSupported is wrapped when the kernel lacks a feature the plan needs;
 // NotSupportedError names it.
-var ErrNotSupported = errors.New("not supported by this kernel")
+var ErrNotSupported = sdkerr.New(sdkerr.NotSupported, "not supported by this kernel")
 
 // NotSupportedError says which kernel feature is missing.
 type NotSupportedError struct {
@@ -38,7 +39,7 @@ func (e *NotSupportedError) Unwrap() []error { return []error{ErrNotSupported, e
 
 // ErrMissingLink is wrapped when a management port does not exist: Open
 // vSwitch creates it (an internal port), the plan only configures it.
-var ErrMissingLink = errors.New("link does not exist")
+var ErrMissingLink = sdkerr.New(sdkerr.NotFound, "link does not exist")
 
 // Kernel applies vrf plans to one network namespace: links, routes and
 // rules through a netlink handle, the nftables part through a
@@ -145,7 +146,7 @@ func (k *Kernel) Apply(ctx context.Context, c vrf.Changes) (Result, error) {
 			nr = &netlink.Route{Table: r.Table, Dst: ipNet(r.Dst), Protocol: vrf.RouteProtocol, Priority: r.Metric}
 		}
 		if err := k.h.RouteDel(nr); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return res, fmt.Errorf("kernel: delete route %s: %w", r, err)
+			return res, sdkerr.Errorf(sdkerr.Refused, "kernel: delete route %s: %w", r, err)
 		}
 		res.RoutesDeleted++
 	}
@@ -155,19 +156,19 @@ func (k *Kernel) Apply(ctx context.Context, c vrf.Changes) (Result, error) {
 			return res, err
 		}
 		if err := k.h.RouteReplace(nr); err != nil {
-			return res, fmt.Errorf("kernel: route %s: %w", r, err)
+			return res, sdkerr.Errorf(sdkerr.Refused, "kernel: route %s: %w", r, err)
 		}
 		res.RoutesAdded++
 	}
 	for _, r := range c.DeleteRules {
 		if err := k.h.RuleDel(toRule(r)); err != nil && !errors.Is(err, syscall.ENOENT) {
-			return res, fmt.Errorf("kernel: delete rule %s: %w", r, err)
+			return res, sdkerr.Errorf(sdkerr.Refused, "kernel: delete rule %s: %w", r, err)
 		}
 		res.RulesDeleted++
 	}
 	for _, r := range c.AddRules {
 		if err := k.h.RuleAdd(toRule(r)); err != nil && !errors.Is(err, syscall.EEXIST) {
-			return res, fmt.Errorf("kernel: rule %s: %w", r, err)
+			return res, sdkerr.Errorf(sdkerr.Refused, "kernel: rule %s: %w", r, err)
 		}
 		res.RulesAdded++
 	}
@@ -183,10 +184,10 @@ func (k *Kernel) Apply(ctx context.Context, c vrf.Changes) (Result, error) {
 		}
 		if link, err := k.h.LinkByName(l.Name); err == nil {
 			if _, ok := link.(*netlink.Vrf); !ok {
-				return res, fmt.Errorf("kernel: link %s: is a %s, not a VRF: not deleted", l.Name, link.Type())
+				return res, sdkerr.Errorf(sdkerr.Conflict, "kernel: link %s: is a %s, not a VRF: not deleted", l.Name, link.Type())
 			}
 			if err := k.h.LinkDel(link); err != nil {
-				return res, fmt.Errorf("kernel: delete VRF %s: %w", l.Name, err)
+				return res, sdkerr.Errorf(sdkerr.Refused, "kernel: delete VRF %s: %w", l.Name, err)
 			}
 			res.LinksDeleted++
 		}
@@ -230,17 +231,20 @@ func (k *Kernel) ensureVRF(l vrf.Link) (bool, error) {
 	if err == nil {
 		v, ok := link.(*netlink.Vrf)
 		if !ok {
-			return false, fmt.Errorf("kernel: link %s: is a %s, not a VRF", l.Name, link.Type())
+			return false, sdkerr.Errorf(sdkerr.Conflict, "kernel: link %s: is a %s, not a VRF", l.Name, link.Type())
 		}
 		if int(v.Table) == l.Table {
 			if link.Attrs().Flags&net.FlagUp == 0 {
-				return true, k.h.LinkSetUp(link)
+				if err := k.h.LinkSetUp(link); err != nil {
+					return true, sdkerr.Errorf(sdkerr.Refused, "kernel: VRF %s: up: %w", l.Name, err)
+				}
+				return true, nil
 			}
 			return false, nil
 		}
 		// The table is fixed at creation: recreate the device.
 		if err := k.h.LinkDel(link); err != nil {
-			return false, fmt.Errorf("kernel: VRF %s: replace (table %d, want %d): %w", l.Name, v.Table, l.Table, err)
+			return false, sdkerr.Errorf(sdkerr.Refused, "kernel: VRF %s: replace (table %d, want %d): %w", l.Name, v.Table, l.Table, err)
 		}
 	}
 	v := &netlink.Vrf{LinkAttrs: netlink.LinkAttrs{Name: l.Name}, Table: uint32(l.Table)}
@@ -248,13 +252,16 @@ func (k *Kernel) ensureVRF(l vrf.Link) (bool, error) {
 		if errors.Is(err, unix.EOPNOTSUPP) || strings.Contains(err.Error(), "not supported") {
 			return false, &NotSupportedError{Feature: "VRF devices (CONFIG_NET_VRF)", Err: err}
 		}
-		return false, fmt.Errorf("kernel: create VRF %s: %w", l.Name, err)
+		return false, sdkerr.Errorf(sdkerr.Refused, "kernel: create VRF %s: %w", l.Name, err)
 	}
 	link, err = k.h.LinkByName(l.Name)
 	if err != nil {
-		return false, err
+		return false, sdkerr.Errorf(sdkerr.Refused, "kernel: VRF %s: %w", l.Name, err)
 	}
-	return true, k.h.LinkSetUp(link)
+	if err := k.h.LinkSetUp(link); err != nil {
+		return true, sdkerr.Errorf(sdkerr.Refused, "kernel: VRF %s: up: %w", l.Name, err)
+	}
+	return true, nil
 }
 
 func (k *Kernel) ensurePort(l vrf.Link) (bool, error) {
@@ -266,44 +273,44 @@ func (k *Kernel) ensurePort(l vrf.Link) (bool, error) {
 	a := link.Attrs()
 	if l.MAC != nil && !slices.Equal(a.HardwareAddr, l.MAC) {
 		if err := k.h.LinkSetHardwareAddr(link, l.MAC); err != nil {
-			return false, fmt.Errorf("kernel: %s: address %s: %w", l.Name, l.MAC, err)
+			return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: address %s: %w", l.Name, l.MAC, err)
 		}
 		changed = true
 	}
 	if l.MTU != 0 && a.MTU != l.MTU {
 		if err := k.h.LinkSetMTU(link, l.MTU); err != nil {
-			return false, fmt.Errorf("kernel: %s: mtu %d: %w", l.Name, l.MTU, err)
+			return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: mtu %d: %w", l.Name, l.MTU, err)
 		}
 		changed = true
 	}
 	if l.Master != "" {
 		master, err := k.h.LinkByName(l.Master)
 		if err != nil {
-			return false, fmt.Errorf("kernel: %s: master %s: %w", l.Name, l.Master, err)
+			return false, sdkerr.Errorf(sdkerr.NotFound, "kernel: %s: master %s: %w", l.Name, l.Master, err)
 		}
 		if a.MasterIndex != master.Attrs().Index {
 			if err := k.h.LinkSetMasterByIndex(link, master.Attrs().Index); err != nil {
-				return false, fmt.Errorf("kernel: %s: master %s: %w", l.Name, l.Master, err)
+				return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: master %s: %w", l.Name, l.Master, err)
 			}
 			changed = true
 		}
 	}
 	if a.Flags&net.FlagUp == 0 {
 		if err := k.h.LinkSetUp(link); err != nil {
-			return false, err
+			return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: up: %w", l.Name, err)
 		}
 		changed = true
 	}
 	have, err := k.h.AddrList(link, netlink.FAMILY_ALL)
 	if err != nil {
-		return false, err
+		return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: addresses: %w", l.Name, err)
 	}
 	for _, want := range l.Addresses {
 		if slices.ContainsFunc(have, func(h netlink.Addr) bool { return prefixOf(h.IPNet) == want }) {
 			continue
 		}
 		if err := k.h.AddrReplace(link, &netlink.Addr{IPNet: ipNet(want)}); err != nil {
-			return false, fmt.Errorf("kernel: %s: address %s: %w", l.Name, want, err)
+			return false, sdkerr.Errorf(sdkerr.Refused, "kernel: %s: address %s: %w", l.Name, want, err)
 		}
 		changed = true
 	}
@@ -321,7 +328,7 @@ func (k *Kernel) listRoutes(tables map[int]bool) ([]netlink.Route, error) {
 		rs, err := k.h.RouteListFiltered(fam, &netlink.Route{Table: unix.RT_TABLE_UNSPEC, Protocol: vrf.RouteProtocol},
 			netlink.RT_FILTER_TABLE|netlink.RT_FILTER_PROTOCOL)
 		if err != nil {
-			return nil, fmt.Errorf("kernel: list routes: %w", err)
+			return nil, sdkerr.Errorf(sdkerr.Refused, "kernel: list routes: %w", err)
 		}
 		for _, r := range rs {
 			if tables[r.Table] {
@@ -355,7 +362,7 @@ func (k *Kernel) route(r vrf.Route) (*netlink.Route, error) {
 	if r.Dev != "" {
 		link, err := k.h.LinkByName(r.Dev)
 		if err != nil {
-			return nil, fmt.Errorf("kernel: route %s: dev %s: %w", r, r.Dev, err)
+			return nil, sdkerr.Errorf(sdkerr.Refused, "kernel: route %s: dev %s: %w", r, r.Dev, err)
 		}
 		nr.LinkIndex = link.Attrs().Index
 	}
@@ -368,7 +375,7 @@ func (k *Kernel) listRules(tables map[int]bool) ([]netlink.Rule, error) {
 	for _, fam := range []int{netlink.FAMILY_V4, netlink.FAMILY_V6} {
 		rs, err := k.h.RuleList(fam)
 		if err != nil {
-			return nil, fmt.Errorf("kernel: list rules: %w", err)
+			return nil, sdkerr.Errorf(sdkerr.Refused, "kernel: list rules: %w", err)
 		}
 		for _, r := range rs {
 			if r.Priority == vrf.RulePriority && tables[r.Table] {
@@ -434,7 +441,7 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 	if len(plan.Links) > 0 || len(plan.Routes) > 0 {
 		var err error
 		if links, err = k.h.LinkList(); err != nil {
-			return s, fmt.Errorf("kernel: list links: %w", err)
+			return s, sdkerr.Errorf(sdkerr.Refused, "kernel: list links: %w", err)
 		}
 		for _, l := range links {
 			byName[l.Attrs().Name], names[l.Attrs().Index] = l, l.Attrs().Name
@@ -457,7 +464,7 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 			if addrs == nil {
 				all, err := k.h.AddrList(nil, netlink.FAMILY_ALL)
 				if err != nil {
-					return s, fmt.Errorf("kernel: list addresses: %w", err)
+					return s, sdkerr.Errorf(sdkerr.Refused, "kernel: list addresses: %w", err)
 				}
 				addrs = map[int][]netip.Prefix{}
 				for _, ad := range all {

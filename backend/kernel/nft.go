@@ -19,6 +19,7 @@ import (
 	"github.com/google/nftables/expr"
 	"golang.org/x/sys/unix"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/vrf"
 )
 
@@ -97,19 +98,19 @@ func newSet(t *nftables.Table, s vrf.Set) (*nftables.Set, error) {
 	for _, k := range s.Key {
 		nt, ok := toNFTType[k]
 		if !ok {
-			return nil, fmt.Errorf("kernel: nftables: set %s: key type %s", s.Name, k)
+			return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: set %s: key type %s", s.Name, k)
 		}
 		types = append(types, nt)
 	}
 	switch len(types) {
 	case 0:
-		return nil, fmt.Errorf("kernel: nftables: set %s: no key type", s.Name)
+		return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: set %s: no key type", s.Name)
 	case 1:
 		set.KeyType = types[0]
 	default:
 		ct, err := nftables.ConcatSetType(types...)
 		if err != nil {
-			return nil, fmt.Errorf("kernel: nftables: set %s: %w", s.Name, err)
+			return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: set %s: %w", s.Name, err)
 		}
 		set.KeyType, set.Concatenation = ct, true
 	}
@@ -135,13 +136,13 @@ func encode(name string, setKey []vrf.DataType, els []vrf.Element) ([]nftables.S
 			switch t {
 			case vrf.TypeIPv4Addr, vrf.TypeIPv6Addr:
 				if !e.Addr.IsValid() || e.Addr.Is4() != (t == vrf.TypeIPv4Addr) {
-					return nil, fmt.Errorf("kernel: nftables: set %s: element %s: address of the wrong family", name, e.String(key))
+					return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: set %s: element %s: address of the wrong family", name, e.String(key))
 				}
 				b = e.Addr.AsSlice()
 			case vrf.TypeInetProto:
 				p, ok := protoNumber[e.Protocol]
 				if !ok {
-					return nil, fmt.Errorf("kernel: nftables: set %s: element %s: protocol %q", name, e.String(key), e.Protocol)
+					return nil, sdkerr.Errorf(sdkerr.Invalid, "kernel: nftables: set %s: element %s: protocol %q", name, e.String(key), e.Protocol)
 				}
 				b = []byte{p}
 			case vrf.TypeInetService:
@@ -188,7 +189,7 @@ func decode(key []vrf.DataType, els []nftables.SetElement) ([]vrf.Element, error
 		for _, t := range key {
 			n := map[vrf.DataType]int{vrf.TypeIPv4Addr: 4, vrf.TypeIPv6Addr: 16, vrf.TypeInetProto: 1, vrf.TypeInetService: 2}[t]
 			if len(b) < n {
-				return nil, fmt.Errorf("element key %x: too short for %v", el.Key, key)
+				return nil, sdkerr.Errorf(sdkerr.Conflict, "element key %x: too short for %v", el.Key, key)
 			}
 			switch t {
 			case vrf.TypeIPv4Addr, vrf.TypeIPv6Addr:
@@ -310,7 +311,7 @@ func exprs(r vrf.NFTRule, cgroupID uint64) ([]expr.Any, error) {
 		case vrf.LookupProtoPort:
 			out = append(out, &expr.Meta{Key: expr.MetaKeyL4PROTO, Register: reg1}, port(reg32_0+1))
 		default:
-			return nil, fmt.Errorf("lookup key %d", l.Key)
+			return nil, sdkerr.Errorf(sdkerr.Invalid, "lookup key %d", l.Key)
 		}
 		lookup := &expr.Lookup{SourceRegister: reg1, SetName: l.Set}
 		if l.VMap {
@@ -346,11 +347,11 @@ func CgroupID(root string) func(string) (uint64, error) {
 	return func(path string) (uint64, error) {
 		rel := filepath.Clean("/" + path)
 		if rel != "/"+strings.Trim(path, "/") {
-			return 0, fmt.Errorf("cgroup %q is not a clean path below %s", path, root)
+			return 0, sdkerr.Errorf(sdkerr.Invalid, "cgroup %q is not a clean path below %s", path, root)
 		}
 		var st unix.Stat_t
 		if err := unix.Stat(filepath.Join(root, rel), &st); err != nil {
-			return 0, err
+			return 0, sdkerr.Errorf(sdkerr.NotFound, "%w", err)
 		}
 		return st.Ino, nil
 	}
@@ -424,7 +425,7 @@ func (k *Kernel) observeNFT(scope vrf.NFT) (vrf.NFT, error) {
 		if isNotExist(err) {
 			return out, nil
 		}
-		return out, fmt.Errorf("kernel: nftables: list sets: %w", err)
+		return out, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: list sets: %w", err)
 	}
 	wanted := map[string]vrf.Set{}
 	for _, s := range scope.Sets {
@@ -444,7 +445,7 @@ func (k *Kernel) observeNFT(scope vrf.NFT) (vrf.NFT, error) {
 		}
 		els, err := k.nft.GetSetElements(s)
 		if err != nil {
-			return out, fmt.Errorf("kernel: nftables: set %s: %w", s.Name, err)
+			return out, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: set %s: %w", s.Name, err)
 		}
 		if got.Elements, err = decode(got.Key, els); err != nil {
 			return out, fmt.Errorf("kernel: nftables: set %s: %w", s.Name, err)
@@ -458,7 +459,7 @@ func (k *Kernel) observeNFT(scope vrf.NFT) (vrf.NFT, error) {
 	}
 	chains, err := k.nft.ListChainsOfTableFamily(nftables.TableFamilyINet)
 	if err != nil {
-		return out, fmt.Errorf("kernel: nftables: list chains: %w", err)
+		return out, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: list chains: %w", err)
 	}
 	for _, c := range chains {
 		if c.Table.Name != vrf.NFTTable {
@@ -476,7 +477,7 @@ func (k *Kernel) observeNFT(scope vrf.NFT) (vrf.NFT, error) {
 		}
 		rules, err := k.nft.GetRules(table, c)
 		if err != nil && !isNotExist(err) {
-			return out, fmt.Errorf("kernel: nftables: rules of %s: %w", c.Name, err)
+			return out, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: rules of %s: %w", c.Name, err)
 		}
 		for i, r := range rules {
 			text := comment(r.UserData)
@@ -531,7 +532,7 @@ func (k *Kernel) applyNFT(c vrf.Changes, res *Result) error {
 	table := k.nft.AddTable(&nftables.Table{Family: nftables.TableFamilyINet, Name: vrf.NFTTable})
 	existing, err := k.nft.GetSets(table)
 	if err != nil && !isNotExist(err) {
-		return fmt.Errorf("kernel: nftables: list sets: %w", err)
+		return sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: list sets: %w", err)
 	}
 	sets := map[string]*nftables.Set{}
 	keys := map[string][]vrf.DataType{}
@@ -540,7 +541,7 @@ func (k *Kernel) applyNFT(c vrf.Changes, res *Result) error {
 	}
 	chains, err := k.nft.ListChainsOfTableFamily(nftables.TableFamilyINet)
 	if err != nil {
-		return fmt.Errorf("kernel: nftables: list chains: %w", err)
+		return sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: list chains: %w", err)
 	}
 	haveChain := map[string]bool{}
 	for _, ch := range chains {
@@ -567,7 +568,7 @@ func (k *Kernel) applyNFT(c vrf.Changes, res *Result) error {
 			filled[s.Name] = true
 		}
 		if err := k.nft.AddSet(set, els); err != nil {
-			return fmt.Errorf("kernel: nftables: set %s: %w", s.Name, err)
+			return sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: set %s: %w", s.Name, err)
 		}
 		sets[s.Name], keys[s.Name], added[s.Name] = set, s.Key, true
 		res.SetsCreated++
@@ -599,7 +600,7 @@ func (k *Kernel) applyNFT(c vrf.Changes, res *Result) error {
 			els[i].VerdictData = nil
 		}
 		if err := k.nft.SetDeleteElements(set, els); err != nil {
-			return fmt.Errorf("kernel: nftables: set %s: %w", name, err)
+			return sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: set %s: %w", name, err)
 		}
 		res.ElementsDeleted += len(els)
 	}
@@ -616,7 +617,7 @@ func (k *Kernel) applyNFT(c vrf.Changes, res *Result) error {
 			return err
 		}
 		if err := k.nft.SetAddElements(set, els); err != nil {
-			return fmt.Errorf("kernel: nftables: set %s: %w", name, err)
+			return sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: set %s: %w", name, err)
 		}
 		res.ElementsAdded += len(els)
 	}
@@ -625,7 +626,11 @@ func (k *Kernel) applyNFT(c vrf.Changes, res *Result) error {
 			var id uint64
 			if r.Cgroup != "" {
 				if id, err = k.cgroupID(r.Cgroup); err != nil {
-					return fmt.Errorf("kernel: nftables: chain %s: rule %d: cgroup %q: %w", ch.Name, i, r.Cgroup, err)
+					err = fmt.Errorf("kernel: nftables: chain %s: rule %d: cgroup %q: %w", ch.Name, i, r.Cgroup, err)
+					if sdkerr.Of(err) == nil { // a resolver of the caller's
+						err = sdkerr.With(sdkerr.NotFound, err)
+					}
+					return err
 				}
 			}
 			ex, err := exprs(r, id)
@@ -657,7 +662,7 @@ func (k *Kernel) applyNFT(c vrf.Changes, res *Result) error {
 		}
 	}
 	if err := k.nft.Flush(); err != nil {
-		return fmt.Errorf("kernel: nftables: apply: %w", err)
+		return sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: apply: %w", err)
 	}
 	res.Batches++
 	return nil

@@ -2,7 +2,6 @@ package nbctl
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -14,12 +13,13 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
 	"github.com/udnkit/udnkit/internal/nbrow"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/topology"
 )
 
 var (
 	// ErrUnsupported: a change the renderer cannot express.
-	ErrUnsupported = errors.New("nbctl: unsupported change")
+	ErrUnsupported = sdkerr.New(sdkerr.NotSupported, "nbctl: unsupported change")
 	// ErrInvalidChange: a change is malformed (no object, an object of
 	// another kind or key, a row OVN could not use). It is the same error
 	// as ovnnb.ErrInvalidChange.

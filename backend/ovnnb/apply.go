@@ -270,6 +270,17 @@ func invalid(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidChange}, a...)...)
 }
 
+// conflict and notFound are invalid changes that also say why, in the
+// error classes: the row exists (topology.ErrConflict), or it does not
+// (topology.ErrNotFound).
+func conflict(format string, a ...any) error {
+	return fmt.Errorf("%w: %w: "+format, append([]any{ErrInvalidChange, topology.ErrConflict}, a...)...)
+}
+
+func notFound(format string, a ...any) error {
+	return fmt.Errorf("%w: %w: "+format, append([]any{ErrInvalidChange, topology.ErrNotFound}, a...)...)
+}
+
 // appendTo appends u to m[col], making m if it is nil.
 func appendTo(m map[string][]string, col, u string) map[string][]string {
 	if m == nil {
@@ -348,7 +359,7 @@ func (c *Client) planHeal(s *snapshot, changes topology.Changes, heal []observed
 		switch ch.Op {
 		case topology.OpCreate:
 			if _, ok := s.owned[k]; ok {
-				return nil, p.fail(i, invalid("already exists"))
+				return nil, p.fail(i, conflict("already exists"))
 			}
 			if _, ok := p.created[k]; ok {
 				return nil, p.fail(i, invalid("created twice"))
@@ -361,7 +372,7 @@ func (c *Client) planHeal(s *snapshot, changes topology.Changes, heal []observed
 				// the change set creates, instead of blocking every later
 				// Sync on the name index.
 				if ch.Kind != topology.KindLoadBalancerGroup || len(us) != 1 || len(s.lbgRefs[us[0]]) > 0 || p.deleted[us[0]] {
-					return nil, p.fail(i, invalid("a row not owned by udnkit has this name"))
+					return nil, p.fail(i, conflict("a row not owned by udnkit has this name"))
 				}
 				p.created[k], p.adopted[k] = us[0], true
 				continue
@@ -370,7 +381,7 @@ func (c *Client) planHeal(s *snapshot, changes topology.Changes, heal []observed
 		case topology.OpUpdate, topology.OpDelete:
 			o, ok := s.owned[k]
 			if !ok {
-				return nil, p.fail(i, invalid("not found among the rows udnkit owns"))
+				return nil, p.fail(i, notFound("not found among the rows udnkit owns"))
 			}
 			if ch.Op == topology.OpDelete {
 				if p.deleted[o.uuid] {
@@ -549,7 +560,7 @@ func (p *planner) joinLBGDeletes(units []*unit) []*unit {
 func (c *Client) row(m model.Model, columns []string) (ovsdb.Row, error) {
 	info, err := c.dbModel.NewModelInfo(m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrInvalidChange, err)
 	}
 	ts := info.Metadata.TableSchema
 	out := ovsdb.Row{}
@@ -560,14 +571,14 @@ func (c *Client) row(m model.Model, columns []string) (ovsdb.Row, error) {
 		}
 		v, err := info.FieldByColumn(col)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: column %s: %w", ErrInvalidChange, col, err)
 		}
 		if columns == nil && ovsdb.IsDefaultValue(cs, v) {
 			return nil
 		}
 		ov, err := ovsdb.NativeToOvs(cs, v)
 		if err != nil {
-			return fmt.Errorf("column %s: %w", col, err)
+			return fmt.Errorf("%w: column %s: %w", ErrInvalidChange, col, err)
 		}
 		out[col] = ov
 		return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	"github.com/ovn-kubernetes/libovsdb/client"
 	"github.com/ovn-kubernetes/libovsdb/model"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // MinSchemaVersion is the oldest OVN Northbound schema the adapter writes
@@ -26,23 +27,24 @@ const MinSchemaVersion = "7.11.0"
 // these or a context error.
 var (
 	// ErrConnect: no endpoint could be reached or none was usable.
-	ErrConnect = errors.New("ovnnb: cannot connect to the Northbound database")
+	ErrConnect = sdkerr.New(sdkerr.Unavailable, "ovnnb: cannot connect to the Northbound database")
 	// ErrSchema: the server's schema is older than MinSchemaVersion or
 	// lacks a table or column the adapter writes.
-	ErrSchema = errors.New("ovnnb: unsupported Northbound schema")
+	ErrSchema = sdkerr.New(sdkerr.NotSupported, "ovnnb: unsupported Northbound schema")
 	// ErrInvalidChange: a change set is malformed (unknown kind, missing
 	// parent, a row to update or delete that is not there, a duplicate).
-	// Nothing was written.
+	// Nothing was written. A row that already exists also wraps
+	// topology.ErrConflict, one that is not there topology.ErrNotFound.
 	ErrInvalidChange = nbrow.ErrInvalid
 	// ErrTransaction: the server refused a transaction. Nothing of that
 	// transaction was written.
-	ErrTransaction = errors.New("ovnnb: transaction failed")
+	ErrTransaction = sdkerr.New(sdkerr.Refused, "ovnnb: transaction failed")
 	// ErrOutcomeUnknown: a transaction was sent (or may have been) but no
 	// reply came: the context ended while waiting, or the connection was
 	// lost. The server may have committed it or not. Observe (or Sync)
 	// again before writing; applying the same changes again blindly may
 	// fail or write twice.
-	ErrOutcomeUnknown = errors.New("ovnnb: transaction outcome unknown")
+	ErrOutcomeUnknown = sdkerr.New(sdkerr.OutcomeUnknown, "ovnnb: transaction outcome unknown")
 )
 
 // Config says where the Northbound database is and how to write to it.

@@ -98,7 +98,8 @@
 //
 // # Errors
 //
-// Errors wrap ErrConnect, ErrSchema, ErrInvalidChange (nothing written),
+// Errors wrap ErrConnect, ErrSchema, ErrInvalidChange (nothing written; with
+// topology.ErrConflict for a row that exists, topology.ErrNotFound for one that does not),
 // ErrTransaction (the server refused; nothing of that transaction written),
 // ErrOutcomeUnknown (a transaction was sent but its reply never came: the
 // context ended or the connection dropped; it may have committed, so

@@ -2,7 +2,6 @@ package ovnnb
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/server"
 
 	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // Embedded is an in-process, in-memory OVSDB server holding an empty OVN
@@ -36,21 +36,21 @@ func StartEmbedded() (*Embedded, error) {
 func startEmbedded(schema ovsdb.DatabaseSchema) (*Embedded, error) {
 	full, err := nbdb.FullDatabaseModel()
 	if err != nil {
-		return nil, err
+		return nil, sdkerr.Errorf(sdkerr.Unavailable, "embedded NB model: %w", err)
 	}
 	dbModel, errs := model.NewDatabaseModel(schema, full)
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("embedded NB model: %v", errs)
+		return nil, sdkerr.Errorf(sdkerr.Unavailable, "embedded NB model: %v", errs)
 	}
 	log := logr.Discard()
 	db := inmemory.NewDatabase(map[string]model.ClientDBModel{schema.Name: full}, &log)
 	srv, err := server.NewOvsdbServer(db, &log, dbModel)
 	if err != nil {
-		return nil, err
+		return nil, sdkerr.Errorf(sdkerr.Unavailable, "embedded NB: %w", err)
 	}
 	dir, err := os.MkdirTemp("", "udnkit-nb-")
 	if err != nil {
-		return nil, err
+		return nil, sdkerr.Errorf(sdkerr.Unavailable, "embedded NB: %w", err)
 	}
 	e := &Embedded{srv: srv, dir: dir, done: make(chan error, 1)}
 	go func() { e.done <- srv.Serve("unix", e.socket()) }()
@@ -59,13 +59,13 @@ func startEmbedded(schema ovsdb.DatabaseSchema) (*Embedded, error) {
 		select {
 		case err := <-e.done:
 			os.RemoveAll(dir)
-			return nil, fmt.Errorf("embedded NB: %w", err)
+			return nil, sdkerr.Errorf(sdkerr.Unavailable, "embedded NB: %w", err)
 		default:
 		}
 		if time.Now().After(deadline) {
 			srv.Close()
 			os.RemoveAll(dir)
-			return nil, fmt.Errorf("embedded NB: not ready after 5s")
+			return nil, sdkerr.Errorf(sdkerr.Unavailable, "embedded NB: not ready after 5s")
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -26,4 +26,9 @@
 //     bundle deletes strictly (delete_strict), then adds.
 //
 // A Bridge is safe for concurrent use; Sync and Apply calls are serialised.
+//
+// Errors carry their class (package udnkit's ErrInvalid, …): a Config or
+// flows that do not validate are invalid; an ovs-ofctl run that fails, and
+// output the adapter cannot read, wrap ErrOfctl (refused); a flow file that
+// cannot be written is unavailable.
 package ovs

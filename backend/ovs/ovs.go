@@ -14,6 +14,7 @@ import (
 
 	"github.com/udnkit/udnkit/backend"
 	"github.com/udnkit/udnkit/flows"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // RunFunc runs ovs-ofctl with args and stdin and returns its standard
@@ -40,12 +41,12 @@ type Bridge struct {
 }
 
 // ErrOfctl is wrapped by the errors of ovs-ofctl runs.
-var ErrOfctl = errors.New("ovs-ofctl failed")
+var ErrOfctl = sdkerr.New(sdkerr.Refused, "ovs-ofctl failed")
 
 // New returns the adapter of cfg.Bridge.
 func New(cfg Config) (*Bridge, error) {
 	if cfg.Bridge == "" {
-		return nil, fmt.Errorf("ovs: bridge: required")
+		return nil, sdkerr.Errorf(sdkerr.Invalid, "ovs: bridge: required")
 	}
 	if cfg.Run == nil {
 		cfg.Run = runOfctl
@@ -114,7 +115,7 @@ func (b *Bridge) Observe(ctx context.Context, scope []flows.Flow) ([]flows.Flow,
 			key, cookie, ok := withoutCookie(l[1:])
 			i, err := strconv.ParseUint(strings.TrimPrefix(cookie, "0x"), 16, 32)
 			if !ok || err != nil || i < 1 || int(i) > len(scope) {
-				return nil, fmt.Errorf("ovs: bridge %s: diff-flows printed %q", b.cfg.Bridge, l)
+				return nil, fmt.Errorf("ovs: bridge %s: %w: diff-flows printed %q", b.cfg.Bridge, ErrOfctl, l)
 			}
 			planned[key] = scope[i-1]
 		}
@@ -131,7 +132,7 @@ func (b *Bridge) Observe(ctx context.Context, scope []flows.Flow) ([]flows.Flow,
 		}
 		f, err := parseDiffed(l[1:])
 		if err != nil {
-			return nil, fmt.Errorf("ovs: bridge %s: %w", b.cfg.Bridge, err)
+			return nil, fmt.Errorf("ovs: bridge %s: %w: %w", b.cfg.Bridge, ErrOfctl, err)
 		}
 		fs = append(fs, f)
 	}
@@ -161,17 +162,17 @@ func (b *Bridge) diff(ctx context.Context, x, y string) ([]string, error) {
 func (b *Bridge) writeFile(pattern, text string) (string, func(), error) {
 	f, err := os.CreateTemp(b.cfg.Dir, pattern)
 	if err != nil {
-		return "", nil, fmt.Errorf("ovs: bridge %s: %w", b.cfg.Bridge, err)
+		return "", nil, sdkerr.Errorf(sdkerr.Unavailable, "ovs: bridge %s: %w", b.cfg.Bridge, err)
 	}
 	cleanup := func() { os.Remove(f.Name()) }
 	if _, err := f.WriteString(text); err != nil {
 		f.Close()
 		cleanup()
-		return "", nil, err
+		return "", nil, sdkerr.Errorf(sdkerr.Unavailable, "ovs: bridge %s: %w", b.cfg.Bridge, err)
 	}
 	if err := f.Close(); err != nil {
 		cleanup()
-		return "", nil, err
+		return "", nil, sdkerr.Errorf(sdkerr.Unavailable, "ovs: bridge %s: %w", b.cfg.Bridge, err)
 	}
 	return filepath.Join(b.cfg.DirForOfctl, filepath.Base(f.Name())), cleanup, nil
 }

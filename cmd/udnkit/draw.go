@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -11,13 +10,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/topology/diagram"
 )
 
 var drawFormats = []string{"mermaid", "dot", "svg", "png"}
 
 // ErrNoGraphviz is returned by draw -o svg|png without Graphviz's dot.
-var ErrNoGraphviz = errors.New("Graphviz's dot is not on PATH (Debian: apt-get install graphviz)")
+var ErrNoGraphviz = sdkerr.New(sdkerr.Unavailable, "Graphviz's dot is not on PATH (Debian: apt-get install graphviz)")
 
 func newDraw(s streams) *cobra.Command {
 	var in inputs

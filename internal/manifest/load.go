@@ -14,6 +14,7 @@ import (
 
 	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/connect"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf"
 	podkube "github.com/udnkit/udnkit/topology/pods/kube"
 	svckube "github.com/udnkit/udnkit/topology/services/kube"
@@ -252,7 +253,7 @@ func newSubnets(have, want string) string {
 }
 
 // ErrNoZone is returned by Zones for a Cluster without a ready node.
-var ErrNoZone = errors.New("no ready node: nothing to plan")
+var ErrNoZone = sdkerr.New(sdkerr.Unavailable, "no ready node: nothing to plan")
 
 // Zones returns the zones of the Cluster's ready nodes, sorted, or
 // ErrNoZone.

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -10,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -43,7 +43,7 @@ func (e *AnnotationError) Error() string {
 func (e *AnnotationError) Unwrap() error { return e.Err }
 
 // ErrAnnotation is wrapped by every AnnotationError.
-var ErrAnnotation = errors.New("malformed annotation")
+var ErrAnnotation = sdkerr.New(sdkerr.Invalid, "malformed annotation")
 
 // l3Gateway is one network's entry of AnnotationL3Gateway.
 type l3Gateway struct {

@@ -12,12 +12,14 @@ import (
 	"strings"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // ErrRead is wrapped by every error of Read and ReadPaths: a stream that is
 // not YAML or JSON, a document without a kind, a List whose items are not
 // objects.
-var ErrRead = errors.New("manifest: read")
+var ErrRead = sdkerr.New(sdkerr.Invalid, "manifest: read")
 
 // Object is one Kubernetes object of a stream, as read: its type and
 // identity, where it came from, and its JSON.

@@ -12,7 +12,6 @@
 package nbrow
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/internal/nbdb"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 )
@@ -33,7 +33,7 @@ import (
 // ErrInvalid: an object the database would take but OVN could not use (a
 // name, match or address missing), or of an unknown type. Both backends'
 // ErrInvalidChange are this error.
-var ErrInvalid = errors.New("invalid change")
+var ErrInvalid = sdkerr.New(sdkerr.Invalid, "invalid change")
 
 // The external_ids keys that carry an object's owner. A row is the SDK's
 // when it has ExtNetwork; ExtController names the controller that owns it
@@ -195,11 +195,15 @@ func ParseIP(s string) (netip.Prefix, error) {
 		return netip.Prefix{}, nil
 	}
 	if strings.Contains(s, "/") {
-		return netip.ParsePrefix(s)
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return netip.Prefix{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		return p, nil
 	}
 	a, err := netip.ParseAddr(s)
 	if err != nil {
-		return netip.Prefix{}, err
+		return netip.Prefix{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return netip.PrefixFrom(a, a.BitLen()), nil
 }
@@ -231,7 +235,7 @@ func ParseAP(s string) (netip.AddrPort, error) {
 	}
 	a, err := netip.ParseAddr(strings.Trim(s, "[]"))
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("address %q: %w", s, err)
+		return netip.AddrPort{}, fmt.Errorf("address %q: %w: %w", s, ErrInvalid, err)
 	}
 	return netip.AddrPortFrom(a, 0), nil
 }

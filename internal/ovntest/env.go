@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"net"
 	"os"
 	"os/exec"
@@ -18,7 +18,7 @@ import (
 )
 
 // ErrUnavailable reports that real OVN cannot run on this machine.
-var ErrUnavailable = errors.New("real OVN unavailable")
+var ErrUnavailable = sdkerr.New(sdkerr.Unavailable, "real OVN unavailable")
 
 // Env is a running real OVN: NB and SB ovsdb-server and ovn-northd.
 type Env struct {

@@ -3,8 +3,8 @@ package podnetwork
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -26,7 +26,7 @@ const (
 const DefaultPodNetworkName = "default"
 
 // ErrDecode is wrapped by every Decode error.
-var ErrDecode = errors.New("podnetwork: decode")
+var ErrDecode = sdkerr.New(sdkerr.Invalid, "podnetwork: decode")
 
 // ParametersRef points to an object holding implementation-specific
 // parameters (for OVN-Kubernetes, a NetworkAttachmentDefinition).
@@ -204,20 +204,20 @@ func (p *PodNetworks) UnmarshalJSON(data []byte) error {
 		} `json:"status"`
 	}
 	if err := json.Unmarshal(data, &loose); err != nil {
-		return err
+		return sdkerr.Errorf(sdkerr.Invalid, "%w", err)
 	}
 	if loose.Kind != "" && loose.Kind != KindPod {
-		return names.Errorf("kind %q, want %s", loose.Kind, KindPod)
+		return sdkerr.With(sdkerr.Invalid, names.Errorf("kind %q, want %s", loose.Kind, KindPod))
 	}
 	out := PodNetworks{
 		Namespace: loose.Metadata.Namespace, Name: loose.Metadata.Name,
 		HostNetwork: loose.Spec.HostNetwork, Phase: loose.Status.Phase,
 	}
 	if err := strictJSON(loose.Spec.Networks, &out.Networks); err != nil {
-		return names.Errorf("spec.networks: %w", err)
+		return sdkerr.With(sdkerr.Invalid, names.Errorf("spec.networks: %w", err))
 	}
 	if err := strictJSON(loose.Status.PodIPs, &out.PodIPs); err != nil {
-		return names.Errorf("status.podIPs: %w", err)
+		return sdkerr.With(sdkerr.Invalid, names.Errorf("status.podIPs: %w", err))
 	}
 	*p = out
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"
@@ -19,7 +20,7 @@ const AnnotationRequestedPrimaryUDN = "k8s.ovn.org/requested-primary-udn"
 
 // ErrNoPrimary: no primary network of the namespace can take the pod (the
 // requested one does not exist, or every one is exhausted).
-var ErrNoPrimary = errors.New("no primary network for the pod")
+var ErrNoPrimary = sdkerr.New(sdkerr.NotFound, "no primary network for the pod")
 
 // Source is where a pod's addresses on one network come from: a pool (the
 // node's allocator on a Layer3 network, the network's on Layer2 and

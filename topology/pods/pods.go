@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/udn"
@@ -30,8 +31,8 @@ const (
 // ErrInvalid is wrapped by errors about the input; ErrOverlap when two of a
 // pod's networks overlap.
 var (
-	ErrInvalid = errors.New("invalid pod input")
-	ErrOverlap = errors.New("the pod's networks overlap")
+	ErrInvalid = sdkerr.New(sdkerr.Invalid, "invalid pod input")
+	ErrOverlap = sdkerr.New(sdkerr.Conflict, "the pod's networks overlap")
 )
 
 // Pod is a pod being attached.

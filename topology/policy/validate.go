@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -9,10 +8,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/udnkit/udnkit/internal/kubename"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // ErrInvalid is wrapped by every error about the input.
-var ErrInvalid = errors.New("invalid network policy input")
+var ErrInvalid = sdkerr.New(sdkerr.Invalid, "invalid network policy input")
 
 // Validate checks a policy as the API server and the planner need it:
 // names, selectors (operators, values), peers (one kind each, ipBlock

@@ -4,13 +4,13 @@ import (
 	"github.com/udnkit/udnkit/internal/names"
 
 	"cmp"
-	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
@@ -31,7 +31,7 @@ const (
 const MaxAffinitySeconds = 86400
 
 // ErrInvalid is wrapped by the errors about the input.
-var ErrInvalid = errors.New("invalid services input")
+var ErrInvalid = sdkerr.New(sdkerr.Invalid, "invalid services input")
 
 // Protocol is a service port's protocol, in Kubernetes spelling.
 type Protocol string

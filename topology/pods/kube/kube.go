@@ -2,12 +2,12 @@ package kube
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology/pods"
 	"github.com/udnkit/udnkit/topology/policy"
@@ -16,7 +16,7 @@ import (
 
 // ErrNotAttached is returned by PodFrom for a pod the SDK does not attach:
 // host-networked, not scheduled yet, or done (Succeeded or Failed).
-var ErrNotAttached = errors.New("pod is not attached to networks")
+var ErrNotAttached = sdkerr.New(sdkerr.NotFound, "pod is not attached to networks")
 
 // Pod is a pod as the planners read it: who and where it is, the
 // annotations that choose its networks (k8s.v1.cni.cncf.io/networks,

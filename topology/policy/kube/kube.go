@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology/pods"
 	"github.com/udnkit/udnkit/topology/policy"
@@ -22,7 +22,7 @@ import (
 const AnnotationStateless = "k8s.ovn.org/acl-stateless"
 
 // ErrPolicy is wrapped by the errors of reading a NetworkPolicy or a pod.
-var ErrPolicy = errors.New("invalid network policy object")
+var ErrPolicy = sdkerr.New(sdkerr.Invalid, "invalid network policy object")
 
 // PolicyFrom reads a NetworkPolicy. It refuses what the planner cannot
 // represent (a protocol other than TCP, UDP and SCTP, a CIDR that does not

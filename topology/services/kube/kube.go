@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"errors"
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology/services"
 )
@@ -32,7 +32,7 @@ const DefaultAffinitySeconds = 10800
 
 // ErrService is wrapped by the errors of reading a Service or an
 // EndpointSlice.
-var ErrService = errors.New("invalid service")
+var ErrService = sdkerr.New(sdkerr.Invalid, "invalid service")
 
 // ServiceFrom reads a Service for the services planner with slices, the
 // EndpointSlices of the network it is planned on. ok is false for a
