@@ -35,6 +35,8 @@ import (
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/podnetwork"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/egressip"
+	"github.com/udnkit/udnkit/topology/egressqos"
 	"github.com/udnkit/udnkit/topology/pods"
 	podkube "github.com/udnkit/udnkit/topology/pods/kube"
 	"github.com/udnkit/udnkit/topology/policy"
@@ -134,6 +136,12 @@ func TestSentinelClasses(t *testing.T) {
 		"udnkit.ErrUnknownPod":              {udnkit.ErrUnknownPod, "not found", "unknown pod"},
 		"topology/pods/kube.ErrNotAttached": {podkube.ErrNotAttached, "not found", "pod is not attached to networks"},
 		"topology/policy.ErrInvalid":        {policy.ErrInvalid, "invalid", "invalid network policy input"},
+		"topology/egressip.ErrInvalid":      {egressip.ErrInvalid, "invalid", "invalid egress IP input"},
+		"topology/egressip.ErrExhausted":    {egressip.ErrExhausted, "exhausted", "egress IP marks exhausted"},
+		"topology/egressip.ErrConflict":     {egressip.ErrConflict, "conflict", "egress IP conflict"},
+		"topology/egressip.ErrUnsupported":  {egressip.ErrUnsupported, "not supported", "not supported"},
+		"topology/egressqos.ErrInvalid":     {egressqos.ErrInvalid, "invalid", "invalid egress QoS input"},
+		"topology/egressqos.ErrUnsupported": {egressqos.ErrUnsupported, "not supported", "not supported"},
 		"topology/policy/kube.ErrPolicy":    {policykube.ErrPolicy, "invalid", "invalid network policy object"},
 		"internal/manifest.ErrNoZone":       {manifest.ErrNoZone, "unavailable", "no ready node: nothing to plan"},
 		"internal/manifest.ErrAnnotation":   {manifest.ErrAnnotation, "invalid", "malformed annotation"},

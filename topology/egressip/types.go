@@ -1,10 +1,11 @@
 package egressip
 
 import (
-	"errors"
-	"github.com/udnkit/udnkit/topology"
 	"net/netip"
 	"strconv"
+
+	"github.com/udnkit/udnkit/internal/sdkerr"
+	"github.com/udnkit/udnkit/topology"
 )
 
 // Controller owns every Northbound row this package plans.
@@ -23,10 +24,10 @@ const (
 
 // Errors callers branch on.
 var (
-	ErrInvalid     = errors.New("invalid egress IP input")
-	ErrExhausted   = errors.New("egress IP marks exhausted")
-	ErrConflict    = errors.New("egress IP conflict")
-	ErrUnsupported = errors.New("not supported")
+	ErrInvalid     = sdkerr.New(sdkerr.Invalid, "invalid egress IP input")
+	ErrExhausted   = sdkerr.New(sdkerr.Exhausted, "egress IP marks exhausted")
+	ErrConflict    = sdkerr.New(sdkerr.Conflict, "egress IP conflict")
+	ErrUnsupported = sdkerr.New(sdkerr.NotSupported, "not supported")
 )
 
 // EgressIP is a k8s.ovn.org/v1 EgressIP as the planners see it.

@@ -2,13 +2,13 @@ package egressqos
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"net/netip"
 	"slices"
 	"strconv"
 
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/egressip"
@@ -28,8 +28,8 @@ const (
 
 // Errors callers branch on.
 var (
-	ErrInvalid     = errors.New("invalid egress QoS input")
-	ErrUnsupported = errors.New("not supported")
+	ErrInvalid     = sdkerr.New(sdkerr.Invalid, "invalid egress QoS input")
+	ErrUnsupported = sdkerr.New(sdkerr.NotSupported, "not supported")
 )
 
 // EgressQoS is a namespace's k8s.ovn.org/v1 EgressQoS ("default").
