@@ -100,7 +100,12 @@
 // ErrOutcomeUnknown (a transaction was sent but its reply never came: the
 // context ended or the connection dropped; it may have committed, so
 // observe again before writing), or a context error (nothing sent). With
-// batches, transactions before the failing one are committed. A *ChangeError names the change (operation, kind,
+// batches, transactions before the failing one are committed. A read
+// (Observe, or the select Apply and Sync begin with) whose connection is
+// lost before its reply is sent again after the reconnect (unless
+// Config.NoReconnect): it changes nothing. One that gets no reply before
+// its context ends (no member reachable, or none leads: a clustered
+// database without quorum) wraps ErrConnect and the context's error. A *ChangeError names the change (operation, kind,
 // key) it concerns.
 //
 // # Connections
