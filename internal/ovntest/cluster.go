@@ -24,9 +24,11 @@ const ClusterSize = 3
 // cluster: three ovsdb-server processes, each with its own database file,
 // client port and RAFT port, a standalone Southbound ovsdb-server and an
 // ovn-northd that reads all three members. The embedded Env's NBTCP is the
-// comma-separated list of the members' endpoints, so Env.NBCtl, Env.Rows,
-// Env.Shell and Env.Sync reach whichever member leads (ovn-nbctl and
-// ovsdb-client talk to the leader only by default).
+// comma-separated list of the running members' endpoints (Kill and
+// Restart keep it so: do not call them while another goroutine uses it),
+// which Env.Rows, Env.Shell and Env.Tool use. ovn-nbctl given several
+// endpoints gives up when the first it reaches is a follower, so
+// Cluster.NBCtl and Cluster.Sync find the leader and talk to it alone.
 type Cluster struct {
 	Env
 	// Members are the NB members, in the order they joined; Members[0]
@@ -273,6 +275,33 @@ func (c *Cluster) waitMember(ctx context.Context, m *Member) error {
 	}
 }
 
+// NBCtl runs ovn-nbctl against the current leader and returns its output.
+// A run that could not connect ("database connection failed": nothing was
+// sent; a member that has just lost or won leadership drops its clients)
+// is run again, within ctx.
+func (c *Cluster) NBCtl(ctx context.Context, args ...string) (string, error) {
+	for {
+		i, err := c.Leader(ctx)
+		if err != nil {
+			return "", err
+		}
+		out, err := Chroot(ctx, c.Root, []string{"OVN_SB_DB=" + c.SBTCP}, "",
+			append([]string{"ovn-nbctl", "--db=" + c.Members[i].Endpoint}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), "database connection failed") || ctx.Err() != nil {
+			return out, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Sync waits until ovn-northd has compiled the current NB contents into SB.
+func (c *Cluster) Sync(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	_, err := c.NBCtl(ctx, "--wait=sb", "sync")
+	return err
+}
+
 // MemberStatus is what a member's cluster/status says of it.
 type MemberStatus struct {
 	// Role is "leader", "follower" or "candidate".
@@ -342,7 +371,22 @@ func (c *Cluster) Running(i int) bool { return c.Pid(i) != 0 }
 
 // Kill kills member i with SIGKILL (no clean shutdown) and waits until it
 // is gone. Its database file stays for Restart.
-func (c *Cluster) Kill(i int) error { return c.Members[i].db.stop(syscall.SIGKILL) }
+func (c *Cluster) Kill(i int) error {
+	err := c.Members[i].db.stop(syscall.SIGKILL)
+	c.setNBTCP()
+	return err
+}
+
+// setNBTCP sets NBTCP to the running members' endpoints.
+func (c *Cluster) setNBTCP() {
+	var eps []string
+	for i, m := range c.Members {
+		if c.Running(i) {
+			eps = append(eps, m.Endpoint)
+		}
+	}
+	c.NBTCP = strings.Join(eps, ",")
+}
 
 // Restart starts a killed member i again on its ports with its database
 // file, and waits until it has rejoined (knows the leader).
@@ -354,6 +398,7 @@ func (c *Cluster) Restart(ctx context.Context, i int) error {
 	if err := m.db.start(ctx); err != nil {
 		return err
 	}
+	c.setNBTCP()
 	return c.waitMember(ctx, m)
 }
 
@@ -374,15 +419,11 @@ func (c *Cluster) Stop() error {
 }
 
 // MemberRSS returns member i's resident memory in bytes (VmRSS), 0 when it
-// does not run.
+// does not run. A large transaction being read and parsed shows as growth
+// (rchar does not: ovsdb-server reads its sockets with recv).
 func (c *Cluster) MemberRSS(i int) int64 {
 	return procField(c.Pid(i), "status", "VmRSS:") * 1024
 }
-
-// MemberReadBytes returns the bytes member i has read with read system
-// calls (its sockets and files: rchar), 0 when it does not run. A client's
-// transaction arriving shows as a jump.
-func (c *Cluster) MemberReadBytes(i int) int64 { return procField(c.Pid(i), "io", "rchar:") }
 
 // procField returns the first number after key in /proc/pid/file.
 func procField(pid int, file, key string) int64 {
