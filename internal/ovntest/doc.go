@@ -10,4 +10,30 @@
 // The ovn-nbctl, ovn-sbctl and ovn-trace runners execute the tools inside the
 // root filesystem with chroot and reach the databases over TCP on 127.0.0.1.
 // Every Env is independent; its methods are safe for concurrent use.
+//
+// # Clustered Northbound
+//
+// StartCluster runs the Northbound database as a three-member RAFT cluster
+// (Cluster), the way production OVN does, in a directory under the root
+// filesystem's /tmp (so no mount namespace is needed). By hand, inside the
+// root filesystem (chroot ROOT), with six free ports:
+//
+//	ovsdb-tool create-cluster nb1.db /usr/share/ovn/ovn-nb.ovsschema tcp:127.0.0.1:R1
+//	ovsdb-tool join-cluster nb2.db OVN_Northbound tcp:127.0.0.1:R2 tcp:127.0.0.1:R1
+//	ovsdb-tool join-cluster nb3.db OVN_Northbound tcp:127.0.0.1:R3 tcp:127.0.0.1:R1
+//	ovsdb-server --detach --pidfile=nbN.pid --log-file=nbN.log --unixctl=nbN.ctl \
+//		--remote=ptcp:CN:127.0.0.1 nbN.db                    # N = 1, 2, 3
+//	ovsdb-tool create sb.db /usr/share/ovn/ovn-sb.ovsschema  # and serve it
+//	ovn-northd --ovnnb-db=tcp:127.0.0.1:C1,tcp:127.0.0.1:C2,tcp:127.0.0.1:C3 --ovnsb-db=...
+//	ovs-appctl -t nbN.ctl cluster/status OVN_Northbound      # Role, Term, Leader
+//
+// A client given the three endpoints (ovnnb.Config.Endpoints) talks to the
+// leader only. Cluster.Kill kills a member with SIGKILL, Cluster.Restart
+// starts it again on its ports with its database file and waits until it
+// has rejoined, Cluster.Leader and Cluster.Status read cluster/status, and
+// Cluster.MemberRSS lets a test time a kill while a large transaction is
+// being read. ovn-nbctl given several endpoints gives up when the first it
+// reaches is a follower, so Cluster.NBCtl finds the leader and uses it
+// alone. Northd's reconnect warnings after a member's death are expected;
+// any other warning fails the test as with Start.
 package ovntest
