@@ -36,4 +36,32 @@
 // reaches is a follower, so Cluster.NBCtl finds the leader and uses it
 // alone. Northd's reconnect warnings after a member's death are expected;
 // any other warning fails the test as with Start.
+//
+// # Hosts (nodes of a zone)
+//
+// StartHost runs a node for an Env's zone: a network namespace
+// (ip netns) in which ovs-vswitchd runs with the userspace datapath
+// (--disable-system; bridges of datapath_type netdev), and, in the test's
+// namespace, the node's OVS database and an ovn-controller registered in
+// the zone's SB as chassis NAME with a Geneve encap at the given address.
+// By hand, with the root filesystem at ROOT and a directory D under its
+// /tmp:
+//
+//	ip netns add NS
+//	chroot ROOT ovsdb-tool create D/conf.db /usr/share/openvswitch/vswitch.ovsschema
+//	chroot ROOT ovsdb-server --detach --remote=punix:D/db.sock D/conf.db
+//	chroot ROOT ovs-vsctl --db=unix:D/db.sock --no-wait init -- set Open_vSwitch . \
+//		external_ids:system-id=NAME external_ids:ovn-remote=SB external_ids:ovn-encap-type=geneve \
+//		external_ids:ovn-encap-ip=IP external_ids:ovn-bridge-datapath-type=netdev
+//	ip netns exec NS unshare -m sh -c 'mount --make-rprivate / && mount --bind /dev ROOT/dev &&
+//		exec chroot ROOT env OVS_RUNDIR=D ovs-vswitchd --detach --disable-system unix:D/db.sock'
+//	chroot ROOT env OVS_RUNDIR=D ovn-controller --detach unix:D/db.sock
+//
+// The root filesystem's /dev is empty, and the netdev datapath opens
+// /dev/net/tun: hence the bind mount, in a mount namespace that lives as
+// long as ovs-vswitchd. OVS_RUNDIR puts br-int.mgmt, which ovn-controller
+// opens, in D. Not built yet (issue 26's second half): the underlay
+// (a veth pair between two hosts' namespaces on a netdev br-phy carrying
+// the encap addresses, for userspace Geneve), pods as namespaces bound to
+// their ports, and the two-zone packet tests.
 package ovntest
