@@ -60,8 +60,20 @@
 // The root filesystem's /dev is empty, and the netdev datapath opens
 // /dev/net/tun: hence the bind mount, in a mount namespace that lives as
 // long as ovs-vswitchd. OVS_RUNDIR puts br-int.mgmt, which ovn-controller
-// opens, in D. Not built yet (issue 26's second half): the underlay
-// (a veth pair between two hosts' namespaces on a netdev br-phy carrying
-// the encap addresses, for userspace Geneve), pods as namespaces bound to
-// their ports, and the two-zone packet tests.
+// opens, in D. The hosts also set ovn-is-interconn=true, as OVN-Kubernetes
+// does on every node of an interconnect cluster.
+//
+// Underlay joins two hosts by a veth pair whose ends are ports of a netdev
+// bridge br-phy in each host, the host's encap address on br-phy's kernel
+// interface: userspace Geneve routes and resolves its outer packets there.
+// TCPCheck (Host.In runs code in a host's namespace) proves the path.
+//
+// Not built yet (issue 26's second half): pods as namespaces bound to
+// their ports, each zone's NB written from udnkit.Cluster.Plan(zone), and
+// the packet tests across zones. Found on the way: with each zone's SB
+// holding the other node as a remote chassis (chassis-add, then
+// other_config:is-remote=true) and no logical datapath yet, neither
+// ovn-controller built a Geneve port to the other within 60 s; whether
+// a datapath spanning both (a transit switch's remote port) makes it do
+// so is the next thing to check.
 package ovntest

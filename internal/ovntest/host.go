@@ -1,17 +1,22 @@
 package ovntest
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Host is a node of a zone: a network namespace in which Open vSwitch runs
@@ -93,7 +98,11 @@ func startHost(ctx context.Context, env *Env, name, encapIP string) (*Host, erro
 	if _, err := Chroot(ctx, env.Root, nil, "", append(vsctl, "init", "--", "set", "Open_vSwitch", ".",
 		"external_ids:system-id="+name, "external_ids:hostname="+name,
 		"external_ids:ovn-remote="+env.SBTCP, "external_ids:ovn-encap-type=geneve",
-		"external_ids:ovn-encap-ip="+encapIP, "external_ids:ovn-bridge-datapath-type=netdev")...); err != nil {
+		"external_ids:ovn-encap-ip="+encapIP, "external_ids:ovn-bridge-datapath-type=netdev",
+		// As OVN-Kubernetes sets on every node of an interconnect
+		// cluster: ovn-controller builds tunnels to remote chassis
+		// (other_config:is-remote) only from an is-interconn chassis.
+		"external_ids:ovn-is-interconn=true")...); err != nil {
 		return h, err
 	}
 	// ovs-vswitchd in the namespace, with the host's /dev (the netdev
@@ -176,4 +185,131 @@ func (h *Host) Stop() error {
 		errs = append(errs, fmt.Errorf("ip netns del %s: %v: %s", h.NetNS, err, out))
 	}
 	return errors.Join(errs...)
+}
+
+// Underlay joins hosts a and b by a veth pair, each end a port of a netdev
+// bridge br-phy in its host whose kernel interface holds the host's
+// address (aIP and bIP, CIDR notation, one subnet): ovs-vswitchd routes
+// and resolves the Geneve tunnels' outer packets there (userspace
+// tunnelling).
+func Underlay(ctx context.Context, a, b *Host, aIP, bIP string) error {
+	// Unique names while both ends are still in the test's namespace.
+	va, vb := "u"+a.NetNS[len(a.NetNS)-8:], "u"+b.NetNS[len(b.NetNS)-8:]
+	if va == vb {
+		vb += "b"
+	}
+	if out, err := exec.CommandContext(ctx, "ip", "link", "add", va, "type", "veth", "peer", "name", vb).CombinedOutput(); err != nil {
+		return fmt.Errorf("ip link add %s: %v: %s", va, err, out)
+	}
+	for _, x := range []struct {
+		h       *Host
+		dev, ip string
+	}{{a, va, aIP}, {b, vb, bIP}} {
+		if out, err := exec.CommandContext(ctx, "ip", "link", "set", x.dev, "netns", x.h.NetNS).CombinedOutput(); err != nil {
+			return fmt.Errorf("ip link set %s netns %s: %v: %s", x.dev, x.h.NetNS, err, out)
+		}
+		if err := x.h.IP(ctx, "link", "set", x.dev, "up"); err != nil {
+			return err
+		}
+		if _, err := x.h.VSCtl(ctx, "--may-exist", "add-br", "br-phy", "--", "set", "bridge", "br-phy", "datapath_type=netdev",
+			"--", "add-port", "br-phy", x.dev); err != nil {
+			return err
+		}
+		for _, args := range [][]string{{"addr", "add", x.ip, "dev", "br-phy"}, {"link", "set", "br-phy", "up"}} {
+			if err := x.h.IP(ctx, args...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Exec runs argv (a host program, e.g. ping) in the host's namespace.
+func (h *Host) Exec(ctx context.Context, argv ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", h.NetNS}, argv...)...).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("%s in %s: %v: %s", strings.Join(argv, " "), h.NetNS, err, out)
+	}
+	return string(out), nil
+}
+
+// In runs fn on a thread that is in the host's network namespace: the
+// sockets fn opens (net.Listen, net.Dial) live there.
+func (h *Host) In(fn func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		orig, err := os.Open(fmt.Sprintf("/proc/self/task/%d/ns/net", syscall.Gettid()))
+		if err != nil {
+			runtime.UnlockOSThread()
+			errc <- err
+			return
+		}
+		defer orig.Close()
+		ns, err := os.Open("/var/run/netns/" + h.NetNS)
+		if err != nil {
+			runtime.UnlockOSThread()
+			errc <- err
+			return
+		}
+		defer ns.Close()
+		if err := setns(ns); err != nil {
+			runtime.UnlockOSThread()
+			errc <- fmt.Errorf("setns %s: %w", h.NetNS, err)
+			return
+		}
+		ferr := fn()
+		if err := setns(orig); err != nil {
+			// The thread stays locked and dies with this goroutine.
+			errc <- errors.Join(ferr, fmt.Errorf("setns back from %s: %w", h.NetNS, err))
+			return
+		}
+		runtime.UnlockOSThread()
+		errc <- ferr
+	}()
+	return <-errc
+}
+
+func setns(f *os.File) error {
+	return unix.Setns(int(f.Fd()), unix.CLONE_NEWNET)
+}
+
+// TCPCheck listens on addr in server's namespace, connects to it from
+// client's, and checks that a line goes there and back.
+func TCPCheck(ctx context.Context, server *Host, addr string, client *Host) error {
+	var l net.Listener
+	if err := server.In(func() (err error) {
+		l, err = net.Listen("tcp", net.JoinHostPort(addr, "0"))
+		return err
+	}); err != nil {
+		return err
+	}
+	defer l.Close()
+	go func() {
+		conn, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		line, _ := bufio.NewReader(conn).ReadString('\n')
+		_, _ = conn.Write([]byte("echo " + line))
+	}()
+	return client.In(func() error {
+		d := net.Dialer{Timeout: 10 * time.Second}
+		conn, err := d.DialContext(ctx, "tcp", l.Addr().String())
+		if err != nil {
+			return fmt.Errorf("from %s to %s: %w", client.Name, l.Addr(), err)
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := conn.Write([]byte("hello\n")); err != nil {
+			return err
+		}
+		got, err := bufio.NewReader(conn).ReadString('\n')
+		if err != nil || got != "echo hello\n" {
+			return fmt.Errorf("from %s to %s: read %q, %v", client.Name, l.Addr(), got, err)
+		}
+		return nil
+	})
 }
