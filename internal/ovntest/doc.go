@@ -68,12 +68,20 @@
 // interface: userspace Geneve routes and resolves its outer packets there.
 // TCPCheck (Host.In runs code in a host's namespace) proves the path.
 //
-// Not built yet (issue 26's second half): pods as namespaces bound to
-// their ports, each zone's NB written from udnkit.Cluster.Plan(zone), and
-// the packet tests across zones. Found on the way: with each zone's SB
-// holding the other node as a remote chassis (chassis-add, then
-// other_config:is-remote=true) and no logical datapath yet, neither
-// ovn-controller built a Geneve port to the other within 60 s; whether
-// a datapath spanning both (a transit switch's remote port) makes it do
-// so is the next thing to check.
+// TestTwoZonesTCP carries TCP both ways between two zones (each its own
+// NB, SB, northd, ovn-controller and userspace Open vSwitch) over Geneve:
+// an interconnect switch written by hand in each zone's NB, the zone's
+// own port bound to an internal port of br-int, the other zone's port a
+// remote port on the other node, registered in the SB as a remote chassis
+// (chassis-add, then other_config:is-remote=true); the same port keys in
+// both zones. ovn-controller builds the Geneve port to a remote chassis
+// only once a logical datapath spans both (a bare remote chassis gets
+// none). A remote port bound to a wrong chassis makes it fail. When one
+// host stops, its Underlay peer's ovs-vswitchd logs the veth's end going
+// away; Errors ignores what a peer's Stop caused.
+//
+// Not built yet (issue 26's second half): each zone's NB written from
+// udnkit.Cluster.Plan(zone) instead of by hand, pods as network namespaces
+// (a veth into br-int, the pod's MAC and address from the plan), and the
+// Layer3, tenant-isolation and ClusterNetworkConnect packet tests.
 package ovntest

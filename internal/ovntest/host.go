@@ -34,6 +34,11 @@ type Host struct {
 	Dir string
 	env *Env
 	ds  []*daemon
+	// peers share an Underlay with this host; quiet is when the first of
+	// them stopped: its end of the veth pair went away, which ovs-vswitchd
+	// logs as errors, so Errors ignores what follows.
+	peers []*Host
+	quiet time.Time
 }
 
 // StartHost starts a Host named name for env's zone, its tunnels
@@ -158,7 +163,7 @@ func (h *Host) VSCtl(ctx context.Context, args ...string) (string, error) {
 }
 
 // Errors returns the ERR and EMER lines of ovs-vswitchd's and
-// ovn-controller's logs.
+// ovn-controller's logs, up to when an Underlay peer stopped.
 func (h *Host) Errors() []string {
 	var out []string
 	for _, n := range []string{"vswitchd", "controller"} {
@@ -166,6 +171,11 @@ func (h *Host) Errors() []string {
 		for l := range strings.SplitSeq(string(b), "\n") {
 			if !strings.Contains(l, "|ERR|") && !strings.Contains(l, "|EMER|") {
 				continue
+			}
+			if ts, _, ok := strings.Cut(l, "|"); ok && !h.quiet.IsZero() {
+				if at, err := time.Parse("2006-01-02T15:04:05.000Z", ts); err == nil && !at.Before(h.quiet.Truncate(time.Millisecond)) {
+					continue
+				}
 			}
 			out = append(out, n+": "+l)
 		}
@@ -176,6 +186,11 @@ func (h *Host) Errors() []string {
 // Stop stops ovn-controller, ovs-vswitchd and the OVS database and deletes
 // the namespace. It is safe to call twice.
 func (h *Host) Stop() error {
+	for _, p := range h.peers {
+		if p.quiet.IsZero() {
+			p.quiet = time.Now().UTC()
+		}
+	}
 	var errs []error
 	for i := len(h.ds) - 1; i >= 0; i-- {
 		errs = append(errs, h.ds[i].stop(syscall.SIGTERM))
@@ -201,16 +216,35 @@ func Underlay(ctx context.Context, a, b *Host, aIP, bIP string) error {
 	if out, err := exec.CommandContext(ctx, "ip", "link", "add", va, "type", "veth", "peer", "name", vb).CombinedOutput(); err != nil {
 		return fmt.Errorf("ip link add %s: %v: %s", va, err, out)
 	}
-	for _, x := range []struct {
+	a.peers, b.peers = append(a.peers, b), append(b.peers, a)
+	ends := []struct {
 		h       *Host
 		dev, ip string
-	}{{a, va, aIP}, {b, vb, bIP}} {
+	}{{a, va, aIP}, {b, vb, bIP}}
+	// Both ends up before OVS reads either: a port whose peer is down
+	// makes ovs-vswitchd log an error.
+	for _, x := range ends {
 		if out, err := exec.CommandContext(ctx, "ip", "link", "set", x.dev, "netns", x.h.NetNS).CombinedOutput(); err != nil {
 			return fmt.Errorf("ip link set %s netns %s: %v: %s", x.dev, x.h.NetNS, err, out)
 		}
 		if err := x.h.IP(ctx, "link", "set", x.dev, "up"); err != nil {
 			return err
 		}
+	}
+	for _, x := range ends {
+		for {
+			out, err := exec.CommandContext(ctx, "ip", "-n", x.h.NetNS, "-br", "link", "show", "dev", x.dev).CombinedOutput()
+			if f := strings.Fields(string(out)); err == nil && len(f) > 1 && f[1] == "UP" {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s in %s never came up: %s", x.dev, x.h.NetNS, out)
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	for _, x := range ends {
 		if _, err := x.h.VSCtl(ctx, "--may-exist", "add-br", "br-phy", "--", "set", "bridge", "br-phy", "datapath_type=netdev",
 			"--", "add-port", "br-phy", x.dev); err != nil {
 			return err
