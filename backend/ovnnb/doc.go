@@ -104,12 +104,17 @@
 // ErrOutcomeUnknown (a transaction was sent but its reply never came: the
 // context ended or the connection dropped; it may have committed, so
 // observe again before writing), or a context error (nothing sent). With
-// batches, transactions before the failing one are committed. A *ChangeError names the change (operation, kind,
-// key) it concerns. A change holding a string OVSDB cannot carry (a NUL, on
-// which the server drops the connection, another control character, DEL,
-// invalid UTF-8) in any column, key, referenced name or Gateway_Chassis is
-// refused with ErrInvalidChange before anything is sent, and the connection
-// stays up.
+// batches, transactions before the failing one are committed. A read
+// (Observe, or the select Apply and Sync begin with) whose connection is
+// lost before its reply is sent again after the reconnect (unless
+// Config.NoReconnect): it changes nothing. One that gets no reply before
+// its context ends (no member reachable, or none leads: a clustered
+// database without quorum) wraps ErrConnect and the context's error. A
+// *ChangeError names the change (operation, kind, key) it concerns. A
+// change holding a string OVSDB cannot carry (a NUL, on which the server
+// drops the connection, another control character, DEL, invalid UTF-8) in
+// any column, key, referenced name or Gateway_Chassis is refused with
+// ErrInvalidChange before anything is sent, and the connection stays up.
 //
 // # Connections
 //

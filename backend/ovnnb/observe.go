@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
+	"github.com/ovn-kubernetes/libovsdb/client"
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
 
@@ -91,11 +96,17 @@ func (c *Client) read(ctx context.Context) (*snapshot, error) {
 	ops := selectOps()
 	if ep := c.ovs.CurrentEndpoint(); ep != "" {
 		raw, err := c.streamCall(ctx, ep, ops)
+		if err != nil && !c.cfg.NoReconnect && ctx.Err() == nil && connLost(err) && !c.closed.Load() {
+			// The member went (a cluster's leader killed): a read changes
+			// nothing, so it goes again through the client's connection,
+			// which follows the leader (selectOps waits for the reconnect).
+			goto transact
+		}
 		if err != nil {
 			if errors.Is(err, ErrConnect) {
 				return nil, fmt.Errorf("reading the Northbound tables: %w", err)
 			}
-			return nil, fmt.Errorf("%w: reading the Northbound tables: %w", ErrTransaction, err)
+			return nil, fmt.Errorf("reading the Northbound tables: %w", readError(ctx, err))
 		}
 		all, err := c.decodeSelect(raw, snapshotTables)
 		if err != nil {
@@ -113,10 +124,12 @@ func (c *Client) read(ctx context.Context) (*snapshot, error) {
 		}
 		return s, nil
 	}
-	// Not connected: libovsdb waits for the reconnect.
-	res, err := c.ovs.Transact(ctx, ops...)
+transact:
+	// Not connected: libovsdb waits for the reconnect (and a read lost
+	// with its leader is sent again).
+	res, err := c.selectOps(ctx, ops)
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading the Northbound tables: %w", ErrTransaction, err)
+		return nil, err
 	}
 	if _, err := ovsdb.CheckOperationResults(res, ops); err != nil {
 		return nil, fmt.Errorf("%w: reading the Northbound tables: %v", ErrTransaction, err)
@@ -142,6 +155,48 @@ func (c *Client) read(ctx context.Context) (*snapshot, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// selectOps sends a read-only transaction. A read changes nothing, so one
+// whose connection is lost before the reply (a clustered database's leader
+// killed, say) is sent again once the client has reconnected (to the new
+// leader), within ctx; with Config.NoReconnect it is not.
+func (c *Client) selectOps(ctx context.Context, ops []ovsdb.Operation) ([]ovsdb.OperationResult, error) {
+	for {
+		res, err := c.ovs.Transact(ctx, ops...)
+		if err == nil {
+			return res, nil
+		}
+		if c.cfg.NoReconnect || ctx.Err() != nil || !connLost(err) || c.closed.Load() {
+			return nil, readError(ctx, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, readError(ctx, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// connLost reports whether err says the connection is gone (or was never
+// there) rather than that the server refused the request.
+func connLost(err error) bool {
+	var ne net.Error
+	return errors.Is(err, client.ErrNotConnected) || errors.Is(err, ErrConnect) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.As(err, &ne)
+}
+
+// readError classifies an error of a select transaction that got no
+// reply. A read writes nothing, so nothing is unknown: no connection, a
+// connection lost before the reply, or the context ending while waiting
+// for a reconnect or the reply (a clustered database electing a leader, a
+// member without quorum) wrap ErrConnect (and the context's error); any
+// other error is the server's refusal, ErrTransaction.
+func readError(ctx context.Context, err error) error {
+	if ctx.Err() != nil || connLost(err) {
+		return fmt.Errorf("%w: reading the Northbound tables: %w", ErrConnect, err)
+	}
+	return fmt.Errorf("%w: reading the Northbound tables: %w", ErrTransaction, err)
 }
 
 // rowName returns the name of a row of a table whose name column is a

@@ -179,9 +179,9 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 		}
 		ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LoadBalancerGroupTable, Where: []ovsdb.Condition{}})
 	}
-	res, err := c.ovs.Transact(ctx, ops...)
+	res, err := c.selectOps(ctx, ops)
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading the Northbound tables: %w", ErrTransaction, err)
+		return nil, err
 	}
 	if _, err := ovsdb.CheckOperationResults(res, ops); err != nil {
 		// A lookup the server refuses (a value out of its column's
