@@ -185,4 +185,9 @@
 // connect from one goroutine. Plan's and PlanPrimaryLinks' errors wrap
 // ErrInvalid, ErrTunnelKeyLimit or an ipam sentinel and name the connect
 // or link, network and node; ParseAnnotations' wrap ErrAnnotation.
+//
+// ClusterNetworkConnect carries kubebuilder markers (the seed's CEL rules
+// and messages, those of Validate) from which package crds generates its
+// CRD. The CRD has the seed's spellings only: connectivity and
+// ServiceNetwork, which Decode also reads, are refused by the API server.
 package connect
