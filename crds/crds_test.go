@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -121,6 +122,11 @@ func TestAdmission(t *testing.T) {
 			t.Fatalf("%s: the SDK refuses a seed example: %v", f, errs)
 		}
 		obj.SetUID("")
+		if ns := obj.GetNamespace(); ns != "" && ns != "default" {
+			if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
+				t.Fatal(err)
+			}
+		}
 		if err := c.Create(ctx, obj, client.FieldValidation("Strict")); err != nil {
 			t.Errorf("%s: the API server refused a seed example: %v", f, err)
 		}
