@@ -25,6 +25,7 @@ import (
 	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf"
+	"github.com/udnkit/udnkit/topology"
 )
 
 // reconciler holds the Cluster and what it was last fed. Reconcile runs
@@ -438,6 +439,27 @@ func (r *reconciler) syncNB(ctx context.Context, events []udnkit.Event) error {
 	}
 	if err != nil {
 		return fmt.Errorf("plan zone %s: %w", r.cfg.Zone, err)
+	}
+	// The NB may hold networks the Cluster no longer has (deleted while no
+	// controller ran, or while events could not be applied): Sync speaks
+	// for the planned networks only, so remove the others' network rows
+	// explicitly.
+	observed, err := nb.Observe(ctx)
+	if err != nil {
+		return fmt.Errorf("observe zone %s: %w", r.cfg.Zone, err)
+	}
+	var gone []string
+	for _, n := range observed.Networks() {
+		if !st.SpeaksFor(topology.ControllerTopology, n) && observed.SpeaksFor(topology.ControllerTopology, n) {
+			if _, known := r.cluster.Network(n); !known {
+				gone = append(gone, n)
+			}
+		}
+	}
+	if len(gone) > 0 {
+		if st, err = st.Merge(topology.Removal(gone...)); err != nil {
+			return fmt.Errorf("plan zone %s: %w", r.cfg.Zone, err)
+		}
 	}
 	if _, _, err := nb.Sync(ctx, st); err != nil {
 		return fmt.Errorf("sync zone %s: %w", r.cfg.Zone, err)
