@@ -174,7 +174,7 @@ func TestEndToEnd(t *testing.T) {
 			return err
 		}
 		if st.Len() != 0 {
-			return fmt.Errorf("NB still holds %d rows of green_net", st.Len())
+			return fmt.Errorf("NB still holds %d rows of green_net (controllers %v):\n%s", st.Len(), st.Controllers(), st)
 		}
 		return nil
 	})
