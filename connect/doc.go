@@ -196,4 +196,9 @@
 // subnets overlap on a common network only the later (creation time, then
 // name) is refused ConnectSubnetOverlap (seed 001: the subsequent one
 // fails), so the older keeps its plumbing.
+//
+// ClusterNetworkConnect carries kubebuilder markers (the seed's CEL rules
+// and messages, those of Validate) from which package crds generates its
+// CRD. The CRD has the seed's spellings only: connectivity and
+// ServiceNetwork, which Decode also reads, are refused by the API server.
 package connect

@@ -22,25 +22,51 @@ const (
 
 // ClusterNetworkConnect connects the topologies of the user-defined networks
 // it selects (seed OKEP-5224). It is cluster-scoped.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=clusternetworkconnects,scope=Cluster,shortName=cnc
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.status`
 type ClusterNetworkConnect struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   ClusterNetworkConnectSpec   `json:"spec"`
+	// +required
+	Spec ClusterNetworkConnectSpec `json:"spec"`
+	// +optional
 	Status ClusterNetworkConnectStatus `json:"status,omitempty"`
 }
 
 // ClusterNetworkConnectSpec is the desired state of a ClusterNetworkConnect.
+//
+// +kubebuilder:validation:XValidation:rule="!self.networkSelectors.exists(i, i.networkSelectionType != 'ClusterUserDefinedNetworks' && i.networkSelectionType != 'PrimaryUserDefinedNetworks')",message="Only ClusterUserDefinedNetworks or PrimaryUserDefinedNetworks can be selected"
 type ClusterNetworkConnectSpec struct {
 	// NetworkSelectors selects the networks to connect: at most one entry
 	// per selection type, ClusterUserDefinedNetworks or
 	// PrimaryUserDefinedNetworks.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=5
+	// +listType=map
+	// +listMapKey=networkSelectionType
+	// +required
 	NetworkSelectors []NetworkSelector `json:"networkSelectors"`
 	// ConnectSubnets are the subnets the connections take their addresses
 	// from, at most one per IP family. Immutable.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="connectSubnets is immutable"
+	// +kubebuilder:validation:XValidation:rule="size(self) != 2 || !isCIDR(self[0].cidr) || !isCIDR(self[1].cidr) || cidr(self[0].cidr).ip().family() != cidr(self[1].cidr).ip().family()",message="When 2 CIDRs are set, they must be from different IP families"
+	// +listType=atomic
+	// +required
 	ConnectSubnets []ConnectSubnet `json:"connectSubnets"`
 	// ConnectivityEnabled lists the connectivity types enabled between the
 	// networks. Decoding also accepts the reference CRD's "connectivity".
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x == y))",message="connectivityEnabled cannot contain duplicate values"
+	// +listType=atomic
+	// +required
 	ConnectivityEnabled []ConnectivityType `json:"connectivityEnabled"`
 }
 
@@ -70,10 +96,16 @@ func (s *ClusterNetworkConnectSpec) UnmarshalJSON(data []byte) error {
 // NetworkSelector selects a set of networks; exactly the selector its
 // NetworkSelectionType names is set.
 type NetworkSelector struct {
-	NetworkSelectionType                NetworkSelectionType                 `json:"networkSelectionType"`
-	ClusterUserDefinedNetworkSelector   *ClusterUserDefinedNetworkSelector   `json:"clusterUserDefinedNetworkSelector,omitempty"`
-	PrimaryUserDefinedNetworkSelector   *PrimaryUserDefinedNetworkSelector   `json:"primaryUserDefinedNetworkSelector,omitempty"`
+	// +kubebuilder:validation:Enum=DefaultNetwork;ClusterUserDefinedNetworks;PrimaryUserDefinedNetworks;SecondaryUserDefinedNetworks;NetworkAttachmentDefinitions
+	// +required
+	NetworkSelectionType NetworkSelectionType `json:"networkSelectionType"`
+	// +optional
+	ClusterUserDefinedNetworkSelector *ClusterUserDefinedNetworkSelector `json:"clusterUserDefinedNetworkSelector,omitempty"`
+	// +optional
+	PrimaryUserDefinedNetworkSelector *PrimaryUserDefinedNetworkSelector `json:"primaryUserDefinedNetworkSelector,omitempty"`
+	// +optional
 	SecondaryUserDefinedNetworkSelector *SecondaryUserDefinedNetworkSelector `json:"secondaryUserDefinedNetworkSelector,omitempty"`
+	// +optional
 	NetworkAttachmentDefinitionSelector *NetworkAttachmentDefinitionSelector `json:"networkAttachmentDefinitionSelector,omitempty"`
 }
 
@@ -120,16 +152,28 @@ type NetworkAttachmentDefinitionSelector struct {
 }
 
 // CIDR is a connect subnet in CIDR notation; it must be a network address.
+//
+// +kubebuilder:validation:MaxLength=43
+// +kubebuilder:validation:XValidation:rule="isCIDR(self) && cidr(self) == cidr(self).masked()",message="CIDR must be a valid network address"
 type CIDR string
 
 // ConnectSubnet is a subnet the connections draw from: a /NetworkPrefix
 // block per Layer3 network, /31 (/127) pairs for Layer2 networks.
+//
+// +kubebuilder:validation:XValidation:rule="!isCIDR(self.cidr) || self.networkPrefix > cidr(self.cidr).prefixLength()",message="networkPrefix must be smaller than CIDR subnet"
+// +kubebuilder:validation:XValidation:rule="!isCIDR(self.cidr) || cidr(self.cidr).ip().family() != 4 || self.networkPrefix < 32",message="networkPrefix must < 32 for ipv4 CIDR"
 type ConnectSubnet struct {
-	CIDR          CIDR  `json:"cidr"`
+	// +required
+	CIDR CIDR `json:"cidr"`
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=127
+	// +required
 	NetworkPrefix int32 `json:"networkPrefix"`
 }
 
 // ConnectivityType is a kind of connectivity between connected networks.
+//
+// +kubebuilder:validation:Enum=PodNetwork;ClusterIPServiceNetwork
 type ConnectivityType string
 
 // Connectivity types.
@@ -178,11 +222,18 @@ func (s StatusType) String() string { return string(s) }
 // ClusterNetworkConnectStatus is the observed state of a
 // ClusterNetworkConnect.
 type ClusterNetworkConnectStatus struct {
-	Status     StatusType         `json:"status,omitempty"`
+	// +kubebuilder:validation:Enum=Success;Failure
+	// +optional
+	Status StatusType `json:"status,omitempty"`
+	// +listType=map
+	// +listMapKey=type
+	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // ClusterNetworkConnectList is a list of ClusterNetworkConnects.
+//
+// +kubebuilder:object:root=true
 type ClusterNetworkConnectList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`

@@ -104,3 +104,47 @@ func (c *ClusterUserDefinedNetwork) DeepCopyObject() runtime.Object {
 	}
 	return nil
 }
+
+// DeepCopyInto copies l into out.
+func (l *UserDefinedNetworkList) DeepCopyInto(out *UserDefinedNetworkList) {
+	*out = *l
+	l.ListMeta.DeepCopyInto(&out.ListMeta)
+	if l.Items != nil {
+		out.Items = make([]UserDefinedNetwork, len(l.Items))
+		for i := range l.Items {
+			l.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopyObject implements runtime.Object.
+func (l *UserDefinedNetworkList) DeepCopyObject() runtime.Object {
+	if l == nil {
+		return nil
+	}
+	out := new(UserDefinedNetworkList)
+	l.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyInto copies l into out.
+func (l *ClusterUserDefinedNetworkList) DeepCopyInto(out *ClusterUserDefinedNetworkList) {
+	*out = *l
+	l.ListMeta.DeepCopyInto(&out.ListMeta)
+	if l.Items != nil {
+		out.Items = make([]ClusterUserDefinedNetwork, len(l.Items))
+		for i := range l.Items {
+			l.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+}
+
+// DeepCopyObject implements runtime.Object.
+func (l *ClusterUserDefinedNetworkList) DeepCopyObject() runtime.Object {
+	if l == nil {
+		return nil
+	}
+	out := new(ClusterUserDefinedNetworkList)
+	l.DeepCopyInto(out)
+	return out
+}

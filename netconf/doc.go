@@ -211,4 +211,14 @@
 // cluster subnet inside the network's excluded subnets does not count), as
 // the reference's NetInfo checks do. udnkit.Config.DefaultNetwork applies
 // it on the short path.
+//
+// # CRDs
+//
+// UserDefinedNetwork and ClusterUserDefinedNetwork (and their List types,
+// which the controller's informers need) carry kubebuilder markers from
+// which package crds generates the CRDs (go generate ./crds). Their CEL
+// rules repeat the checks of ValidateUDN and ValidateCUDN that need no
+// address parsing, with the same messages; a template in the inline form
+// DecodeCUDN accepts is not in the CRD's schema (the API server prunes
+// it): the documented template.spec form is the one to send.
 package netconf

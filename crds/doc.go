@@ -1,0 +1,25 @@
+// Package crds holds the CustomResourceDefinitions of udnkit's own types,
+// generated from the Go types by controller-gen (sigs.k8s.io/controller-tools,
+// pinned below) from the kubebuilder markers in packages netconf
+// (UserDefinedNetwork, ClusterUserDefinedNetwork) and connect
+// (ClusterNetworkConnect):
+//
+//	go generate ./crds
+//
+// TestCRDsCurrent fails when the YAML here is not what the types generate.
+// All returns the CRDs decoded, for installing them (internal/kubetest).
+//
+// The CEL rules repeat the checks of netconf.ValidateUDN, ValidateCUDN and
+// connect.Validate that need no parsing of addresses, with the same
+// messages, so that the API server refuses what the SDK refuses (the seeds'
+// rules, the reference's where the seeds are silent). The SDK checks more
+// (subnet syntax and overlaps, per-family rules): an object the CRD admits
+// but the SDK refuses gets a status condition naming the field. Departures:
+// the ClusterNetworkConnect CRD has the seed's spellings only
+// (connectivityEnabled, ClusterIPServiceNetwork) while connect.Decode also
+// reads the reference's (connectivity, ServiceNetwork); a CUDN template in
+// the inline form that netconf decodes is pruned by the API server: write
+// template.spec.
+package crds
+
+//go:generate go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0 crd:crdVersions=v1 paths=github.com/udnkit/udnkit/netconf paths=github.com/udnkit/udnkit/connect output:crd:dir=.
