@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -21,6 +20,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
 // Versions the binaries are built at (scripts/kube-env).
@@ -30,7 +31,7 @@ const (
 )
 
 // ErrUnavailable reports that the API server cannot run on this machine.
-var ErrUnavailable = errors.New("kube-apiserver unavailable")
+var ErrUnavailable = sdkerr.New(sdkerr.Unavailable, "kube-apiserver unavailable")
 
 // readyTimeout bounds the wait for /readyz: about 15 s on an idle
 // two-core machine, much longer while other builds run.
