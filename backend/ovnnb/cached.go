@@ -18,10 +18,13 @@ import (
 	"github.com/udnkit/udnkit/topology"
 )
 
-// maxVerified bounds the rows a plan against the cache reads back from the
-// server (one select by UUID each); a plan touching more rows is planned
-// against a select instead.
-const maxVerified = maxScopedSelects
+// maxVerified bounds the rows a plan against the cache checks on the
+// server (one wait or select by UUID each, which the server answers
+// without a scan); a plan touching more rows is planned against a full
+// select instead. A node joining 500 networks touches 2,500: the bound of
+// the scoped selects (maxScopedSelects) sent it to the full read, 2.5 s of
+// its 8 s at 500 × 100.
+const maxVerified = 25 * maxScopedSelects
 
 // errStale: a row a plan against the cache touches differs on the server
 // (the cache lags another writer); the plan is made again from a select.
