@@ -165,7 +165,7 @@ func (s *Cluster) SetNode(nd topology.Node) (Event, error) {
 }
 
 func (s *Cluster) addNode(nd topology.Node) (Event, error) {
-	if err := checkNodeName(nd.Name); err != nil {
+	if err := checkName(nd.Name); err != nil {
 		return Event{}, err
 	}
 	old, known := s.nodes[nd.Name]
@@ -324,7 +324,7 @@ func notReady(nd topology.Node) string {
 // the namespaces a ClusterUserDefinedNetwork serves (added after it) and
 // which networks a ClusterNetworkConnect selects.
 func (s *Cluster) SetNamespace(ns netconf.Namespace) (Event, error) {
-	if err := checkNodeName(ns.Name); err != nil {
+	if err := checkName(ns.Name); err != nil {
 		return Event{}, fmt.Errorf("namespace: %w", err)
 	}
 	s.mu.Lock()

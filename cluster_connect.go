@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
-	"strings"
+
+	equality "k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/ipam"
@@ -51,7 +53,7 @@ func (s *Cluster) SetConnect(c *connect.ClusterNetworkConnect) (connect.Acceptan
 }
 
 func equalConnectSpec(a, b *connect.ClusterNetworkConnect) bool {
-	return a != nil && b != nil && fmt.Sprint(a.Spec) == fmt.Sprint(b.Spec)
+	return a != nil && b != nil && equality.Semantic.DeepEqual(a.Spec, b.Spec)
 }
 
 // admit (re)computes a connect's acceptance and allocation.
@@ -157,9 +159,9 @@ func (s *Cluster) readmitAll() []string {
 	})
 	for _, name := range names {
 		cn := s.connects[name]
-		before := fmt.Sprint(cn.acceptance.Condition, cn.allocation)
+		cond, alloc := cn.acceptance.Condition, cn.allocation
 		s.admit(cn)
-		if fmt.Sprint(cn.acceptance.Condition, cn.allocation) != before {
+		if !equality.Semantic.DeepEqual(cond, cn.acceptance.Condition) || !reflect.DeepEqual(alloc, cn.allocation) {
 			changed = append(changed, name)
 		}
 	}
@@ -284,12 +286,3 @@ func (s *Cluster) planLink(l primaryLink, zone string, nodes []topology.Node) (t
 
 // linkNames returns the link names sorted.
 func linkNames(links map[string]primaryLink) []string { return slices.Sorted(maps.Keys(links)) }
-
-// describeNetworks names networks for messages.
-func describeNetworks(nets []*udn.Network) string {
-	names := make([]string, len(nets))
-	for i, n := range nets {
-		names[i] = n.Name
-	}
-	return strings.Join(names, ", ")
-}

@@ -2,9 +2,11 @@ package udnkit
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
 	"slices"
+	"strings"
 
 	"github.com/udnkit/udnkit/flows"
 	"github.com/udnkit/udnkit/ipam"
@@ -102,12 +104,12 @@ func (s *Cluster) PlanNode(node string, local NodeLocal) (NodePlan, error) {
 			fn.ClusterIPs = append(fn.ClusterIPs, svc.ClusterIPs...)
 			for _, p := range svc.Ports {
 				if p.NodePort != 0 {
-					kn.NodePorts = append(kn.NodePorts, vrf.L4Port{Protocol: vrf.Protocol(lower(string(p.Protocol))), Port: p.NodePort})
+					kn.NodePorts = append(kn.NodePorts, vrf.L4Port{Protocol: vrf.Protocol(strings.ToLower(string(p.Protocol))), Port: p.NodePort})
 				}
 			}
 			for _, ip := range slices.Concat(svc.ExternalIPs, svc.LoadBalancerIPs) {
 				for _, p := range svc.Ports {
-					kn.ExternalIPs = append(kn.ExternalIPs, vrf.Endpoint{Addr: ip, L4Port: vrf.L4Port{Protocol: vrf.Protocol(lower(string(p.Protocol))), Port: p.Port}})
+					kn.ExternalIPs = append(kn.ExternalIPs, vrf.Endpoint{Addr: ip, L4Port: vrf.L4Port{Protocol: vrf.Protocol(strings.ToLower(string(p.Protocol))), Port: p.Port}})
 				}
 			}
 		}
@@ -130,20 +132,10 @@ func (s *Cluster) PlanNode(node string, local NodeLocal) (NodePlan, error) {
 // servicesOf returns the Services of a network's namespaces, sorted.
 func (s *Cluster) servicesOf(nw *network) []services.Service {
 	var out []services.Service
-	for _, key := range sortedKeys(s.services) {
+	for _, key := range slices.Sorted(maps.Keys(s.services)) {
 		if svc := s.services[key]; slices.Contains(nw.namespaces, svc.Namespace) {
 			out = append(out, svc)
 		}
 	}
 	return out
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"strings"
 
 	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
@@ -43,10 +44,10 @@ var ErrUnknownNode = sdkerr.New(sdkerr.NotFound, "unknown node")
 // held loses that attachment.
 func (s *Cluster) SetPod(p Pod) (Event, error) {
 	pod, annotations := p.Pod, p.Annotations
-	if err := checkNodeName(pod.Namespace); err != nil {
+	if err := checkName(pod.Namespace); err != nil {
 		return Event{}, fmt.Errorf("pod: namespace: %w", err)
 	}
-	if err := checkNodeName(pod.Name); err != nil {
+	if err := checkName(pod.Name); err != nil {
 		return Event{}, fmt.Errorf("pod %s: name: %w", pod.Namespace, err)
 	}
 	key := pod.Namespace + "/" + pod.Name
@@ -389,7 +390,7 @@ func (s *Cluster) networkOfNAD(nad string) *network {
 // nadKey returns a network's NAD key in a namespace.
 func nadKey(nw *network, namespace string) string {
 	for _, k := range nadKeys(nw) {
-		if len(k) > len(namespace) && k[:len(namespace)+1] == namespace+"/" {
+		if ns, _, _ := strings.Cut(k, "/"); ns == namespace {
 			return k
 		}
 	}

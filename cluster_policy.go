@@ -41,10 +41,10 @@ type Pod struct {
 // a ClusterNetworkConnect of PodNetwork connectivity joins to them (seed
 // 001), by the reference's rules (package policy).
 func (s *Cluster) SetNetworkPolicy(p policy.Policy) (Event, error) {
-	if err := checkNodeName(p.Namespace); err != nil {
+	if err := checkName(p.Namespace); err != nil {
 		return Event{}, fmt.Errorf("network policy: namespace: %w", err)
 	}
-	if err := checkNodeName(p.Name); err != nil {
+	if err := checkName(p.Name); err != nil {
 		return Event{}, fmt.Errorf("network policy %s: name: %w", p.Namespace, err)
 	}
 	key := p.Namespace + "/" + p.Name

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/udnkit/udnkit/connect"
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
@@ -106,7 +107,7 @@ func (s *Cluster) Restore(st Stored) error {
 		if v, ok := o.Annotations[AnnotationNodeID]; ok {
 			id, err := strconv.Atoi(v)
 			if err != nil || id < ipam.MinNodeID || id > ipam.MaxNodeID {
-				return fmt.Errorf("%s: annotation %s: %w: %q is not a node ID (%d..%d)", who, AnnotationNodeID, topology.ErrInvalid, quote(v), ipam.MinNodeID, ipam.MaxNodeID)
+				return fmt.Errorf("%s: annotation %s: %w: %q is not a node ID (%d..%d)", who, AnnotationNodeID, topology.ErrInvalid, names.Cut(v), ipam.MinNodeID, ipam.MaxNodeID)
 			}
 			if err := claim("node ID "+v, who); err != nil {
 				return err
@@ -142,7 +143,7 @@ func (s *Cluster) Restore(st Stored) error {
 		if v, ok := o.Annotations[AnnotationNetworkID]; ok {
 			id, err := strconv.Atoi(v)
 			if err != nil || id < 1 || id > ipam.MaxNetworkID {
-				return fmt.Errorf("%s: annotation %s: %w: %q is not a network ID (1..%d)", who, AnnotationNetworkID, topology.ErrInvalid, quote(v), ipam.MaxNetworkID)
+				return fmt.Errorf("%s: annotation %s: %w: %q is not a network ID (1..%d)", who, AnnotationNetworkID, topology.ErrInvalid, names.Cut(v), ipam.MaxNetworkID)
 			}
 			if held, ok := r.networkIDs[name]; ok && held != id {
 				return fmt.Errorf("network %q: %w: network ID %d stored by %s, %d by %s", name, ipam.ErrConflict, held, r.source["network "+name], id, who)
@@ -156,7 +157,7 @@ func (s *Cluster) Restore(st Stored) error {
 		if v, ok := o.Annotations[AnnotationTunnelKeys]; ok {
 			var keys []int
 			if err := json.Unmarshal([]byte(v), &keys); err != nil || len(keys) == 0 {
-				return fmt.Errorf("%s: annotation %s: %w: %q is not a list of tunnel keys", who, AnnotationTunnelKeys, topology.ErrInvalid, quote(v))
+				return fmt.Errorf("%s: annotation %s: %w: %q is not a list of tunnel keys", who, AnnotationTunnelKeys, topology.ErrInvalid, names.Cut(v))
 			}
 			if held, ok := r.tunnelKeys[name]; ok && !slices.Equal(held, keys) {
 				return fmt.Errorf("network %q: %w: tunnel keys %v stored by %s, %v by %s", name, ipam.ErrConflict, held, r.source["keys "+name], keys, who)
@@ -329,14 +330,14 @@ func ParseNodeSubnets(v string) (map[string][]netip.Prefix, error) {
 		if err := json.Unmarshal(r, &list); err != nil {
 			var one string
 			if err := json.Unmarshal(r, &one); err != nil {
-				return nil, fmt.Errorf("network %q: %w: neither a subnet nor a list of subnets", quote(net), topology.ErrInvalid)
+				return nil, fmt.Errorf("network %q: %w: neither a subnet nor a list of subnets", names.Cut(net), topology.ErrInvalid)
 			}
 			list = []string{one}
 		}
 		for _, c := range list {
 			p, err := netip.ParsePrefix(c)
 			if err != nil {
-				return nil, fmt.Errorf("network %q: %w: %q is not a subnet", quote(net), topology.ErrInvalid, quote(c))
+				return nil, fmt.Errorf("network %q: %w: %q is not a subnet", names.Cut(net), topology.ErrInvalid, names.Cut(c))
 			}
 			out[net] = append(out[net], p.Masked())
 		}
@@ -357,23 +358,15 @@ func FormatNodeSubnets(subs map[string][]netip.Prefix) string {
 	return string(b)
 }
 
-// quote returns at most 128 bytes of s, for messages that echo input.
-func quote(s string) string {
-	const max = 128
-	if len(s) > max {
-		return s[:max] + "..."
-	}
-	return s
-}
-
-// checkNodeName refuses names no Kubernetes object can have: empty, or
-// holding control characters.
-func checkNodeName(name string) error {
+// checkName refuses a name no Kubernetes object can have: empty, or
+// holding what OVSDB and the kernel refuse (names.ControlError: control
+// characters, DEL, invalid UTF-8).
+func checkName(name string) error {
 	if name == "" {
 		return fmt.Errorf("name: %w: empty", topology.ErrInvalid)
 	}
-	if strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return fmt.Errorf("name %q: %w: control character", quote(name), topology.ErrInvalid)
+	if msg := names.ControlError(name); msg != "" {
+		return fmt.Errorf("name %s: %w: %s", names.Quote(name), topology.ErrInvalid, msg)
 	}
 	return nil
 }

@@ -15,10 +15,10 @@ import (
 // load-balanced on every primary network of its namespace (seed 002), its
 // load balancers in the groups the connects and links give each network.
 func (s *Cluster) SetService(svc services.Service) (Event, error) {
-	if err := checkNodeName(svc.Namespace); err != nil {
+	if err := checkName(svc.Namespace); err != nil {
 		return Event{}, fmt.Errorf("service: namespace: %w", err)
 	}
-	if err := checkNodeName(svc.Name); err != nil {
+	if err := checkName(svc.Name); err != nil {
 		return Event{}, fmt.Errorf("service %s: name: %w", svc.Namespace, err)
 	}
 	key := svc.Namespace + "/" + svc.Name
@@ -116,5 +116,3 @@ func (s *Cluster) serviceEvent(prev topology.State, zone, namespace string, node
 	}
 	return next, nil
 }
-
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
