@@ -78,6 +78,10 @@ type Cluster struct {
 	policies map[string]policy.Policy    // "<namespace>/<name>"
 	planned  map[string]*zonePlan
 	stored   *stored // between Restore and EndRestore
+	// defaultSubnets are the default network's entries of the nodes'
+	// node-subnets annotations (Restore): not the Cluster's, written back
+	// with its own so that a patch of the annotation loses nothing.
+	defaultSubnets map[string][]netip.Prefix
 }
 
 // Networks is the name the Cluster had when it planned networks only.
@@ -249,6 +253,7 @@ func (s *Cluster) RemoveNode(name string) Event {
 		return Event{}
 	}
 	delete(s.nodes, name)
+	delete(s.defaultSubnets, name)
 	s.nodeIDs.Release(name)
 	for _, nw := range s.networks {
 		if nw.subnets != nil {

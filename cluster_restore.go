@@ -102,6 +102,7 @@ func (s *Cluster) Restore(st Stored) error {
 		return nil
 	}
 	legacyIDs := map[string]int{}
+	defaults := map[string][]netip.Prefix{}
 	for _, o := range sorted(st.Nodes) {
 		who := "Node " + o.Name
 		if v, ok := o.Annotations[AnnotationNodeID]; ok {
@@ -119,7 +120,10 @@ func (s *Cluster) Restore(st Stored) error {
 			if err != nil {
 				return fmt.Errorf("%s: annotation %s: %w", who, AnnotationNodeSubnets, err)
 			}
-			delete(subs, "default")
+			if d, ok := subs["default"]; ok {
+				defaults[o.Name] = d
+				delete(subs, "default")
+			}
 			r.hostSubnets[o.Name] = subs
 		}
 		if v, ok := o.Annotations[AnnotationNetworkIDs]; ok {
@@ -215,6 +219,7 @@ func (s *Cluster) Restore(st Stored) error {
 		}
 	}
 	s.stored = r
+	s.defaultSubnets = defaults
 	return nil
 }
 
@@ -262,7 +267,9 @@ func (s *Cluster) EndRestore() []string {
 // allocations: per Node its ID and host subnets, per NAD (a UDN's, and a
 // CUDN's in each namespace it serves) its network's ID, name and (primary
 // Layer2) tunnel keys, per accepted connect its tunnel key and subnets.
-// Objects are sorted by key; Restore reads them back.
+// A node's node-subnets value keeps the default network's entry Restore
+// read (another controller's), so writing it back loses nothing. Objects
+// are sorted by key; Restore reads them back.
 func (s *Cluster) Annotations() Stored {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -270,6 +277,9 @@ func (s *Cluster) Annotations() Stored {
 	for _, nd := range s.nodeList(false) {
 		ann := map[string]string{AnnotationNodeID: strconv.Itoa(nd.ID)}
 		subs := map[string][]netip.Prefix{}
+		if d, ok := s.defaultSubnets[nd.Name]; ok {
+			subs["default"] = d
+		}
 		for name, nw := range s.networks {
 			if sub, ok := nw.hostSubnets[nd.Name]; ok {
 				subs[name] = sub

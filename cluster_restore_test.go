@@ -257,6 +257,10 @@ func TestRestoreReferenceAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	ann := c.Annotations()
+	// The default network's entry is another controller's: written back.
+	if got := ann.Nodes[0].Annotations[AnnotationNodeSubnets]; got != `{"default":["10.244.1.0/24"],"ns1_l3":["10.128.9.0/24"]}` {
+		t.Fatalf("node-subnets written back as %s: the default network's entry must stay", got)
+	}
 	if got := ann.NADs[1].Annotations[AnnotationTunnelKeys]; got != "[16711688,16715790]" {
 		t.Fatalf("tunnel keys written back as %q", got)
 	}
