@@ -49,6 +49,10 @@ func (s *Cluster) SetConnect(c *connect.ClusterNetworkConnect) (connect.Acceptan
 	}
 	cn.c = c.DeepCopy()
 	s.admit(cn)
+	// Of overlapping connects only the later is refused (seed 001): this one
+	// may now refuse one admitted before it, so every connect is admitted
+	// again (PlanEvent of a connect event plans them all).
+	s.readmitAll()
 	return cn.acceptance, Event{Kind: EventConnectSet, Connect: c.Name}, nil
 }
 
@@ -133,6 +137,7 @@ func (s *Cluster) RemoveConnect(name string) Event {
 		cn.alloc.Release()
 	}
 	delete(s.connects, name)
+	s.readmitAll() // one it overlapped may be admitted now
 	return Event{Kind: EventConnectRemoved, Connect: name}
 }
 
@@ -147,15 +152,16 @@ func (s *Cluster) Connect(name string) (connect.Acceptance, connect.Allocation, 
 	return cn.acceptance, cn.allocation, true
 }
 
-// readmitAll admits every connect again (the networks, namespaces or
-// nodes changed), the accepted ones first so that a newly fitting connect
-// is checked against those that hold their subnets, and returns those whose
-// acceptance or allocation changed.
+// readmitAll admits every connect again (the networks, namespaces, nodes
+// or connects changed), the oldest first (creation time, then name): of
+// overlapping connects only the later is refused (seed 001), so each is
+// checked against the older ones as admitted in this pass. It returns those
+// whose acceptance or allocation changed.
 func (s *Cluster) readmitAll() []string {
 	var changed []string
-	names := slices.Sorted(maps.Keys(s.connects))
-	slices.SortStableFunc(names, func(a, b string) int {
-		return cmp.Compare(boolRank(s.connects[a].alloc == nil), boolRank(s.connects[b].alloc == nil))
+	names := slices.SortedFunc(maps.Keys(s.connects), func(a, b string) int {
+		ta, tb := s.connects[a].c.CreationTimestamp.Time, s.connects[b].c.CreationTimestamp.Time
+		return cmp.Or(ta.Compare(tb), cmp.Compare(a, b))
 	})
 	for _, name := range names {
 		cn := s.connects[name]
@@ -167,13 +173,6 @@ func (s *Cluster) readmitAll() []string {
 	}
 	slices.Sort(changed)
 	return changed
-}
-
-func boolRank(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // planConnect plans one accepted connect for a zone.

@@ -232,60 +232,9 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 	case EventServiceSet, EventServiceRemoved:
 		next, err = s.serviceEvent(zp.state, zone, ev.Namespace, nodes)
 	case EventPodSet, EventPodRemoved:
-		changes, err := s.podEvent(zone, ev, nodes)
-		if err != nil {
-			return nil, err
-		}
-		var pol topology.Changes
-		if entry, ok := s.pods[ev.Pod]; ok && ev.Kind == EventPodSet {
-			if p, attached := s.policyPod(entry); attached {
-				pol, err = zp.policy.SetPod(p)
-			} else {
-				pol, err = zp.policy.DeletePod(entry.pod.Namespace, entry.pod.Name)
-			}
-		} else if ev.podBefore != nil {
-			pol, err = zp.policy.DeletePod(ev.podBefore.pod.Namespace, ev.podBefore.pod.Name)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("pod %s: network policies: %w", ev.Pod, err)
-		}
-		// A port group may name a port only once it exists: the ports'
-		// creations first, their deletions last.
-		var ordered topology.Changes
-		for _, ch := range changes {
-			if ch.Op != topology.OpDelete {
-				ordered = append(ordered, ch)
-			}
-		}
-		ordered = append(ordered, pol...)
-		for _, ch := range changes {
-			if ch.Op == topology.OpDelete {
-				ordered = append(ordered, ch)
-			}
-		}
-		next, err := topology.Apply(zp.state, ordered)
-		if err != nil {
-			return nil, fmt.Errorf("pod %s: %w", ev.Pod, err)
-		}
-		zp.state = next
-		return ordered, nil
+		return s.applyChanges(zp, "pod "+ev.Pod, func() (topology.Changes, error) { return s.podChanges(zp, zone, ev, nodes) })
 	case EventPolicySet, EventPolicyRemoved:
-		var pol topology.Changes
-		if p, ok := s.policies[ev.Policy]; ok {
-			pol, err = zp.policy.SetPolicy(p)
-		} else {
-			ns, name, _ := strings.Cut(ev.Policy, "/")
-			pol, err = zp.policy.DeletePolicy(ns, name)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("network policy %s: %w", ev.Policy, err)
-		}
-		next, err := topology.Apply(zp.state, pol)
-		if err != nil {
-			return nil, fmt.Errorf("network policy %s: %w", ev.Policy, err)
-		}
-		zp.state = next
-		return pol, nil
+		return s.applyChanges(zp, "network policy "+ev.Policy, func() (topology.Changes, error) { return s.policyChanges(zp, ev) })
 	default:
 		return nil, fmt.Errorf("event %v: %w: unknown kind", ev.Kind, topology.ErrInvalid)
 	}
@@ -295,6 +244,68 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 	changes := topology.Diff(zp.state, next)
 	zp.state = next
 	return changes, nil
+}
+
+// applyChanges records what changes (of the thing named what) make of the
+// zone's plan, and returns them.
+func (s *Cluster) applyChanges(zp *zonePlan, what string, changes func() (topology.Changes, error)) (topology.Changes, error) {
+	ch, err := changes()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	next, err := topology.Apply(zp.state, ch)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	zp.state = next
+	return ch, nil
+}
+
+// podChanges are a pod's port changes and, between its ports' creations
+// and deletions (a port group may name a port only while it exists), the
+// policies' changes for it.
+func (s *Cluster) podChanges(zp *zonePlan, zone string, ev Event, nodes []topology.Node) (topology.Changes, error) {
+	ports, err := s.podEvent(zone, ev, nodes)
+	if err != nil {
+		return nil, err
+	}
+	var pol topology.Changes
+	entry, held := s.pods[ev.Pod]
+	switch {
+	case held && ev.Kind == EventPodSet:
+		if p, attached := s.policyPod(entry); attached {
+			pol, err = zp.policy.SetPod(p)
+		} else {
+			pol, err = zp.policy.DeletePod(entry.pod.Namespace, entry.pod.Name)
+		}
+	case ev.podBefore != nil:
+		pol, err = zp.policy.DeletePod(ev.podBefore.pod.Namespace, ev.podBefore.pod.Name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("network policies: %w", err)
+	}
+	out := make(topology.Changes, 0, len(ports)+len(pol))
+	for _, ch := range ports {
+		if ch.Op != topology.OpDelete {
+			out = append(out, ch)
+		}
+	}
+	out = append(out, pol...)
+	for _, ch := range ports {
+		if ch.Op == topology.OpDelete {
+			out = append(out, ch)
+		}
+	}
+	return out, nil
+}
+
+// policyChanges are the changes of one NetworkPolicy set or removed.
+func (s *Cluster) policyChanges(zp *zonePlan, ev Event) (topology.Changes, error) {
+	if p, ok := s.policies[ev.Policy]; ok {
+		return zp.policy.SetPolicy(p)
+	}
+	ns, name, _ := strings.Cut(ev.Policy, "/")
+	return zp.policy.DeletePolicy(ns, name)
 }
 
 // nodeEvent plans a node's rows again: only its own rows when it is remote

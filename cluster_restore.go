@@ -152,11 +152,12 @@ func (s *Cluster) Restore(st Stored) error {
 			if held, ok := r.networkIDs[name]; ok && held != id {
 				return fmt.Errorf("network %q: %w: network ID %d stored by %s, %d by %s", name, ipam.ErrConflict, held, r.source["network "+name], id, who)
 			}
-			if err := claim("network ID "+v, who+" (network "+name+")"); err != nil && r.networkIDs[name] != id {
-				return err
-			}
+			// One ID for two networks is refused when the IDs are reserved
+			// below, naming both NADs.
 			r.networkIDs[name] = id
-			r.source["network "+name] = who
+			if _, ok := r.source["network "+name]; !ok {
+				r.source["network "+name] = who
+			}
 		}
 		if v, ok := o.Annotations[AnnotationTunnelKeys]; ok {
 			var keys []int
