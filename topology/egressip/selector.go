@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+
+	"github.com/udnkit/udnkit/internal/labelsel"
 )
 
 // Label is one label of a pod or namespace.
@@ -91,24 +93,7 @@ func (s Selector) Matches(l Labels) bool {
 	}
 	for _, r := range s.Requirements {
 		v, ok := l.Get(r.Key)
-		switch r.Op {
-		case OpIn:
-			if !ok || !slices.Contains(r.Values, v) {
-				return false
-			}
-		case OpNotIn:
-			if ok && slices.Contains(r.Values, v) {
-				return false
-			}
-		case OpExists:
-			if !ok {
-				return false
-			}
-		case OpDoesNotExist:
-			if ok {
-				return false
-			}
-		default:
+		if !labelsel.Meets(r.Op.String(), r.Values, v, ok) {
 			return false
 		}
 	}

@@ -180,20 +180,23 @@ func PlanZone(in Input) (Plan, error) {
 		if n == nil || !n.IsPrimary() {
 			return Plan{}, fmt.Errorf("egressqos: network: %w: need a primary network", ErrInvalid)
 		}
-		var switches []string
+		// The zone's pod switches and, on Layer3, the node of each (the
+		// owner's Node); the one Layer2 switch has none.
+		type podSwitch struct{ name, node string }
+		var switches []podSwitch
 		switch n.Topology {
 		case udn.TopologyLayer3:
 			for i := range in.Nodes {
-				if local[in.Nodes[i].Name] {
-					switches = append(switches, topology.PodSwitchName(n, in.Nodes[i].Name))
+				if nd := in.Nodes[i].Name; local[nd] {
+					switches = append(switches, podSwitch{topology.PodSwitchName(n, nd), nd})
 				}
 			}
 		case udn.TopologyLayer2:
-			switches = append(switches, topology.PodSwitchName(n, ""))
+			switches = append(switches, podSwitch{topology.PodSwitchName(n, ""), ""})
 		default:
 			return Plan{}, fmt.Errorf("egressqos: network %q: %w: topology %s", n.Name, ErrUnsupported, n.Topology)
 		}
-		slices.Sort(switches)
+		slices.SortFunc(switches, func(a, b podSwitch) int { return cmp.Compare(a.name, b.name) })
 		own := topology.Owner{Controller: Controller, Network: n.Name, Topology: n.Topology, Role: n.Role}
 		e.Own(Controller, n.Name)
 		v4, v6 := families(n)
@@ -250,10 +253,8 @@ func PlanZone(in Input) (Plan, error) {
 				match := "(" + dst + ") && " + src
 				for _, sw := range switches {
 					o := own
-					if n.Topology == udn.TopologyLayer3 {
-						o.Node = sw[len(n.Prefix()):]
-					}
-					rows = append(rows, QoS{Owner: o, Switch: sw, Direction: topology.ACLToLport, Priority: prio, Match: match, DSCP: r.DSCP, Namespace: ns})
+					o.Node = sw.node
+					rows = append(rows, QoS{Owner: o, Switch: sw.name, Direction: topology.ACLToLport, Priority: prio, Match: match, DSCP: r.DSCP, Namespace: ns})
 				}
 			}
 		}

@@ -3,6 +3,8 @@ package policy
 import (
 	"slices"
 	"strings"
+
+	"github.com/udnkit/udnkit/internal/labelsel"
 )
 
 // Matches reports whether labels satisfy every label and expression of s.
@@ -14,24 +16,7 @@ func (s *Selector) Matches(labels Labels) bool {
 	}
 	for _, r := range s.MatchExpressions {
 		v, ok := labels[r.Key]
-		switch r.Operator {
-		case OpIn:
-			if !ok || !slices.Contains(r.Values, v) {
-				return false
-			}
-		case OpNotIn:
-			if ok && slices.Contains(r.Values, v) {
-				return false
-			}
-		case OpExists:
-			if !ok {
-				return false
-			}
-		case OpDoesNotExist:
-			if ok {
-				return false
-			}
-		default:
+		if !labelsel.Meets(string(r.Operator), r.Values, v, ok) {
 			return false
 		}
 	}
