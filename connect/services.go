@@ -1,10 +1,8 @@
 package connect
 
 import (
-	"hash/fnv"
 	"net/netip"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/udnkit/udnkit/netconf/udn"
@@ -74,9 +72,7 @@ func AddressSetName(cnc string, v4 bool, p udn.Profile) string {
 		fam = "v4"
 	}
 	if p == udn.ProfileReference {
-		h := fnv.New64a()
-		h.Write([]byte("ovnkube-network-connect-controller:ClusterNetworkConnect:" + cnc + ":" + fam))
-		return "a" + strconv.FormatUint(h.Sum64(), 10)
+		return topology.HashName("ovnkube-network-connect-controller:ClusterNetworkConnect:" + cnc + ":" + fam)
 	}
 	return "connected_udn_subnets_" + strings.ReplaceAll(cnc, "-", "_") + "_" + fam
 }

@@ -3,7 +3,6 @@ package egressip
 import (
 	"cmp"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"net/netip"
 	"slices"
@@ -130,9 +129,7 @@ func AddressSetName(set, network string, is4 bool) string {
 	if is4 {
 		fam = "v4"
 	}
-	h := fnv.New64a()
-	h.Write([]byte(string(Controller) + ":EgressIP:" + set + ":" + fam + ":" + network))
-	return "a" + strconv.FormatUint(h.Sum64(), 10)
+	return topology.HashName(string(Controller) + ":EgressIP:" + set + ":" + fam + ":" + network)
 }
 
 // The address sets Plan writes.

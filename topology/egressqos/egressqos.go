@@ -3,7 +3,6 @@ package egressqos
 import (
 	"cmp"
 	"fmt"
-	"hash/fnv"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -133,9 +132,7 @@ func AddressSetName(network, namespace string, priority int, is4 bool) string {
 	if is4 {
 		fam = "v4"
 	}
-	h := fnv.New64a()
-	h.Write([]byte(string(Controller) + ":EgressQoS:" + namespace + ":" + strconv.Itoa(priority) + ":" + fam + ":" + network))
-	return "a" + strconv.FormatUint(h.Sum64(), 10)
+	return topology.HashName(string(Controller) + ":EgressQoS:" + namespace + ":" + strconv.Itoa(priority) + ":" + fam + ":" + network)
 }
 
 // PlanZone plans every EgressQoS of in for in.Zone on every primary network

@@ -1,8 +1,9 @@
 package policy
 
 import (
-	"hash/fnv"
 	"strconv"
+
+	"github.com/udnkit/udnkit/topology"
 )
 
 // The reference's owner types, the second field of a row's k8s.ovn.org/id,
@@ -40,11 +41,7 @@ func ReferenceController(network string) string { return network + "-network-con
 
 // hashName is the reference's HashForOVN: "a" and the decimal FNV-1a 64-bit
 // hash of id.
-func hashName(id string) string {
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	return "a" + strconv.FormatUint(h.Sum64(), 10)
-}
+func hashName(id string) string { return topology.HashName(id) }
 
 // PortGroupName returns the name of the port group of the pods a policy
 // selects on network.
