@@ -7,6 +7,7 @@ package netdev
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/udnkit/udnkit/internal/names"
@@ -47,11 +48,17 @@ func CheckText(s string) error {
 	return nil
 }
 
-// Bounded quotes s for an error message, cut to its first 64 bytes.
+// Bounded quotes s for an error message, cut so that the quoted prefix
+// is at most 64 bytes (an invalid byte quotes to four), then noting the
+// full length.
 func Bounded(s string) string {
 	const max = 64
-	if len(s) <= max {
-		return fmt.Sprintf("%q", s)
+	n := min(len(s), max)
+	for n > 0 && len(strconv.Quote(s[:n])) > max+2 {
+		n--
 	}
-	return fmt.Sprintf("%q... (%d bytes)", s[:max], len(s))
+	if n == len(s) {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%q... (%d bytes)", s[:n], len(s))
 }
