@@ -39,6 +39,11 @@ func validateInput(in Input) error {
 	if err := netdev.Check(nd.Bridge); err != nil {
 		return invalid("node.bridge", "%v", err)
 	}
+	if strings.HasPrefix(nd.Bridge, "-") {
+		// A valid device name, but ovs-ofctl (Script, backend/ovs) would
+		// read it as an option.
+		return invalid("node.bridge", "%s starts with '-', which ovs-ofctl reads as an option", netdev.Bounded(nd.Bridge))
+	}
 	if !unicastMAC(nd.MAC) {
 		return invalid("node.mac", "%s is not a 6-byte unicast MAC", boundedMAC(nd.MAC))
 	}

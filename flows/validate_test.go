@@ -22,6 +22,7 @@ func TestPlanRefusesInconsistentInput(t *testing.T) {
 		{"no bridge", "node.bridge", func(in *Input) { in.Node.Bridge = "" }},
 		{"bridge with a blank", "node.bridge", func(in *Input) { in.Node.Bridge = "br 0" }},
 		{"bridge with a NUL", "node.bridge", func(in *Input) { in.Node.Bridge = "br\x00" }},
+		{"bridge like an option", "node.bridge", func(in *Input) { in.Node.Bridge = "--strict" }},
 		{"no uplink port", "node.physical.ofport", func(in *Input) { in.Node.Physical.OFPort = 0 }},
 		{"uplink LOCAL", "node.physical.ofport", func(in *Input) { in.Node.Physical.OFPort = 0xfffe }},
 		{"uplink named as the bridge", "node.physical.name", func(in *Input) { in.Node.Physical.Name = "breth0" }},

@@ -562,6 +562,10 @@ func checkRule(r NFTRule, sets map[string]Set, chains map[string]bool) error {
 		if err := netdev.Check(r.NotIIFName); err != nil {
 			return fmt.Errorf("iifname: %v", err)
 		}
+		if strings.Contains(r.NotIIFName, `"`) {
+			// A valid device name, but nftQuote would print another one.
+			return fmt.Errorf("iifname: %s holds '\"', which nft strings cannot", netdev.Bounded(r.NotIIFName))
+		}
 	}
 	if r.Comment != "" {
 		return errors.New("a planned rule has no comment")

@@ -128,6 +128,7 @@ func TestStateValidateRefusesHandBuiltStates(t *testing.T) {
 		"quote in a comment":      func(s *State) { s.NFT.Chains[0].Comment = `a" ; flush ruleset ; "` },
 		"rule cgroup with quote":  func(s *State) { s.NFT.Chains[0].Rules[0].Cgroup = `x" accept ; #` },
 		"lookup of a missing set": func(s *State) { s.NFT.Chains[0].Rules[0].Lookup.Set = "nope" },
+		"iifname with a quote":    func(s *State) { s.NFT.Chains[0].Rules[0].NotIIFName = `a"b` },
 		"jump to a missing chain": func(s *State) {
 			s.NFT.Sets[0].Elements = append(s.NFT.Sets[0].Elements, Element{Addr: addr("1.2.3.4"), Protocol: TCP, Port: 1, Jump: "nope"})
 		},

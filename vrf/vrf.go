@@ -462,7 +462,13 @@ func (r Rule) String() string {
 // on an empty node: a dry run a person can read, and safe to run: every
 // word is shell-quoted (a device may be called "a;>x"), and the nft text
 // holds only names nft syntax cannot be broken out of (Validate).
-func (s State) Script() string {
+func (s State) Script() string { return s.script(true) }
+
+// IPScript is Script without its nft part: the ip commands and the
+// warnings.
+func (s State) IPScript() string { return s.script(false) }
+
+func (s State) script(withNFT bool) string {
 	var b strings.Builder
 	line := func(words ...string) { b.WriteString(shell.Join(words...) + "\n") }
 	for _, l := range s.Links {
@@ -495,7 +501,9 @@ func (s State) Script() string {
 		}
 		line(append(append(cmd, "rule", "add"), strings.Fields(r.String())...)...)
 	}
-	b.WriteString("nft -f - <<'EOF'\n" + s.NFT.String() + "EOF\n")
+	if withNFT {
+		b.WriteString("nft -f - <<'EOF'\n" + s.NFT.String() + "EOF\n")
+	}
 	for _, w := range s.Warnings {
 		fmt.Fprintf(&b, "# warning %s: %s\n", commentSafe(w.Reason), commentSafe(w.Message))
 	}

@@ -48,6 +48,9 @@ func New(cfg Config) (*Bridge, error) {
 	if cfg.Bridge == "" {
 		return nil, sdkerr.Errorf(sdkerr.Invalid, "ovs: bridge: required")
 	}
+	if strings.HasPrefix(cfg.Bridge, "-") {
+		return nil, sdkerr.Errorf(sdkerr.Invalid, "ovs: bridge %q starts with '-', which ovs-ofctl reads as an option", cfg.Bridge)
+	}
 	if cfg.Run == nil {
 		cfg.Run = runOfctl
 	}

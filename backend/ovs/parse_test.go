@@ -101,3 +101,16 @@ func TestRefusesInjectedFlows(t *testing.T) {
 		}
 	}
 }
+
+// TestNewRefusesOptionLikeBridges: ovs-ofctl would read a bridge named
+// "--strict" as an option.
+func TestNewRefusesOptionLikeBridges(t *testing.T) {
+	for _, bridge := range []string{"", "-x", "--strict"} {
+		if _, err := New(Config{Bridge: bridge}); err == nil {
+			t.Errorf("New accepted bridge %q", bridge)
+		}
+	}
+	if _, err := New(Config{Bridge: "br-ex"}); err != nil {
+		t.Errorf("br-ex: %v", err)
+	}
+}

@@ -135,7 +135,7 @@ func writeNodePlans(w, errOut io.Writer, format string, c *udnkit.Cluster, local
 		var text string
 		switch format {
 		case "ip":
-			text = ipScript(p)
+			text = p.Kernel.IPScript()
 		case "nft":
 			text = p.Kernel.NFT.String()
 		case "ofctl":
@@ -151,11 +151,4 @@ func writeNodePlans(w, errOut io.Writer, format string, c *udnkit.Cluster, local
 		}
 	}
 	return nil
-}
-
-// ipScript is the kernel plan's script without its nftables part: the ip
-// commands and the warnings.
-func ipScript(p udnkit.NodePlan) string {
-	nft := "nft -f - <<'EOF'\n" + p.Kernel.NFT.String() + "EOF\n"
-	return strings.Replace(p.Kernel.Script(), nft, "", 1)
 }

@@ -1,33 +1,35 @@
 // Package netdev holds the name rules of the node-side planners (vrf,
 // flows): a Linux network device name, and a name free of control
-// characters. Standard library only, as planners are.
+// characters. Standard library only (with internal/names), as planners
+// are.
 package netdev
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
+
+	"github.com/udnkit/udnkit/internal/names"
 )
 
 // MaxName is the longest Linux network device name (IFNAMSIZ - 1).
 const MaxName = 15
 
 // Check returns why name cannot name a Linux network device, or nil: the
-// kernel's dev_valid_name (not empty, not "." or "..", no '/', ':' or
-// whitespace) and at most MaxName bytes. Other printable characters (';',
-// '$', quotes) are valid device names: scripts quote them.
+// rule netconf applies (names.NetdevError: not empty, not "." or "..",
+// printable ASCII without '/', ':' or blanks) and at most MaxName bytes.
+// Other printable characters (';', '$', quotes) are valid device names:
+// scripts quote them.
 func Check(name string) error {
-	switch {
-	case name == "":
-		return fmt.Errorf("must not be empty")
-	case len(name) > MaxName:
+	if len(name) > MaxName {
 		return fmt.Errorf("%s is longer than %d bytes", Bounded(name), MaxName)
-	case name == "." || name == "..":
-		return fmt.Errorf("%q is not a device name", name)
 	}
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c == '/' || c == ':' || c <= ' ' || c == 0x7f {
-			return fmt.Errorf("%s holds %q at byte %d, which a device name may not", Bounded(name), c, i)
+	if msg := names.NetdevError(name, "a network device name"); msg != "" {
+		if name == "" {
+			return errors.New(msg)
 		}
+		return fmt.Errorf("%s: %s", Bounded(name), msg)
 	}
 	return nil
 }
@@ -46,11 +48,17 @@ func CheckText(s string) error {
 	return nil
 }
 
-// Bounded quotes s for an error message, cut to its first 64 bytes.
+// Bounded quotes s for an error message, cut so that the quoted prefix
+// is at most 64 bytes (an invalid byte quotes to four), then noting the
+// full length.
 func Bounded(s string) string {
 	const max = 64
-	if len(s) <= max {
-		return fmt.Sprintf("%q", s)
+	n := min(len(s), max)
+	for n > 0 && len(strconv.Quote(s[:n])) > max+2 {
+		n--
 	}
-	return fmt.Sprintf("%q... (%d bytes)", s[:max], len(s))
+	if n == len(s) {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%q... (%d bytes)", s[:n], len(s))
 }

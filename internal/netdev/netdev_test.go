@@ -11,7 +11,7 @@ func TestCheck(t *testing.T) {
 			t.Errorf("Check(%q): %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", ".", "..", "a/b", "a:b", "a b", "a\tb", "a\x00", "a\n", "sixteen-chars-xx", "\x7f"} {
+	for _, bad := range []string{"", ".", "..", "a/b", "a:b", "a b", "a\tb", "a\x00", "a\n", "sixteen-chars-xx", "\x7f", "eth\u00e9", "\xff"} {
 		if err := Check(bad); err == nil {
 			t.Errorf("Check(%q) accepted it", bad)
 		}
