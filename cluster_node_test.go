@@ -72,3 +72,21 @@ func TestPlanNode(t *testing.T) {
 		t.Fatalf("a bootstrapping node plans: %v", err)
 	}
 }
+
+// TestExternalBridgeValidatesAndPlans: a bridge name the node plans would
+// refuse is refused by the zone's plan already (it validated and PlanNode
+// refused it).
+func TestExternalBridgeValidatesAndPlans(t *testing.T) {
+	for _, bridge := range []string{"a/b", "-x", "a-bridge-name-too-long"} {
+		c, err := New(Config{Nodes: []topology.Node{testNode("node-a", 0)}, Cluster: topology.Cluster{ExternalBridge: bridge}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.AddUDN(udnDoc("blue", "net", "Layer3", "Primary", "10.128.0.0/16/24")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Plan("node-a"); !errors.Is(err, topology.ErrInvalid) || !strings.Contains(err.Error(), "externalBridge") {
+			t.Errorf("bridge %q: Plan = %v, want a refusal naming externalBridge", bridge, err)
+		}
+	}
+}

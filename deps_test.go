@@ -19,9 +19,9 @@ func TestImportBoundaries(t *testing.T) {
 		pkg     string
 		allowed func(dep string) bool
 	}{
-		{"./topology", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"internal/names")},
-		{"./topology/services", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/services", mod+"internal/names")},
-		{"./topology/diagram", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/diagram", mod+"internal/names")},
+		{"./topology", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"internal/names", mod+"internal/netdev")},
+		{"./topology/services", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/services", mod+"internal/names", mod+"internal/netdev")},
+		{"./topology/diagram", stdlibOr(mod+"ipam", mod+"netconf/udn", mod+"topology", mod+"topology/diagram", mod+"internal/names", mod+"internal/netdev")},
 		{"./ipam", stdlibOr(mod + "ipam")},
 		{"./netconf/udn", stdlibOr(mod+"netconf/udn", mod+"internal/names")},
 		{"./internal/names", stdlibOr(mod + "internal/names")},

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/netdev"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -147,6 +148,16 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 				field = what[i]
 			}
 			return nil, errf("%s: %s %s: %w: %s", n, field, names.Quote(s), ErrInvalid, msg)
+		}
+	}
+	if b := in.Cluster.ExternalBridge; b != "" {
+		// The node plans (vrf, flows) take it as a device and an ovs-ofctl
+		// argument: refuse here what they would refuse there.
+		if err := netdev.Check(b); err != nil {
+			return nil, errf("%s: cluster: externalBridge: %w: %v", n, ErrInvalid, err)
+		}
+		if b[0] == '-' {
+			return nil, errf("%s: cluster: externalBridge %s: %w: a leading '-' reads as an option to ovs-ofctl", n, names.Quote(b), ErrInvalid)
 		}
 	}
 	p := &planner{in: in, n: n, c: in.Cluster.withDefaults(), mode: m, p: n.Prefix(), primary: n.IsPrimary()}
