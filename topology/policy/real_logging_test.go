@@ -169,7 +169,7 @@ func TestRealLoggingIDsIsolation(t *testing.T) {
 		}
 		ctrl := policy.ReferenceController(blue.Name)
 		want := map[string]string{
-			ctrl + ":NetpolNamespace:ns1:Ingress:defaultDeny":                 "alert",
+			ctrl + ":NetpolNamespace:ns1:Ingress:defaultDeny":            "alert",
 			ctrl + ":NetworkPolicy:ns1:web-from-client:Ingress:0:tcp:-1": "notice",
 		}
 		if fmt.Sprint(logged) != fmt.Sprint(want) {
