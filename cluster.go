@@ -332,10 +332,18 @@ func (s *Cluster) SetNamespace(ns netconf.Namespace) (Event, error) {
 	if err := checkName(ns.Name); err != nil {
 		return Event{}, fmt.Errorf("namespace: %w", err)
 	}
+	if _, err := policyNamespace(ns); err != nil {
+		return Event{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ns.Labels = maps.Clone(ns.Labels)
+	ns.Annotations = maps.Clone(ns.Annotations)
+	old, known := s.spaces[ns.Name]
 	s.spaces[ns.Name] = ns
+	if known && maps.Equal(old.Labels, ns.Labels) { // the annotations alone: the policies' concern
+		return Event{Kind: EventNamespaceSet, Namespace: ns.Name, annotationsOnly: true}, nil
+	}
 	spaces := s.namespaceList()
 	for _, name := range slices.Sorted(maps.Keys(s.networks)) {
 		if nw := s.networks[name]; nw.cudn != nil {

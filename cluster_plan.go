@@ -88,6 +88,9 @@ type Event struct {
 	podBefore *podEntry
 	// connects are those whose acceptance or allocation the event changed.
 	connects []string
+	// annotationsOnly marks an EventNamespaceSet that changed the
+	// namespace's annotations alone: only its policies' rows replan.
+	annotationsOnly bool
 }
 
 // ErrNotPlanned is returned by PlanEvent for a zone that Plan never
@@ -227,7 +230,12 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 		if err == nil {
 			next, err = s.replaceShared(zp, next, zone, nodes)
 		}
-	case EventConnectSet, EventConnectRemoved, EventNamespaceSet:
+	case EventNamespaceSet:
+		if ev.annotationsOnly {
+			return s.applyChanges(zp, "namespace "+ev.Namespace, func() (topology.Changes, error) { return s.namespaceChanges(zp, ev.Namespace) })
+		}
+		next, err = s.replaceShared(zp, zp.state, zone, nodes)
+	case EventConnectSet, EventConnectRemoved:
 		next, err = s.replaceShared(zp, zp.state, zone, nodes)
 	case EventServiceSet, EventServiceRemoved:
 		next, err = s.serviceEvent(zp.state, zone, ev.Namespace, nodes)

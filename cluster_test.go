@@ -118,7 +118,7 @@ func TestClusterEventsProperty(t *testing.T) {
 
 func runEvents(t *testing.T, seed uint64, steps int) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	c, err := New(Config{Nodes: []topology.Node{testNode("node1", 0)}})
+	c, err := New(Config{Nodes: []topology.Node{testNode("node1", 0)}, Policy: PolicyOptions{DefaultNetworkIsolation: seed%2 == 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,10 +205,18 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 			name := fmt.Sprint("cnc", rng.IntN(2))
 			what = "remove connect " + name
 			ev = c.RemoveConnect(name)
-		case 10: // a namespace changes tier
+		case 10: // a namespace changes tier, or its ACL logging alone
 			ns := namespaces[rng.IntN(3)]
-			what = "relabel " + ns
-			ev, err = c.SetNamespace(netconf.Namespace{Name: ns, Labels: map[string]string{"tier": fmt.Sprint("t", rng.IntN(2))}})
+			labels := map[string]string{"tier": fmt.Sprint("t", rng.IntN(2))}
+			logging := []string{"", `{"deny":"alert","allow":"notice"}`, `{"deny":"debug"}`}[rng.IntN(3)]
+			if rng.IntN(2) == 0 {
+				labels = nil
+				if spaces := c.namespaceList(); slices.ContainsFunc(spaces, func(n netconf.Namespace) bool { return n.Name == ns }) {
+					labels = spaces[slices.IndexFunc(spaces, func(n netconf.Namespace) bool { return n.Name == ns })].Labels
+				}
+			}
+			what = fmt.Sprintf("relabel %s %v, acl-logging %s", ns, labels, logging)
+			ev, err = c.SetNamespace(netconf.Namespace{Name: ns, Labels: labels, Annotations: map[string]string{policy.AnnotationACLLogging: logging}})
 		case 11, 12: // a pod, with a secondary network when its namespace has one
 			nodes := c.Nodes()
 			nd := nodes[rng.IntN(len(nodes))]
@@ -219,6 +227,9 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 					ann[pods.AnnotationNetworks] = ns + "/" + strings.TrimPrefix(name, ns+"_")
 					break
 				}
+			}
+			if rng.IntN(2) == 0 {
+				ann[policy.AnnotationOpenPorts] = `[{"protocol":"tcp","port":80}]`
 			}
 			podSeq++
 			what = fmt.Sprintf("add pod %s/p%d on %s %v", ns, podSeq, nd.Name, ann)

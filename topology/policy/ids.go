@@ -67,6 +67,10 @@ const MeterName = "acl-logging"
 // Input.ACLLoggingRate is 0 (the reference's acl-logging-rate-limit).
 const DefaultACLLoggingRate = 20
 
+// AnnotationMulticast, "true" on a namespace, enables multicast among its
+// pods (Namespace.Multicast), the reference's annotation.
+const AnnotationMulticast = "k8s.ovn.org/multicast-enabled"
+
 // AnnotationACLLogging is the namespace annotation that asks for ACL
 // logging: {"deny": "<severity>", "allow": "<severity>"}.
 const AnnotationACLLogging = "k8s.ovn.org/acl-logging"

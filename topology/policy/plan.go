@@ -230,13 +230,20 @@ func New(in Input) (*Planner, error) {
 
 // State returns every row planned, speaking for the policy controller's
 // rows of every network planned (a network without policies keeps its
-// cluster port group and the hairpin and management-port ACLs).
+// cluster port group and the hairpin and management-port ACLs) and, while
+// a namespace logs or the isolation is planned, of DefaultNetworkName.
 func (p *Planner) State() (topology.State, error) {
 	var b topology.Builder
 	for _, n := range p.netNames {
 		b.OwnFor(Controller, n)
 	}
-	b.OwnFor(Controller, DefaultNetworkName)
+	if p.isolation != nil || len(p.logging) > 0 {
+		// The policy controller's rows outside the networks: it speaks for
+		// them only while it may plan some, so that a cluster without
+		// logging or isolation lists its own networks alone (a meter left
+		// from before goes with RemovalFor(Controller, DefaultNetworkName)).
+		b.OwnFor(Controller, DefaultNetworkName)
+	}
 	for _, rows := range p.units {
 		b.Add(rows...)
 	}
