@@ -6,7 +6,7 @@
 //
 // A State is a set of objects — Switch, SwitchPort, Router, RouterPort,
 // StaticRoute, Policy, NAT, ACL, AddressSet, LoadBalancer,
-// LoadBalancerGroup, PortGroup — each a plain value with OVN's own column
+// LoadBalancerGroup, PortGroup, Meter, MeterBand — each a plain value with OVN's own column
 // spellings, a natural Key unique within its kind, references to other
 // objects by name (a port names its switch or router, a route its router),
 // and an Owner (controller, network, topology, role, node) that the OVN
