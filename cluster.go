@@ -327,7 +327,11 @@ func notReady(nd topology.Node) string {
 
 // SetNamespace adds or updates a namespace and its labels, which decide
 // the namespaces a ClusterUserDefinedNetwork serves (added after it) and
-// which networks a ClusterNetworkConnect selects.
+// which networks a ClusterNetworkConnect selects, and its annotations,
+// which the network policies read (k8s.ovn.org/acl-logging: one that does
+// not parse is refused, naming the key; k8s.ovn.org/multicast-enabled). A
+// change of the annotations alone is an event that replans only the
+// namespace's policy rows.
 func (s *Cluster) SetNamespace(ns netconf.Namespace) (Event, error) {
 	if err := checkName(ns.Name); err != nil {
 		return Event{}, fmt.Errorf("namespace: %w", err)
