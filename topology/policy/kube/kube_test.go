@@ -218,3 +218,50 @@ func TestPodFromDefaultPort(t *testing.T) {
 		t.Errorf("default-network pod: default port %q (%v)", p.DefaultPort, err)
 	}
 }
+
+// FuzzPodFrom: a pod's pod-networks and open-default-ports annotations
+// never panic PodFrom; a pod it reads plans (on its network, with the
+// isolation of its default port), and an error names the pod.
+func FuzzPodFrom(f *testing.F) {
+	f.Add(`{"default":{"ip_addresses":["10.244.1.5/24"],"mac_address":"0a:58:0a:f4:01:05","role":"infrastructure-locked"},"ns1/blue":{"ip_addresses":["10.128.1.3/24"],"mac_address":"0a:58:0a:80:01:03","role":"primary"}}`,
+		`[{"protocol":"tcp","port":80},{"protocol":"icmp"}]`)
+	f.Add(`{"ns1/blue":{"ip_addresses":["10.128.1.3/24"],"mac_address":"0a:58:0a:80:01:03","role":"primary"}}`, `[{"protocol":"tcp"}]`)
+	f.Add(`{}`, `x`)
+	f.Fuzz(func(t *testing.T, podNetworks, open string) {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns1", Name: "web",
+			Annotations: map[string]string{netconf.AnnotationPodNetworks: podNetworks, policy.AnnotationOpenPorts: open}},
+			Spec: corev1.PodSpec{NodeName: "node1"}}
+		p, ok, err := PodFrom(pod, map[string]string{"ns1/blue": "ns1_blue"})
+		if err != nil {
+			if !strings.Contains(err.Error(), "pod ns1/web") {
+				t.Fatalf("error without the pod: %v", err)
+			}
+			return
+		}
+		if !ok {
+			return
+		}
+		blue := ovntest.Layer3Network()
+		in := policy.Input{Networks: []policy.Network{{Network: blue, Namespaces: []string{"ns1"}}}, Nodes: ovntest.Nodes(1, ""),
+			DefaultNetwork: &policy.DefaultNetwork{}, Pods: []policy.Pod{p}}
+		if _, err := policy.Plan(in); err != nil {
+			t.Fatalf("%+v does not plan: %v", p, err)
+		}
+	})
+}
+
+// FuzzNamespaceFrom: any acl-logging annotation reads to valid severities
+// (a bad key off), and the namespace plans.
+func FuzzNamespaceFrom(f *testing.F) {
+	f.Add(`{"deny":"alert","allow":"notice"}`)
+	f.Add(`{"deny":"loud"}`)
+	f.Add(`[`)
+	f.Fuzz(func(t *testing.T, ann string) {
+		ns, _ := NamespaceFrom(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns1", Annotations: map[string]string{policy.AnnotationACLLogging: ann}}})
+		blue := ovntest.Layer3Network()
+		in := policy.Input{Networks: []policy.Network{{Network: blue, Namespaces: []string{"ns1"}}}, Namespaces: []policy.Namespace{ns}}
+		if _, err := policy.Plan(in); err != nil {
+			t.Fatalf("%q: %+v does not plan: %v", ann, ns.Logging, err)
+		}
+	})
+}
