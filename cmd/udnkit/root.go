@@ -99,7 +99,7 @@ kubeconfig is read: files or stdin in.
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.errOut)
-	root.AddCommand(newValidate(s), newPlan(s), newDiff(s), newApply(s), newExplain(s), newDraw(s))
+	root.AddCommand(newValidate(s), newPlan(s), newDiff(s), newApply(s), newExplain(s), newDraw(s), newVerify(s))
 	return root
 }
 

@@ -1,0 +1,99 @@
+package probe
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Hop is one logical flow a traced packet matched: a stage of a logical
+// datapath's pipeline, as ovn-trace prints it
+// (" 8. ls_in_acl_eval (northd.c:7051): ip4.src == 10.1.1.2, priority 2001, uuid 5e6b5882").
+type Hop struct {
+	Datapath string
+	// Pipeline is "ingress" or "egress".
+	Pipeline string
+	Table    int
+	Stage    string
+	Match    string
+	Priority int
+	// UUID is the logical flow's UUID prefix (SB).
+	UUID string
+}
+
+// Output is a packet leaving a logical datapath through a port.
+type Output struct {
+	Datapath string
+	Port     string
+	// Type is the port's type as ovn-trace names it: "" (a VIF), "patch",
+	// "remote", "localnet", "l3gateway", ...
+	Type string
+}
+
+// Trace is what ovn-trace's detailed output says happened to a packet.
+type Trace struct {
+	// Hops are the logical flows matched, in the order printed.
+	Hops []Hop
+	// Outputs are the ports output to, in the order printed (a flood
+	// outputs to several).
+	Outputs []Output
+	// Drop is the hop after which a drop action was printed (Drop.Stage
+	// is "" when none was).
+	Drop Hop
+}
+
+// Last returns the last hop printed, or a zero Hop.
+func (t Trace) Last() Hop {
+	if len(t.Hops) == 0 {
+		return Hop{}
+	}
+	return t.Hops[len(t.Hops)-1]
+}
+
+// OutputTo returns the output to port, if any.
+func (t Trace) OutputTo(port string) (Output, bool) {
+	for _, o := range t.Outputs {
+		if o.Port == port {
+			return o, true
+		}
+	}
+	return Output{}, false
+}
+
+var (
+	headerRE = regexp.MustCompile(`^(ingress|egress|multicast)\(dp="([^"]*)"`)
+	hopRE    = regexp.MustCompile(`^(\d+)\. ([A-Za-z0-9_]+) \([^)]*\): (.*), priority (\d+), uuid ([0-9a-f]+)$`)
+	outputRE = regexp.MustCompile(`^/\* output to "([^"]*)", type "([^"]*)" \*/;?$`)
+)
+
+// ParseTrace reads ovn-trace's default (detailed) output. It never fails:
+// lines it does not know are skipped, so a newer ovn-trace's additions
+// leave the verdict to the lines it knows.
+func ParseTrace(out string) Trace {
+	var t Trace
+	var dp, pipeline string
+	for line := range strings.SplitSeq(out, "\n") {
+		line = strings.TrimSpace(line)
+		if m := headerRE.FindStringSubmatch(line); m != nil {
+			dp, pipeline = m[2], m[1]
+			continue
+		}
+		if m := hopRE.FindStringSubmatch(line); m != nil {
+			table, _ := strconv.Atoi(m[1])
+			prio, _ := strconv.Atoi(m[4])
+			t.Hops = append(t.Hops, Hop{Datapath: dp, Pipeline: pipeline, Table: table, Stage: m[2], Match: m[3], Priority: prio, UUID: m[5]})
+			continue
+		}
+		if m := outputRE.FindStringSubmatch(line); m != nil {
+			t.Outputs = append(t.Outputs, Output{Datapath: dp, Port: m[1], Type: m[2]})
+			continue
+		}
+		if line == "drop;" {
+			t.Drop = t.Last()
+			if t.Drop.Stage == "" {
+				t.Drop = Hop{Datapath: dp, Pipeline: pipeline, Stage: "?"}
+			}
+		}
+	}
+	return t
+}
