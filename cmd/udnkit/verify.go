@@ -115,7 +115,7 @@ dropped it. Exit 0 when every probe goes as meant, 1 on a surprise, 2 on an erro
 				return fail(err)
 			}
 			bar := s.term.startProgress(s.errOut, fmt.Sprintf("zone %s: tracing %d probe(s)", zs[0], len(plan.Probes)))
-			results, err := probe.Run(cmd.Context(), probe.Exec{Path: path, SB: sb}, plan, changes)
+			results, err := probe.Run(cmd.Context(), probe.Exec{Path: path, SB: sb}, plan, changes, observed)
 			bar.end()
 			if err != nil {
 				return fail(err)

@@ -102,14 +102,21 @@ func (p *Plan) Flow(pr Probe) string {
 
 // Judge judges a probe by its trace (out, or err when ovn-trace failed).
 func (p *Plan) Judge(pr Probe, out string, err error) Result {
+	r, _ := p.judge(pr, out, err)
+	return r
+}
+
+func (p *Plan) judge(pr Probe, out string, err error) (Result, Trace) {
 	r := Result{Probe: pr}
+	var t Trace
 	if err != nil {
 		r.Outcome, r.Where = Failed, err.Error()
 	} else {
-		r.Outcome, r.Where = p.outcome(pr, ParseTrace(out))
+		t = ParseTrace(out)
+		r.Outcome, r.Where = p.outcome(pr, t)
 	}
 	r.Surprise = r.Outcome == Failed || (r.Outcome == Delivered) != pr.Intent.Delivered
-	return r
+	return r, t
 }
 
 func (p *Plan) outcome(pr Probe, t Trace) (Outcome, string) {
@@ -152,15 +159,22 @@ func (p *Plan) outcome(pr Probe, t Trace) (Outcome, string) {
 	if len(t.Hops) == 0 {
 		return Dropped, "nowhere: ovn-trace printed no logical flow"
 	}
-	return Dropped, hopText(t.Last())
+	return Dropped, hopText(t.End())
 }
 
-// hopText names a hop: "<datapath> <stage>", with the priority and match
-// of an ACL stage (the ACL's own match is in parentheses at its end).
+// aclOffset is what northd adds to an ACL's priority for its logical flow.
+const aclOffset = 1000
+
+// isACL reports whether h is an ACL evaluation stage.
+func isACL(h Hop) bool { return strings.Contains(h.Stage, "_acl") && strings.HasSuffix(h.Stage, "_eval") }
+
+// hopText names a hop: "<datapath> <stage>", with the ACL's priority and
+// the flow's match at an ACL stage (the ACL's own match is in its last
+// parentheses).
 func hopText(h Hop) string {
 	s := h.Datapath + " " + h.Stage
-	if strings.Contains(h.Stage, "_acl") {
-		s += fmt.Sprintf(" (priority %d: %s)", h.Priority, h.Match)
+	if isACL(h) {
+		s += fmt.Sprintf(" (ACL priority %d: %s)", h.Priority-aclOffset, h.Match)
 	}
 	return s
 }
@@ -172,8 +186,10 @@ const maxRows = 6
 // between the NB and the plan (topology.Diff(observed, desired)) of rows
 // owned by either network or by what joins them (Intent.Via), as
 // "missing <kind> <key>", "extra <kind> <key>" or "<kind> <key> differs
-// in <columns>"; else, for a drop at an ACL stage, that flow.
-func Blame(r Result, changes topology.Changes) []string {
+// in <columns>"; first, for a drop at an ACL stage, the ACL of observed
+// (the NB's rows udnkit owns) whose priority and match the flow has, or
+// that flow when the ACL is not udnkit's.
+func Blame(r Result, drop Hop, changes topology.Changes, observed topology.State) []string {
 	if !r.Surprise {
 		return nil
 	}
@@ -182,6 +198,9 @@ func Blame(r Result, changes topology.Changes) []string {
 		owners = append(owners, r.Intent.Via)
 	}
 	var rows []string
+	if isACL(drop) {
+		rows = append(rows, aclText(drop, observed))
+	}
 	for _, c := range changes {
 		if c.Object == nil || !slices.Contains(owners, c.Object.OwnedBy().Network) {
 			continue
@@ -197,6 +216,18 @@ func Blame(r Result, changes topology.Changes) []string {
 	return rows
 }
 
+// aclText names the ACL whose flow dropped a packet: udnkit's (in
+// observed) with the flow's priority and match, or the flow's.
+func aclText(drop Hop, observed topology.State) string {
+	for _, o := range observed.ObjectsOf(topology.KindACL) {
+		acl := o.(topology.ACL)
+		if acl.Priority == drop.Priority-aclOffset && strings.HasSuffix(drop.Match, "("+acl.Match+")") {
+			return fmt.Sprintf("acl %s dropped it (action %s)", acl.Key(), acl.Action)
+		}
+	}
+	return fmt.Sprintf("an ACL udnkit does not own dropped it: priority %d, flow match %s", drop.Priority-aclOffset, drop.Match)
+}
+
 func changeText(c topology.Change) string {
 	switch c.Op {
 	case topology.OpCreate:
@@ -208,17 +239,17 @@ func changeText(c topology.Change) string {
 }
 
 // Run traces every probe of the plan with tr, judges it, and names the
-// rows of changes (the NB against the plan) that may explain each
-// surprise.
-func Run(ctx context.Context, tr Tracer, p *Plan, changes topology.Changes) ([]Result, error) {
+// rows that may explain each surprise (Blame: changes, the NB against the
+// plan; observed, the NB's rows udnkit owns).
+func Run(ctx context.Context, tr Tracer, p *Plan, changes topology.Changes, observed topology.State) ([]Result, error) {
 	out := make([]Result, 0, len(p.Probes))
 	for _, pr := range p.Probes {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
 		text, err := tr.Trace(ctx, pr.From.Switch, p.Flow(pr))
-		r := p.Judge(pr, text, err)
-		r.Rows = Blame(r, changes)
+		r, t := p.judge(pr, text, err)
+		r.Rows = Blame(r, t.End(), changes, observed)
 		out = append(out, r)
 	}
 	return out, nil

@@ -194,7 +194,14 @@ func intent(c *udnkit.Cluster, cfg Config, from, to Endpoint) (Intent, error) {
 		// pods whatever the policies (policy package).
 		return in, nil
 	}
-	ok, err := c.Allows(cfg.Zone, policyEndpoint(from), policyEndpoint(to), cfg.Protocol, cfg.Port)
+	allows := c.Allows
+	if !to.Local {
+		// A destination of another zone: its node's switch enforces its
+		// ingress policies, this zone the source's egress ones.
+		allows = c.AllowsEgress
+		in.Why += "; its own zone enforces " + to.String() + "'s ingress policies"
+	}
+	ok, err := allows(cfg.Zone, policyEndpoint(from), policyEndpoint(to), cfg.Protocol, cfg.Port)
 	if err != nil {
 		return Intent{}, err
 	}

@@ -50,6 +50,19 @@ func (t Trace) Last() Hop {
 	return t.Hops[len(t.Hops)-1]
 }
 
+// End is where the packet's last branch ended: the drop's hop when a drop
+// was printed, else the last hop (an ACL's evaluation rather than the
+// action stage after it: ovn-trace prints no drop for an ACL's).
+func (t Trace) End() Hop {
+	if t.Drop.Stage != "" {
+		return t.Drop
+	}
+	if len(t.Hops) == 0 {
+		return Hop{}
+	}
+	return t.dropHop("", "")
+}
+
 // OutputTo returns the output to port, if any.
 func (t Trace) OutputTo(port string) (Output, bool) {
 	for _, o := range t.Outputs {
@@ -89,11 +102,30 @@ func ParseTrace(out string) Trace {
 			continue
 		}
 		if line == "drop;" {
-			t.Drop = t.Last()
-			if t.Drop.Stage == "" {
-				t.Drop = Hop{Datapath: dp, Pipeline: pipeline, Stage: "?"}
-			}
+			t.Drop = t.dropHop(dp, pipeline)
 		}
 	}
 	return t
+}
+
+// dropHop is the hop a drop printed now belongs to: the last hop, or, when
+// that is an ACL action stage, the ACL evaluation before it (whose match
+// holds the ACL's).
+func (t Trace) dropHop(dp, pipeline string) Hop {
+	last := t.Last()
+	if last.Stage == "" {
+		return Hop{Datapath: dp, Pipeline: pipeline, Stage: "?"}
+	}
+	if strings.HasSuffix(last.Stage, "_acl_action") || strings.HasSuffix(last.Stage, "_acl_after_lb_action") {
+		for i := len(t.Hops) - 1; i >= 0; i-- {
+			h := t.Hops[i]
+			if h.Datapath != last.Datapath {
+				break
+			}
+			if strings.HasSuffix(h.Stage, "_acl_eval") || strings.HasSuffix(h.Stage, "_acl_after_lb_eval") {
+				return h
+			}
+		}
+	}
+	return last
 }
