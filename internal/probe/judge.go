@@ -166,7 +166,9 @@ func (p *Plan) outcome(pr Probe, t Trace) (Outcome, string) {
 const aclOffset = 1000
 
 // isACL reports whether h is an ACL evaluation stage.
-func isACL(h Hop) bool { return strings.Contains(h.Stage, "_acl") && strings.HasSuffix(h.Stage, "_eval") }
+func isACL(h Hop) bool {
+	return strings.Contains(h.Stage, "_acl") && strings.HasSuffix(h.Stage, "_eval")
+}
 
 // hopText names a hop: "<datapath> <stage>", with the ACL's priority and
 // the flow's match at an ACL stage (the ACL's own match is in its last

@@ -79,14 +79,34 @@ var (
 	outputRE = regexp.MustCompile(`^/\* output to "([^"]*)", type "([^"]*)" \*/;?$`)
 )
 
-// ParseTrace reads ovn-trace's default (detailed) output. It never fails:
-// lines it does not know are skipped, so a newer ovn-trace's additions
-// leave the verdict to the lines it knows.
+// generated are the actions whose nested section traces a packet OVN
+// makes (an ARP or ND request, an ICMP error, a reset), not the probe.
+var generated = map[string]bool{"arp": true, "nd_ns": true, "nd_ns_mcast": true, "icmp4": true, "icmp6": true,
+	"icmp4_error": true, "icmp6_error": true, "tcp_reset": true, "sctp_abort": true, "reject": true}
+
+// ParseTrace reads ovn-trace's default (detailed) output: the probe's own
+// packet, skipping the sections of packets OVN generates on its way (an
+// ARP request's flood is not a delivery). It never fails: lines it does
+// not know are skipped, so a newer ovn-trace's additions leave the
+// verdict to the lines it knows.
 func ParseTrace(out string) Trace {
 	var t Trace
 	var dp, pipeline string
-	for line := range strings.SplitSeq(out, "\n") {
-		line = strings.TrimSpace(line)
+	lines := strings.Split(out, "\n")
+	skip := -1 // the indentation of a generated packet's section
+	for i, raw := range lines {
+		line := strings.TrimSpace(raw)
+		indent := len(raw) - len(strings.TrimLeft(raw, " "))
+		if skip >= 0 {
+			if line == "" || indent > skip || strings.Trim(line, "-") == "" {
+				continue
+			}
+			skip = -1
+		}
+		if generated[line] && i+1 < len(lines) && isRule(lines[i+1], len(line)) {
+			skip = indent
+			continue
+		}
 		if m := headerRE.FindStringSubmatch(line); m != nil {
 			dp, pipeline = m[2], m[1]
 			continue
@@ -106,6 +126,12 @@ func ParseTrace(out string) Trace {
 		}
 	}
 	return t
+}
+
+// isRule reports whether line is a section's underline of n dashes.
+func isRule(line string, n int) bool {
+	line = strings.TrimSpace(line)
+	return len(line) == n && strings.Trim(line, "-") == ""
 }
 
 // dropHop is the hop a drop printed now belongs to: the last hop, or, when
