@@ -94,6 +94,10 @@ func TestGolden(t *testing.T) {
 		{"apply_embedded_dry-run_nbctl", []string{"apply", "-f", manifests + "seed-002.yaml", "--dry-run"}, 0},
 		{"diff_missing_nb", []string{"diff", "-f", manifests + "seed-004.yaml"}, 2},
 		{"diff_unreachable_nb", []string{"diff", "-f", manifests + "seed-004.yaml", "--nb", "unix:/nonexistent/nb.sock"}, 2},
+		{"verify_missing_sb", []string{"verify", "-f", manifests + "seed-001.yaml", "--nb", "unix:/nonexistent/nb.sock"}, 2},
+		{"verify_no_ovn-trace", []string{"verify", "-f", manifests + "seed-001.yaml", "--nb", "unix:/nonexistent/nb.sock", "--sb", "unix:/nonexistent/sb.sock", "--ovn-trace", "/nonexistent/ovn-trace"}, 2},
+		{"verify_bad_port", []string{"verify", "-f", manifests + "seed-001.yaml", "--nb", "unix:/nonexistent/nb.sock", "--sb", "unix:/nonexistent/sb.sock", "--port", "0"}, 2},
+		{"verify_bad_format", []string{"verify", "-f", manifests + "seed-001.yaml", "--nb", "unix:/nonexistent/nb.sock", "--sb", "unix:/nonexistent/sb.sock", "-o", "yaml"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runCmd(t, "", tc.args...)
@@ -243,7 +247,7 @@ func TestStored(t *testing.T) {
 
 // TestHelp holds every command's --help (and the root's) as golden text.
 func TestHelp(t *testing.T) {
-	for _, cmd := range []string{"", "validate", "plan", "diff", "apply", "explain", "draw"} {
+	for _, cmd := range []string{"", "validate", "plan", "diff", "apply", "explain", "draw", "verify"} {
 		name := cmd
 		if name == "" {
 			name = "root"

@@ -42,7 +42,7 @@ is traced through the logical pipelines the Southbound database holds, and judge
   failed     ovn-trace could not trace it (a missing port)
 
 An endpoint is a pod of the manifests (its primary network's port), or, on a node where a
-network has no pod, the network's management port (k8s-<network>_<node>): a probe needs
+network has no pod, the network's management port (k8s-<prefix><node>): a probe needs
 a port the NB holds to start from, and nothing is written to the NB. Primary Layer3 and
 Layer2 networks are probed. The intent: the same network, networks a ClusterNetworkConnect
 with PodNetwork connectivity joins, and a namespace's primary networks are delivered;
