@@ -59,6 +59,7 @@ func TestGolden(t *testing.T) {
 		{"validate_invalid", []string{"validate", "-f", manifests + "invalid.yaml"}, 1},
 		{"validate_seed-000", []string{"validate", "-f", manifests + "seed-000.yaml"}, 0},
 		{"validate_unreadable", []string{"validate", "-f", "testdata/unreadable.yaml"}, 1},
+		{"validate_invalid_policy", []string{"validate", "-f", "testdata/invalid-policy.yaml"}, 1},
 		{"plan_quickstart", []string{"plan", "-f", manifests + "quickstart.yaml"}, 0},
 		{"plan_quickstart_all-zones", []string{"plan", "-f", manifests + "quickstart.yaml", "--all-zones"}, 0},
 		{"plan_quickstart_nbctl", []string{"plan", "-f", manifests + "quickstart.yaml", "--zone", "node-b", "-o", "nbctl"}, 0},

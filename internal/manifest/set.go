@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -294,7 +295,7 @@ func (s *Set) Validate() []Invalid {
 		p, err := policykube.PolicyFrom(np)
 		errs := policy.Validate(&p)
 		if err != nil {
-			errs = field.ErrorList{field.Invalid(field.NewPath("spec"), field.OmitValueType{}, err.Error())}
+			errs = field.ErrorList{policyReadError(np, err)}
 		}
 		add("networking.k8s.io", KindNetworkPolicy, np.Namespace, np.Name, errs)
 	}
@@ -309,6 +310,18 @@ func (s *Set) Validate() []Invalid {
 	}
 	slices.SortStableFunc(out, func(a, b Invalid) int { return cmp.Compare(a.pos, b.pos) })
 	return out
+}
+
+// policyReadError is what policykube.PolicyFrom refused, at the field
+// its message names ("networkpolicy NS/NAME: PATH: ...").
+func policyReadError(np *networkingv1.NetworkPolicy, err error) *field.Error {
+	msg := strings.TrimPrefix(err.Error(), "networkpolicy "+np.Namespace+"/"+np.Name+": ")
+	path, detail, ok := strings.Cut(msg, ": ")
+	if !ok || !strings.HasPrefix(path, "spec.") {
+		path, detail = "spec", err.Error()
+	}
+	detail = strings.TrimPrefix(detail, policykube.ErrPolicy.Error()+": ")
+	return &field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: field.OmitValueType{}, Detail: detail}
 }
 
 // ignoredNAD reports whether a NAD's parse error means the NAD is not
