@@ -98,7 +98,8 @@ func TestRealVerify(t *testing.T) {
 	}
 	v.golden(t, "verify_seed-001.txt", r, argv)
 
-	r, _ = v.verify(t, file, zone, "-o", "json")
+	r, argv = v.verify(t, file, zone, "-o", "json")
+	v.golden(t, "verify_seed-001_json.txt", r, argv)
 	var js verifyJSON
 	if err := json.Unmarshal([]byte(r.stdout), &js); err != nil || r.code != 0 {
 		t.Fatalf("verify -o json: exit %d, %v\n%s", r.code, err, r.stderr)
