@@ -26,6 +26,7 @@ func newVerify(s streams) *cobra.Command {
 	var in inputs
 	var zone, nb, sb, format, tracer, proto string
 	var port int32
+	var networks []string
 	c := &cobra.Command{
 		Use:   "verify -f FILE|DIR|- --nb ENDPOINT --sb ENDPOINT [--zone NODE] [-o text|json]",
 		Short: "Trace a probe between every pair of networks with ovn-trace and compare with the manifests' intent (exit 0 as meant, 1 surprise, 2 error)",
@@ -53,6 +54,7 @@ every probe. A surprise names the rows that may explain it: the rows of the two 
 (and of the connect joining them) where the NB differs from the plan, or the ACL that
 dropped it. Exit 0 when every probe goes as meant, 1 on a surprise, 2 on an error.`,
 		Example: `  udnkit verify -f cluster.yaml --nb tcp:127.0.0.1:6641 --sb tcp:127.0.0.1:6642 --zone ovn-worker
+  udnkit verify -f cluster.yaml --nb tcp:127.0.0.1:6641 --sb tcp:127.0.0.1:6642 --network blue_blue-network --network red_red-network
   udnkit verify -f cluster.yaml --nb unix:/var/run/ovn/ovnnb_db.sock --sb unix:/var/run/ovn/ovnsb_db.sock -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -106,7 +108,7 @@ dropped it. Exit 0 when every probe goes as meant, 1 on a surprise, 2 on an erro
 				fmt.Fprintf(s.errOut, "%s zone %s: the Northbound database differs from the plan: %s (udnkit diff lists them)\n",
 					s.term.paint(sgrYellow, "note:"), zs[0], summary(changes))
 			}
-			cfg := probe.Config{Zone: zs[0], Protocol: l4, Port: port}
+			cfg := probe.Config{Zone: zs[0], Protocol: l4, Port: port, Networks: networks}
 			for _, p := range set.Pods {
 				cfg.Pods = append(cfg.Pods, probe.PodRef{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName})
 			}
@@ -144,6 +146,7 @@ dropped it. Exit 0 when every probe goes as meant, 1 on a surprise, 2 on an erro
 	f.StringVar(&tracer, "ovn-trace", "ovn-trace", "the ovn-trace program (a name looked up on PATH, or a path)")
 	f.StringVar(&proto, "protocol", "tcp", "the probes' protocol: tcp, udp or sctp")
 	f.Int32Var(&port, "port", 80, "the probes' destination port")
+	f.StringArrayVar(&networks, "network", nil, "probe only this network (its OVN name; repeatable): the probes grow with the square of the networks")
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitErr{code: exitError, err: err} })
 	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(verifyFormats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("protocol", cobra.FixedCompletions([]string{"tcp", "udp", "sctp"}, cobra.ShellCompDirectiveNoFileComp))

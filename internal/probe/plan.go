@@ -85,6 +85,9 @@ type Config struct {
 	// Pods are the pods of the manifests; a network's pods on a node
 	// stand for it there, its management port when it has none.
 	Pods []PodRef
+	// Networks, when set, are the only networks probed (as sources and
+	// destinations): n networks on m nodes make about n² × m probes.
+	Networks []string
 }
 
 // Plan is the probes of a zone and what judging them needs.
@@ -122,8 +125,17 @@ func Probes(c *udnkit.Cluster, state topology.State, cfg Config) (*Plan, error) 
 			p.Remote[port] = RemotePort{Node: n, Owner: rp.Owner}
 		}
 	}
+	names := c.Names()
+	for _, want := range cfg.Networks {
+		if !slices.Contains(names, want) {
+			return nil, fmt.Errorf("network %q: %w", want, udnkit.ErrNotFound)
+		}
+	}
 	var eps []Endpoint
-	for _, name := range c.Names() {
+	for _, name := range names {
+		if len(cfg.Networks) > 0 && !slices.Contains(cfg.Networks, name) {
+			continue
+		}
 		n, _ := c.Network(name)
 		if !n.IsPrimary() || (n.Topology != udn.TopologyLayer3 && n.Topology != udn.TopologyLayer2) {
 			p.Skipped = append(p.Skipped, fmt.Sprintf("%s: %s %s: not probed (primary Layer3 and Layer2 networks are)", name, n.Role, n.Topology))

@@ -11,9 +11,14 @@ import (
 	"github.com/udnkit/udnkit/topology"
 )
 
-// load builds the Cluster of a manifest file, plans zone and plans its
-// probes on tcp/80.
-func load(t *testing.T, file, zone string) (*probe.Plan, topology.State) {
+// loadCluster builds the Cluster of a manifest file.
+func loadCluster(t *testing.T, file string) *udnkit.Cluster {
+	t.Helper()
+	_, c := loadSet(t, file)
+	return c
+}
+
+func loadSet(t *testing.T, file string) (*manifest.Set, *udnkit.Cluster) {
 	t.Helper()
 	objs, err := manifest.ReadPaths([]string{file}, nil)
 	if err != nil {
@@ -27,7 +32,15 @@ func load(t *testing.T, file, zone string) (*probe.Plan, topology.State) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := l.Cluster.Plan(zone)
+	return set, l.Cluster
+}
+
+// load builds the Cluster of a manifest file, plans zone and plans its
+// probes on tcp/80.
+func load(t *testing.T, file, zone string) (*probe.Plan, topology.State) {
+	t.Helper()
+	set, c := loadSet(t, file)
+	st, err := c.Plan(zone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +48,7 @@ func load(t *testing.T, file, zone string) (*probe.Plan, topology.State) {
 	for _, p := range set.Pods {
 		cfg.Pods = append(cfg.Pods, probe.PodRef{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName})
 	}
-	p, err := probe.Probes(l.Cluster, st, cfg)
+	p, err := probe.Probes(c, st, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,5 +183,30 @@ func TestJudge(t *testing.T) {
 	r := p.Judge(find(t, p, "red_red-network@ovn-worker", "green_green-network@ovn-worker"), "", errors.New("ovn-trace: unknown logical port"))
 	if r.Outcome != probe.Failed || !r.Surprise || r.Where != "ovn-trace: unknown logical port" {
 		t.Errorf("failed trace: %+v", r)
+	}
+}
+
+// TestProbesNetworks: --network keeps the probes between the networks
+// named; an unknown one is not found.
+func TestProbesNetworks(t *testing.T) {
+	c := loadCluster(t, "../../examples/manifests/seed-001.yaml")
+	st, err := c.Plan("ovn-worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := probe.Probes(c, st, probe.Config{Zone: "ovn-worker", Port: 80, Networks: []string{"red_red-network", "green_green-network"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Probes) != 10 || strings.Join(got.Networks, " ") != "green_green-network red_red-network" {
+		t.Errorf("%d probes (want 2 sources x 6 - 2), networks %v", len(got.Probes), got.Networks)
+	}
+	for _, pr := range got.Probes {
+		if pr.From.Network == "blue_blue-network" || pr.To.Network == "yellow_yellow-network" {
+			t.Errorf("probe %s -> %s outside the networks named", pr.From, pr.To)
+		}
+	}
+	if _, err := probe.Probes(c, st, probe.Config{Zone: "ovn-worker", Networks: []string{"nope"}}); !errors.Is(err, udnkit.ErrNotFound) || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("unknown network: %v", err)
 	}
 }
