@@ -12,13 +12,13 @@ import (
 )
 
 // loadCluster builds the Cluster of a manifest file.
-func loadCluster(t *testing.T, file string) *udnkit.Cluster {
+func loadCluster(t testing.TB, file string) *udnkit.Cluster {
 	t.Helper()
 	_, c := loadSet(t, file)
 	return c
 }
 
-func loadSet(t *testing.T, file string) (*manifest.Set, *udnkit.Cluster) {
+func loadSet(t testing.TB, file string) (*manifest.Set, *udnkit.Cluster) {
 	t.Helper()
 	objs, err := manifest.ReadPaths([]string{file}, nil)
 	if err != nil {

@@ -107,22 +107,30 @@ func ParseTrace(out string) Trace {
 			skip = indent
 			continue
 		}
-		if m := headerRE.FindStringSubmatch(line); m != nil {
-			dp, pipeline = m[2], m[1]
+		if line == "" {
+			continue
+		}
+		switch c := line[0]; {
+		case c == 'i' || c == 'e' || c == 'm':
+			if m := headerRE.FindStringSubmatch(line); m != nil {
+				dp, pipeline = m[2], m[1]
+			}
+			continue
+		case c == '/':
+			if m := outputRE.FindStringSubmatch(line); m != nil {
+				t.Outputs = append(t.Outputs, Output{Datapath: dp, Port: m[1], Type: m[2]})
+			}
+			continue
+		case c < '0' || c > '9':
+			if line == "drop;" {
+				t.Drop = t.dropHop(dp, pipeline)
+			}
 			continue
 		}
 		if m := hopRE.FindStringSubmatch(line); m != nil {
 			table, _ := strconv.Atoi(m[1])
 			prio, _ := strconv.Atoi(m[4])
 			t.Hops = append(t.Hops, Hop{Datapath: dp, Pipeline: pipeline, Table: table, Stage: m[2], Match: m[3], Priority: prio, UUID: m[5]})
-			continue
-		}
-		if m := outputRE.FindStringSubmatch(line); m != nil {
-			t.Outputs = append(t.Outputs, Output{Datapath: dp, Port: m[1], Type: m[2]})
-			continue
-		}
-		if line == "drop;" {
-			t.Drop = t.dropHop(dp, pipeline)
 		}
 	}
 	return t
