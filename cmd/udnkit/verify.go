@@ -116,6 +116,10 @@ dropped it. Exit 0 when every probe goes as meant, 1 on a surprise, 2 on an erro
 			if err != nil {
 				return fail(err)
 			}
+			if len(plan.Probes) == 0 {
+				fmt.Fprintf(s.errOut, "%s zone %s: nothing to probe: a network needs two endpoints (a Layer2 network without pods has one, its management port on the zone's node)\n",
+					s.term.paint(sgrYellow, "note:"), zs[0])
+			}
 			bar := s.term.startProgress(s.errOut, fmt.Sprintf("zone %s: tracing %d probe(s)", zs[0], len(plan.Probes)))
 			results, err := probe.Run(cmd.Context(), probe.Exec{Path: path, SB: sb}, plan, changes, observed)
 			bar.end()

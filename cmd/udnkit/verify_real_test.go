@@ -181,3 +181,46 @@ func TestRealVerifyPolicy(t *testing.T) {
 	}
 	v.golden(t, "verify_policy_acls.txt", r, argv)
 }
+
+// TestRealVerifySeeds verifies seed 000 (a Layer3 UDN, a Layer2 UDN and a
+// Layer2 CUDN: isolated from each other) and seed 002 (a namespace's two
+// primaries, linked: delivered both ways) as applied for their first zone:
+// every probe goes as meant.
+func TestRealVerifySeeds(t *testing.T) {
+	for _, tc := range []struct {
+		seed  string
+		cells map[[2]string]string
+	}{
+		{"seed-000", map[[2]string]string{
+			{"default_l3-network", "default_l3-network"}:     "delivered",
+			{"default_l3-network", "cluster_udn_db-network"}: "left",
+			{"demo_db-network", "default_l3-network"}:        "left",
+		}},
+		{"seed-002", map[[2]string]string{
+			{"tenant_l3-network", "tenant_l2-network"}: "delivered",
+			{"tenant_l2-network", "tenant_l3-network"}: "delivered",
+			{"tenant_l3-network", "tenant_l3-network"}: "delivered",
+		}},
+	} {
+		t.Run(tc.seed, func(t *testing.T) {
+			const zone = "ovn-control-plane"
+			file := manifests + tc.seed + ".yaml"
+			v := startVerify(t, file, zone)
+			r, argv := v.verify(t, file, zone, "-o", "json")
+			var js verifyJSON
+			if err := json.Unmarshal([]byte(r.stdout), &js); err != nil || r.code != 0 {
+				t.Fatalf("verify: exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+			}
+			for pair, want := range tc.cells {
+				if got := js.Matrix[pair[0]][pair[1]]; got != want {
+					t.Errorf("%s -> %s: %q, want %q", pair[0], pair[1], got, want)
+				}
+			}
+			r, argv = v.verify(t, file, zone)
+			if r.code != 0 {
+				t.Fatalf("verify: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			v.golden(t, "verify_"+tc.seed+".txt", r, argv)
+		})
+	}
+}
