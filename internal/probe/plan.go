@@ -29,7 +29,10 @@ type Endpoint struct {
 	Port   string
 	Switch string
 	MAC    string
-	IP     netip.Addr
+	// IPs are the endpoint's addresses, IPv4 first; IP is the one a probe
+	// uses (IPv4 when both ends have one, else IPv6).
+	IPs []netip.Addr
+	IP  netip.Addr
 	// Gateway is the MAC of the network's router port on Switch ("" when
 	// none is planned).
 	Gateway string
@@ -106,13 +109,18 @@ type Plan struct {
 // Probes plans the probes of zone from the Cluster c and its plan of the
 // zone (state, c.Plan(zone)): every endpoint of the zone to every endpoint
 // of every node, each probe with its intent — c.Reach between the
-// networks, then, for a pod source or destination, c.Allows. Primary
+// networks, then, for a pod source or destination, c.Allows (c.AllowsEgress
+// for a destination of another zone). Nodes the Cluster does not plan
+// (c.NotReady) have no endpoint. Primary
 // Layer3 and Layer2 networks are probed; a Layer2 network's management
 // ports share an address, so without pods it is probed on the zone's
 // nodes only.
 func Probes(c *udnkit.Cluster, state topology.State, cfg Config) (*Plan, error) {
 	p := &Plan{Config: cfg, Remote: map[string]RemotePort{}}
 	nodes := c.Nodes()
+	for _, nr := range c.NotReady() {
+		nodes = slices.DeleteFunc(nodes, func(nd topology.Node) bool { return nd.Name == nr.Node })
+	}
 	chassis := map[string]string{}
 	for _, nd := range nodes {
 		if nd.Chassis != "" {
@@ -167,21 +175,24 @@ func Probes(c *udnkit.Cluster, state topology.State, cfg Config) (*Plan, error) 
 		}
 	}
 	for _, from := range eps {
-		if !from.Local || from.Gateway == "" && from.MAC == "" {
+		if !from.Local || from.MAC == "" {
 			continue
 		}
 		for _, to := range eps {
 			if to.Port == from.Port && to.Node == from.Node {
 				continue
 			}
-			if !to.IP.IsValid() || !from.IP.IsValid() || to.IP.Is4() != from.IP.Is4() {
+			src, dst, ok := family(from.IPs, to.IPs)
+			if !ok {
 				continue
 			}
-			in, err := intent(c, cfg, from, to)
+			f, t := from, to
+			f.IP, t.IP = src, dst
+			in, err := intent(c, cfg, f, t)
 			if err != nil {
 				return nil, err
 			}
-			p.Probes = append(p.Probes, Probe{From: from, To: to, Intent: in})
+			p.Probes = append(p.Probes, Probe{From: f, To: t, Intent: in})
 		}
 	}
 	slices.SortStableFunc(p.Probes, func(a, b Probe) int {
@@ -189,6 +200,19 @@ func Probes(c *udnkit.Cluster, state topology.State, cfg Config) (*Plan, error) 
 			strings.Compare(a.From.String(), b.From.String()), strings.Compare(a.To.String(), b.To.String()))
 	})
 	return p, nil
+}
+
+// family picks a source and a destination address of one family: IPv4
+// when both ends have one, else IPv6.
+func family(from, to []netip.Addr) (src, dst netip.Addr, ok bool) {
+	for _, v4 := range []bool{true, false} {
+		i := slices.IndexFunc(from, func(a netip.Addr) bool { return a.Is4() == v4 })
+		j := slices.IndexFunc(to, func(a netip.Addr) bool { return a.Is4() == v4 })
+		if i >= 0 && j >= 0 {
+			return from[i], to[j], true
+		}
+	}
+	return netip.Addr{}, netip.Addr{}, false
 }
 
 // intent is what the manifests mean for a probe from → to.
@@ -245,14 +269,18 @@ type stateIndex struct {
 	ports   map[string]topology.SwitchPort
 	routers map[string]topology.RouterPort
 	remote  map[string]RemotePort // Node: the requested chassis
+	peers   map[string][]string   // switch → the router ports its router-type ports name
 }
 
 func indexState(s topology.State) stateIndex {
-	x := stateIndex{ports: map[string]topology.SwitchPort{}, routers: map[string]topology.RouterPort{}, remote: map[string]RemotePort{}}
+	x := stateIndex{ports: map[string]topology.SwitchPort{}, routers: map[string]topology.RouterPort{}, remote: map[string]RemotePort{}, peers: map[string][]string{}}
 	for o := range s.Objects() {
 		switch o := o.(type) {
 		case topology.SwitchPort:
 			x.ports[o.Name] = o
+			if rp, ok := o.Options.Get("router-port"); ok && o.Type == topology.PortRouter {
+				x.peers[o.Switch] = append(x.peers[o.Switch], rp)
+			}
 			if ch, _ := o.Options.Get("requested-chassis"); ch != "" && o.Type == topology.PortRemote {
 				x.remote[o.Name] = RemotePort{Node: ch, Owner: o.Owner.Network}
 			}
@@ -268,14 +296,25 @@ func indexState(s topology.State) stateIndex {
 
 // gateway returns the MAC of the network's router port on sw: the
 // cluster router's (rtos-) on a Layer3 node switch, the transit router's
-// (trtos-) on a Layer2 switch.
+// (trtos-) on a Layer2 switch, else the first by name of the router ports
+// the switch's router-type ports name (a legacy Layer2 switch's gateway
+// router).
 func (x stateIndex) gateway(sw string) string {
 	for _, name := range []string{"rtos-" + sw, "trtos-" + sw} {
 		if rp, ok := x.routers[name]; ok {
 			return rp.MAC
 		}
 	}
-	return ""
+	var peers []string
+	for _, rp := range x.peers[sw] {
+		if _, ok := x.routers[rp]; ok {
+			peers = append(peers, rp)
+		}
+	}
+	if len(peers) == 0 {
+		return ""
+	}
+	return x.routers[slices.Min(peers)].MAC
 }
 
 // managementEndpoint is the network's management port on node: the
@@ -286,9 +325,8 @@ func managementEndpoint(c *udnkit.Cluster, n *udn.Network, node string, x stateI
 	e.Gateway = x.gateway(e.Switch)
 	if sp, ok := x.ports[e.Port]; ok {
 		for _, a := range sp.Addresses {
-			mac, ip, ok := macIP(a)
-			if ok {
-				e.MAC, e.IP = mac, ip
+			if mac, ips := macIPs(a); len(ips) > 0 {
+				e.MAC, e.IPs = mac, ips
 				return e, true
 			}
 		}
@@ -299,14 +337,29 @@ func managementEndpoint(c *udnkit.Cluster, n *udn.Network, node string, x stateI
 	}
 	subs, _ := c.HostSubnets(n.Name, node)
 	for _, s := range subs {
-		if mp, err := ipam.ManagementIP(s); err == nil && (s.Addr().Is4() || !e.IP.IsValid()) {
-			e.IP, e.MAC = mp.Addr(), ipam.MACFromIP(mp.Addr()).String()
-			if s.Addr().Is4() {
-				break
-			}
+		if mp, err := ipam.ManagementIP(s); err == nil {
+			e.IPs = append(e.IPs, mp.Addr())
 		}
 	}
-	return e, e.IP.IsValid()
+	if len(e.IPs) == 0 {
+		return e, false
+	}
+	sortIPs(e.IPs)
+	e.MAC = ipam.MACFromIP(e.IPs[0]).String()
+	return e, true
+}
+
+// sortIPs puts IPv4 addresses first, keeping the order otherwise.
+func sortIPs(ips []netip.Addr) {
+	slices.SortStableFunc(ips, func(a, b netip.Addr) int {
+		switch {
+		case a.Is4() && !b.Is4():
+			return -1
+		case !a.Is4() && b.Is4():
+			return 1
+		}
+		return 0
+	})
 }
 
 // podEndpoints are the manifests' pods on network n, by their
@@ -330,13 +383,9 @@ func podEndpoints(c *udnkit.Cluster, n *udn.Network, refs []PodRef, x stateIndex
 			e := Endpoint{Network: n.Name, Node: r.Node, Pod: r.Namespace + "/" + r.Name,
 				Port: pods.PortName(r.Namespace, r.Name, nad), Switch: topology.PodSwitchName(n, r.Node), MAC: pn.MAC.String()}
 			for _, ip := range pn.IPs {
-				if ip.Addr().Is4() || !e.IP.IsValid() {
-					e.IP = ip.Addr()
-					if ip.Addr().Is4() {
-						break
-					}
-				}
+				e.IPs = append(e.IPs, ip.Addr())
 			}
+			sortIPs(e.IPs)
 			e.Gateway = x.gateway(e.Switch)
 			out = append(out, e)
 		}
@@ -344,21 +393,19 @@ func podEndpoints(c *udnkit.Cluster, n *udn.Network, refs []PodRef, x stateIndex
 	return out, nil
 }
 
-// macIP splits an LSP address "MAC IP [IP...]" into the MAC and the
-// first IPv4 address (else the first address).
-func macIP(a string) (string, netip.Addr, bool) {
+// macIPs splits an LSP address "MAC IP [IP...]" into the MAC and the
+// addresses, IPv4 first.
+func macIPs(a string) (string, []netip.Addr) {
 	f := strings.Fields(a)
 	if len(f) < 2 {
-		return "", netip.Addr{}, false
+		return "", nil
 	}
-	var ip netip.Addr
+	var ips []netip.Addr
 	for _, s := range f[1:] {
-		if a, err := netip.ParseAddr(s); err == nil && (a.Is4() || !ip.IsValid()) {
-			ip = a
-			if a.Is4() {
-				break
-			}
+		if ip, err := netip.ParseAddr(s); err == nil {
+			ips = append(ips, ip)
 		}
 	}
-	return f[0], ip, ip.IsValid()
+	sortIPs(ips)
+	return f[0], ips
 }

@@ -2,12 +2,16 @@ package probe_test
 
 import (
 	"errors"
+	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 
 	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/internal/manifest"
+	"github.com/udnkit/udnkit/internal/ovntest"
 	"github.com/udnkit/udnkit/internal/probe"
+	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -208,5 +212,68 @@ func TestProbesNetworks(t *testing.T) {
 	}
 	if _, err := probe.Probes(c, st, probe.Config{Zone: "ovn-worker", Networks: []string{"nope"}}); !errors.Is(err, udnkit.ErrNotFound) || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown network: %v", err)
+	}
+}
+
+// TestProbesFamilies: an IPv6-only network is probed over IPv6, from a
+// dual-stack one too; two dual-stack networks over IPv4; a node the
+// Cluster does not plan has no endpoint.
+func TestProbesFamilies(t *testing.T) {
+	nodes := ovntest.Nodes(2, "")
+	for i := range nodes {
+		nodes[i].Addresses = append(nodes[i].Addresses, netip.MustParsePrefix(fmt.Sprintf("fc00::%d/64", i+2)))
+		nodes[i].NextHops = append(nodes[i].NextHops, netip.MustParseAddr("fc00::1"))
+	}
+	c, err := udnkit.New(udnkit.Config{Nodes: nodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{`{name: six, namespace: a}
+spec: {topology: Layer3, role: Primary, subnets: ["fd00:10::/48/64"]}`, `{name: dual, namespace: b}
+spec: {topology: Layer3, role: Primary, subnets: ["10.130.0.0/16/24", "fd00:20::/48/64"]}`, `{name: four, namespace: d}
+spec: {topology: Layer3, role: Primary, subnets: ["10.131.0.0/16/24"]}`} {
+		u, err := netconf.DecodeUDN([]byte("kind: UserDefinedNetwork\nmetadata: " + spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.AddUDN(u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A node without a chassis is held, planned nowhere.
+	if err := c.AddNode(topology.Node{Name: "node9", ID: 9}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Plan("node1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := probe.Probes(c, st, probe.Config{Zone: "node1", Port: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range p.Probes {
+		if pr.To.Node == "node9" {
+			t.Errorf("probe to a node not planned: %s -> %s", pr.From, pr.To)
+		}
+		six := pr.From.Network == "a_six" || pr.To.Network == "a_six"
+		four := pr.From.Network == "d_four" || pr.To.Network == "d_four"
+		switch {
+		case six && four:
+			t.Errorf("no common family, probed: %s -> %s", pr.From, pr.To)
+		case six && (!pr.From.IP.Is6() || !pr.To.IP.Is6()):
+			t.Errorf("%s -> %s over %s -> %s, want IPv6", pr.From, pr.To, pr.From.IP, pr.To.IP)
+		case !six && (!pr.From.IP.Is4() || !pr.To.IP.Is4()):
+			t.Errorf("%s -> %s over %s -> %s, want IPv4", pr.From, pr.To, pr.From.IP, pr.To.IP)
+		}
+	}
+	pr := find(t, p, "b_dual@node1", "a_six@node2")
+	if !strings.Contains(p.Flow(pr), "ip6.src == "+pr.From.IP.String()+" && ip6.dst == "+pr.To.IP.String()) {
+		t.Errorf("flow %s", p.Flow(pr))
+	}
+	// From node1: six to six@node2 and dual (3), dual to every other (5),
+	// four to dual and four@node2 (3).
+	if n := len(p.Probes); n != 11 {
+		t.Errorf("%d probes, want 11", n)
 	}
 }
