@@ -86,7 +86,8 @@ type verifyJSON struct {
 // and the connected ones delivered, red and the others not (red's
 // packets leave through its gateway, or, its subnet overlapping blue's,
 // reach blue's ports). Then a connect router port is deleted with
-// ovn-nbctl: verify exits 1 and names it.
+// ovn-nbctl: verify exits 1 and names it; so does blue's reroute policy
+// to green, deleted the same way.
 func TestRealVerify(t *testing.T) {
 	const zone = "ovn-worker"
 	file := manifests + "seed-001.yaml"
@@ -134,6 +135,32 @@ func TestRealVerify(t *testing.T) {
 		t.Errorf("the surprise does not name the deleted port:\n%s", r.stdout)
 	}
 	v.golden(t, "verify_seed-001_lrp-del.txt", r, argv)
+
+	// Apply again (the port comes back), then delete blue's reroute to
+	// green: blue's packets to green take blue's gateway instead.
+	if r := runCmd(t, "", "apply", "-f", file, "--nb", v.env.NBUnix, "--zone", zone); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	const router, match = "blue_blue.network_ovn_cluster_router", `inport == "rtos-blue_blue.network_ovn-worker" && ip4.dst == 10.2.0.0/16`
+	v.nbctl(t, "lr-policy-del", router, "9001", match)
+	if err := v.env.Sync(v.ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = v.verify(t, file, zone)
+	if r.code != 1 {
+		t.Fatalf("verify after lr-policy-del: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"surprise: blue_blue-network@ovn-worker -> green_green-network@ovn-worker: want delivered (ClusterNetworkConnect colored-enterprise (PodNetwork)), got left",
+		"  row: missing policy " + router + "|9001|" + match + "\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("no %q in\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "green_green-network@ovn-worker -> blue_blue-network") {
+		t.Errorf("green's probes to blue are not blue's reroute's:\n%s", r.stdout)
+	}
 }
 
 // TestRealVerifyPolicy applies the policy fixture (web pods take tcp/80
