@@ -475,3 +475,27 @@ func TestReferenceCRDFormErrors(t *testing.T) {
 		t.Errorf("an error names the flat form's field:\n%s", r.stderr)
 	}
 }
+
+// TestVerifyTraceFails: when ovn-trace fails on every probe (here a
+// stand-in that cannot reach its database), verify exits 2 with its
+// message rather than reporting each probe as a surprise.
+func TestVerifyTraceFails(t *testing.T) {
+	nb, err := ovnnb.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nb.Close()
+	tracer := filepath.Join(t.TempDir(), "ovn-trace")
+	script := "#!/bin/sh\necho 'ovn-trace: unix:/nonexistent/sb.sock: database connection failed (No such file or directory)' >&2\nexit 1\n"
+	if err := os.WriteFile(tracer, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := manifests + "seed-001.yaml"
+	if r := runCmd(t, "", "apply", "-f", file, "--nb", nb.Endpoint(), "--zone", "ovn-worker"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	r := runCmd(t, "", "verify", "-f", file, "--zone", "ovn-worker", "--nb", nb.Endpoint(), "--sb", "unix:/nonexistent/sb.sock", "--ovn-trace", tracer)
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "error: --sb unix:/nonexistent/sb.sock: ovn-trace failed on every probe: ovn-trace blue_blue.network_ovn-worker: exit status 1: ovn-trace: unix:/nonexistent/sb.sock: database connection failed") {
+		t.Errorf("exit %d, want 2\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -126,6 +126,9 @@ dropped it. Exit 0 when every probe goes as meant, 1 on a surprise, 2 on an erro
 			if err != nil {
 				return fail(err)
 			}
+			if failed := failedAll(results); failed != "" {
+				return fail(fmt.Errorf("--sb %s: ovn-trace failed on every probe: %s", sb, failed))
+			}
 			report := probe.NewReport(plan, results)
 			if format == "json" {
 				err = report.WriteJSON(s.out)
@@ -155,4 +158,19 @@ dropped it. Exit 0 when every probe goes as meant, 1 on a surprise, 2 on an erro
 	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(verifyFormats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("protocol", cobra.FixedCompletions([]string{"tcp", "udp", "sctp"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
+}
+
+// failedAll returns the error of the first result when ovn-trace failed on
+// every probe (the Southbound or ovn-trace itself is at fault, not a
+// probe), else "".
+func failedAll(results []probe.Result) string {
+	for _, r := range results {
+		if r.Outcome != probe.Failed {
+			return ""
+		}
+	}
+	if len(results) == 0 {
+		return ""
+	}
+	return results[0].Where
 }
