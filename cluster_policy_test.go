@@ -66,9 +66,10 @@ func TestNamespaceLoggingEvent(t *testing.T) {
 			t.Errorf("change %s is neither blue's ACLs nor the meter", x)
 		}
 	}
-	// blue's default-deny drop and its rule ACL, the meter and its band.
-	if len(ch) != 4 {
-		t.Errorf("changes %q, want 4", kinds)
+	// blue's default-deny drops (both directions) and its rule ACL, the
+	// meter and its band.
+	if len(ch) != 5 {
+		t.Errorf("changes %q, want 5", kinds)
 	}
 	next, err := topology.Apply(prev, ch)
 	if err != nil {

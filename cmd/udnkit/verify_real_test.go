@@ -182,7 +182,7 @@ func TestRealVerifyPolicy(t *testing.T) {
 	}
 	v.golden(t, "verify_policy.txt", r, argv)
 
-	acl := v.nbctl(t, "--bare", "--columns=_uuid", "find", "ACL", "priority=1000", "action=drop")
+	acl := v.nbctl(t, "--bare", "--columns=_uuid", "find", "ACL", "priority=1000", "action=drop", "direction=to-lport")
 	pg := v.nbctl(t, "--bare", "--columns=_uuid", "find", "Port_Group", "acls{>=}"+acl)
 	if acl == "" || pg == "" || strings.Contains(acl, "\n") {
 		t.Fatalf("the default deny ACL %q of port group %q", acl, pg)

@@ -23,9 +23,9 @@
 //     address, both directions) and, on each local node's switch (the
 //     Layer2 switch once), the management port's ACL (to-lport,
 //     "ip4.src==<management IP>");
-//   - per namespace and direction some policy of it applies to, the
-//     default-deny port group (DenyPortGroupName: the local ports of the
-//     pods such a policy selects) with a drop at 1000 and an ARP/ND allow
+//   - per namespace with a policy and per direction, the default-deny
+//     port group (DenyPortGroupName: the local ports of the pods the
+//     policies of that direction select) with a drop at 1000 and an ARP/ND allow
 //     at 1001 (and an ICMP allow with Input.AllowICMP, the reference's
 //     allow-icmp-network-policy), named "NP:<namespace>:<direction>";
 //   - per policy, its port group (PortGroupName) and per rule, protocol and
@@ -139,9 +139,6 @@
 //     the names hash as the reference's do.
 //   - The Meter is planned while a namespace logs (the reference creates
 //     it at start-up), owned for the network "default".
-//   - A namespace's default-deny port group and ACLs exist for the
-//     directions its policies apply to (the reference creates both
-//     directions' groups, the other one without ports).
 //   - The isolation's management addresses are those of every local node
 //     of the zone in one match (the reference's one node per zone);
 //     k8s.ovn.org/open-default-ports is read as JSON (the reference reads

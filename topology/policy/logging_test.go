@@ -86,15 +86,15 @@ func TestReferenceACLLogging(t *testing.T) {
 		name     string
 		policies []policy.Policy
 		rules    []string // ids of the rule ACLs
-		denies   int      // default-deny drops (one per direction)
+		denies   int      // default-deny drops (both directions, as getDefaultDenyData)
 	}{
 		{"a network policy with a single rule", []policy.Policy{matchLabels("networkpolicy1", "ns2", "", true, false)},
-			[]string{":NetworkPolicy:ns1:networkpolicy1:Ingress:0:None:-1"}, 1},
+			[]string{":NetworkPolicy:ns1:networkpolicy1:Ingress:0:None:-1"}, 2},
 		{"multiple network policies with a single rule", []policy.Policy{matchLabels("networkpolicy1", "ns2", "", true, false),
 			matchLabels("networkpolicy2", "ns1", "", false, true)},
 			[]string{":NetworkPolicy:ns1:networkpolicy1:Ingress:0:None:-1", ":NetworkPolicy:ns1:networkpolicy2:Egress:0:None:-1"}, 2},
 		{"a network policy with multiple rules", []policy.Policy{matchLabels("networkpolicy1", "ns2", "tiny-winy-pod", true, false)},
-			[]string{":NetworkPolicy:ns1:networkpolicy1:Ingress:0:None:-1"}, 1},
+			[]string{":NetworkPolicy:ns1:networkpolicy1:Ingress:0:None:-1"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := fixture()
@@ -110,9 +110,11 @@ func TestReferenceACLLogging(t *testing.T) {
 			}
 			check := func(s topology.State, deny, allow topology.ACLSeverity) {
 				t.Helper()
-				d := aclByID(t, s, ctrl+":NetpolNamespace:ns1:Ingress:defaultDeny")
-				if d.Log != (deny != "") || d.Severity != deny || d.Meter != policy.MeterName {
-					t.Errorf("default deny: log %v severity %q meter %q, want %q", d.Log, d.Severity, d.Meter, deny)
+				for _, dir := range []string{"Ingress", "Egress"} { // getDefaultDenyDataHelper: both log
+					d := aclByID(t, s, ctrl+":NetpolNamespace:ns1:"+dir+":defaultDeny")
+					if d.Log != (deny != "") || d.Severity != deny || d.Meter != policy.MeterName {
+						t.Errorf("default deny %s: log %v severity %q meter %q, want %q", dir, d.Log, d.Severity, d.Meter, deny)
+					}
 				}
 				arp := aclByID(t, s, ctrl+":NetpolNamespace:ns1:Ingress:arpAllow")
 				if arp.Log || arp.Severity != "" || arp.Meter != policy.MeterName {

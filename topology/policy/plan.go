@@ -442,21 +442,23 @@ func (p *Planner) selectedPorts(pol *Policy, network string, into []string) []st
 }
 
 // denyRows plans a namespace's default-deny port groups and ACLs on a
-// network: one per direction some policy of the namespace applies to.
+// network: both directions while it has a policy, each group holding the
+// ports of the pods the policies of its direction select.
 func (p *Planner) denyRows(nw *network, ns string) []topology.Object {
 	var rows []topology.Object
+	if len(p.policies[ns]) == 0 {
+		return nil
+	}
+	// Both directions' groups and ACLs while the namespace has a policy,
+	// as the reference creates them; a direction's group holds the ports
+	// of the pods selected by the policies that apply to it.
 	for _, dir := range []PolicyType{Ingress, Egress} {
 		var ports []string
-		applies := false
 		for _, pol := range p.policies[ns] {
 			in, eg := pol.Types()
 			if (dir == Ingress && in) || (dir == Egress && eg) {
-				applies = true
 				ports = p.selectedPorts(pol, nw.net.Name, ports)
 			}
-		}
-		if !applies {
-			continue
 		}
 		slices.Sort(ports)
 		pg := DenyPortGroupName(nw.net.Name, ns, dir)

@@ -170,6 +170,7 @@ func TestRealLoggingIDsIsolation(t *testing.T) {
 		ctrl := policy.ReferenceController(blue.Name)
 		want := map[string]string{
 			ctrl + ":NetpolNamespace:ns1:Ingress:defaultDeny":            "alert",
+			ctrl + ":NetpolNamespace:ns1:Egress:defaultDeny":             "alert",
 			ctrl + ":NetworkPolicy:ns1:web-from-client:Ingress:0:tcp:-1": "notice",
 		}
 		if fmt.Sprint(logged) != fmt.Sprint(want) {
@@ -263,8 +264,8 @@ func TestRealLoggingIDsIsolation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(ch) != 2 {
-			t.Errorf("changes %s, want the default deny's severity and the rule's log", ch)
+		if len(ch) != 3 {
+			t.Errorf("changes %s, want the default denies' severity and the rule's log", ch)
 		}
 		if _, err := cl.Apply(ctx, ch); err != nil {
 			t.Fatal(err)
