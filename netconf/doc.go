@@ -200,7 +200,13 @@
 // A Layer3 network may list several non-overlapping subnets of one family
 // (a spec two at most, its CRD's bound; a NetConf up to
 // MaxLayer3NetConfSubnets); Layer2 and Localnet networks keep one per
-// family.
+// family. The subnets of a family share one host-subnet length, as the
+// reference requires: a spec by its CRD's rule (both without a host
+// prefix, or both with the same one: HostSubnetMismatchMessage, the
+// reference's message, which a spec gets beside "at most one subnet per
+// IP family"), a NetConf by its parser's (the same length once the
+// defaults are filled, "10.0.0.0/16/24,10.1.0.0/16" included). The
+// families of a dual-stack network have lengths of their own.
 //
 // # Cluster settings
 //

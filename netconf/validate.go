@@ -186,6 +186,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	var families []bool // IP families of the subnets, each once, in order (true = IPv6)
 	var subIdx []int    // index in in.subnets of the first subnet of each family
 	var podIdx []int    // index in in.subnets of each parsed subnet
+	var firstOf [2]*Subnet
 	for i, s := range in.subnets {
 		sn, detail := parseSubnet(s, in.topology)
 		if detail != "" {
@@ -193,6 +194,13 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 			continue
 		}
 		v6 := sn.CIDR.Addr().Is6()
+		if in.topology == TopologyLayer3 {
+			if f := &firstOf[b2i(v6)]; *f == nil {
+				*f = &sn
+			} else if msg := hostSubnetMismatch(**f, sn, in.subnets[subIdx[slices.Index(families, v6)]], s, in.fromNetConf); msg != "" {
+				errs = append(errs, field.Invalid(p.subnets.Index(i), s, msg))
+			}
+		}
 		if slices.Contains(families, v6) {
 			if in.topology != TopologyLayer3 || !in.fromNetConf {
 				errs = append(errs, field.Invalid(p.subnets.Index(i), s, "at most one subnet per IP family; another "+family(v6)+" subnet is already listed"))
@@ -387,6 +395,38 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		}
 	}
 	return n, errs
+}
+
+// HostSubnetMismatchMessage is the reference's message (its CRD's CEL rule
+// on Layer3 subnets) for two subnets of one IP family whose hostSubnet
+// differs: its per-node subnets must all have one length.
+const HostSubnetMismatchMessage = "Subnets from the same IP family must use the same hostSubnet value"
+
+// hostSubnetMismatch checks sn, a Layer3 subnet written raw, against first,
+// the first subnet of its family written rawFirst: a spec follows the
+// reference's CRD (both without a host prefix, or both with the same
+// one), a NetConf its parser (the same host prefix, defaults filled). It
+// returns the message, or "".
+func hostSubnetMismatch(first, sn Subnet, rawFirst, raw string, fromNetConf bool) string {
+	has, hasFirst := strings.Count(raw, "/") == 2, strings.Count(rawFirst, "/") == 2
+	if sn.HostPrefix == first.HostPrefix && (fromNetConf || has == hasFirst) {
+		return ""
+	}
+	written := func(s Subnet, has bool) string {
+		if has {
+			return "/" + strconv.Itoa(s.HostPrefix)
+		}
+		return "none (the default /" + strconv.Itoa(s.HostPrefix) + ")"
+	}
+	return fmt.Sprintf("%s: this subnet's is %s, %s's is %s", HostSubnetMismatchMessage,
+		written(sn, has), names.Quote(rawFirst), written(first, hasFirst))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // parseFamilyList parses a join/transit list: 1 or 2 CIDRs, one per family.

@@ -195,10 +195,12 @@
 // A Layer3 network may have several subnets of one family (the reference's
 // NetInfo takes a list): a node's host subnet comes from any of them, and
 // every subnet is routed to the gateway router, SNATed there and allowed
-// between each pair on the cluster router. Give them one host prefix
-// length: OVN ranks a longer source route above a shorter destination
+// between each pair on the cluster router. They share one host prefix
+// length per family, as the reference requires (its CRD and its parser;
+// netconf checks it, and the planners refuse a Network without it with
+// ErrInvalid): OVN ranks a longer source route above a shorter destination
 // route, so a node with /25 host subnets would send traffic for a /24 node
-// through its gateway router (as it would for the reference).
+// through its gateway router.
 //
 // # Zones
 //

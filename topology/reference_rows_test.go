@@ -4,9 +4,11 @@ import (
 	"errors"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
 )
 
 // TestReferenceGatewayRows holds the rows and options the reference's own
@@ -275,6 +277,32 @@ func TestGatewayRouterOptionsEveryTopology(t *testing.T) {
 			if v, _ := rp.(RouterPort).Options.Get("gateway_mtu"); v != tc.mtu {
 				t.Errorf("%s %s: rtos- gateway_mtu %q, want %q", prof, name, v, tc.mtu)
 			}
+		}
+	}
+}
+
+// TestLayer3HostPrefixPerFamily: the planners refuse a Layer3 network
+// whose subnets of one family have different host prefixes (the
+// reference's rule, which netconf applies to specs and NetConfs), and take
+// several subnets of a family with one length, each family its own.
+func TestLayer3HostPrefixPerFamily(t *testing.T) {
+	for _, tc := range []struct {
+		subnets []netconf.Subnet
+		ok      bool
+	}{
+		{[]netconf.Subnet{{CIDR: pfx("10.128.0.0/16"), HostPrefix: 24}, {CIDR: pfx("10.129.0.0/16"), HostPrefix: 24}, {CIDR: pfx("fd00:10:128::/48"), HostPrefix: 64}}, true},
+		{[]netconf.Subnet{{CIDR: pfx("10.128.0.0/16"), HostPrefix: 24}, {CIDR: pfx("10.129.0.0/16"), HostPrefix: 25}, {CIDR: pfx("fd00:10:128::/48"), HostPrefix: 64}}, false},
+		{[]netconf.Subnet{{CIDR: pfx("fd00:10:128::/48"), HostPrefix: 64}, {CIDR: pfx("10.128.0.0/16"), HostPrefix: 24}, {CIDR: pfx("10.129.0.0/16"), HostPrefix: 26}}, false},
+	} {
+		in := layer3Input()
+		in.Network = in.Network.Clone()
+		in.Network.Subnets = tc.subnets
+		_, err := Plan(in)
+		if (err == nil) != tc.ok {
+			t.Errorf("%v: %v, want ok %v", tc.subnets, err, tc.ok)
+		}
+		if err != nil && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "subnets[")) {
+			t.Errorf("%v: %v, want ErrInvalid naming the subnet", tc.subnets, err)
 		}
 	}
 }
