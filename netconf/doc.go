@@ -41,7 +41,14 @@
 // management port addresses and the IPv4 broadcast, excludeSubnets must
 // leave an address (a Layer2 /30, /31, /32, /127, /128 or a Layer3 host
 // /30 holds none); a primary network's join subnet must hold the cluster
-// router and a node's gateway router (not /31, /32, /128).
+// router and a node's gateway router (not /31, /32, /128). A Layer3 host
+// subnet holds what the reference's allocation leaves of it (network,
+// gateway, management port, IPv4 broadcast): an IPv4 /29 four pods. The
+// reference's CRD admits an IPv4 hostSubnet of /30 or /31 (under 32),
+// which holds no pod (a /31 not even the management port): udnkit refuses
+// both, so a Layer3 /29 or /30 cluster subnet never validates (with the
+// default /24 its host subnet would not be longer). Its IPv6 host subnets
+// are /64, as the reference's parser requires (its CRD admits any length).
 //
 // # Decoding
 //
