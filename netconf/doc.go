@@ -49,6 +49,9 @@
 // both, so a Layer3 /29 or /30 cluster subnet never validates (with the
 // default /24 its host subnet would not be longer). Its IPv6 host subnets
 // are /64, as the reference's parser requires (its CRD admits any length).
+// Any node may be given any host subnet, so excludeSubnets must leave a pod
+// in every host subnet they touch, not only the first (udnkit's own rule:
+// the reference has no excludeSubnets on Layer3).
 //
 // # Decoding
 //

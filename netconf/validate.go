@@ -256,6 +256,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		}
 	}
 
+	var exIdx []int // index in in.exclude of each of n.ExcludeSubnets
 	for i, s := range in.exclude {
 		ex, detail := parseCIDR(s)
 		if detail != "" {
@@ -267,6 +268,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 			continue
 		}
 		n.ExcludeSubnets = append(n.ExcludeSubnets, ex)
+		exIdx = append(exIdx, i)
 	}
 
 	// Every subnet must hold a pod: the pool reserves the network, gateway
@@ -281,6 +283,26 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 			if !holdsPod(pool, n.ExcludeSubnets) {
 				errs = append(errs, field.Invalid(p.subnets.Index(podIdx[k]), in.subnets[podIdx[k]],
 					what+" holds no pod address: the network, gateway and management port addresses"+broadcast(pool)+" and excludeSubnets take all of it"))
+			}
+		}
+		// Every node of a Layer3 network gets a host subnet: the ones
+		// excludeSubnets touch (beside each subnet's first, checked above)
+		// must hold a pod too.
+		if in.topology == TopologyLayer3 {
+			for j, ex := range n.ExcludeSubnets {
+				k := slices.IndexFunc(n.Subnets, func(s Subnet) bool { return s.CIDR.Contains(ex.Addr()) })
+				if k < 0 {
+					continue
+				}
+				hp := n.Subnets[k].HostPrefix
+				host, _ := ex.Addr().Prefix(hp)
+				if host == netip.PrefixFrom(n.Subnets[k].CIDR.Addr(), hp) {
+					continue
+				}
+				if ex.Bits() <= hp || !holdsPod(host, n.ExcludeSubnets) {
+					errs = append(errs, field.Invalid(p.exclude.Index(exIdx[j]), in.exclude[exIdx[j]],
+						fmt.Sprintf("leaves no pod address in the host subnet %s a node may be given (the network, gateway and management port addresses%s and excludeSubnets take all of it); exclude less than a whole /%d", host, broadcast(host), hp)))
+				}
 			}
 		}
 	}
