@@ -148,12 +148,16 @@
 // Both profiles plan the reference's gateway rows where the seeds are
 // silent, as its version REFERENCE.md names (8871cd9) writes them for a
 // user-defined network: gateway routers age MAC bindings (300 s), send no
-// GARP or RARP (disable_garp_rarp=true) and learn no neighbour router
-// dynamically (dynamic_neigh_routers=false); the pod network and the join
+// GARP or RARP (disable_garp_rarp=true, which OVN 25.03 reads on switch
+// ports only: the reference sets it for the OVN that reads it on routers)
+// and learn no neighbour router dynamically (dynamic_neigh_routers=false);
+// the pod network and the join
 // addresses are SNATed to the network's masquerade IP; the external switch
-// port answers for the node MAC and asks for no GARPs (no nat-addresses:
-// the masquerade IPs are the same on every node, and the reference dropped
-// them after they flooded the physical network); a Layer3 primary's rtos-
+// port answers for the node MAC and announces no NAT address (no
+// nat-addresses: the masquerade IPs are the same on every node, and the
+// reference dropped them after they flooded the physical network;
+// TestRealGatewayOptions reads the SB: the node's address alone); a Layer3
+// primary's rtos-
 // and every gateway router's join-side port carry gateway_mtu; the
 // management-port SNAT of the node subnet and the reroute of the masquerade
 // IP to the management port; always_learn_from_arp_request=false on the
