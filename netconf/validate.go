@@ -186,7 +186,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	var families []bool // IP families of the subnets, each once, in order (true = IPv6)
 	var subIdx []int    // index in in.subnets of the first subnet of each family
 	var podIdx []int    // index in in.subnets of each parsed subnet
-	var firstOf [2]*Subnet
+	var firstOf [2]Subnet // the first subnet of each family (HostPrefix 0: none yet)
 	for i, s := range in.subnets {
 		sn, detail := parseSubnet(s, in.topology)
 		if detail != "" {
@@ -195,9 +195,9 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		}
 		v6 := sn.CIDR.Addr().Is6()
 		if in.topology == TopologyLayer3 {
-			if f := &firstOf[b2i(v6)]; *f == nil {
-				*f = &sn
-			} else if msg := hostSubnetMismatch(**f, sn, in.subnets[subIdx[slices.Index(families, v6)]], s, in.fromNetConf); msg != "" {
+			if f := &firstOf[b2i(v6)]; f.HostPrefix == 0 {
+				*f = sn
+			} else if msg := hostSubnetMismatch(*f, sn, in.subnets[subIdx[slices.Index(families, v6)]], s, in.fromNetConf); msg != "" {
 				errs = append(errs, field.Invalid(p.subnets.Index(i), s, msg))
 			}
 		}
