@@ -183,9 +183,9 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	if len(in.subnets) > maxSubnets {
 		errs = append(errs, field.TooMany(p.subnets, len(in.subnets), maxSubnets))
 	}
-	var families []bool // IP families of the subnets, each once, in order (true = IPv6)
-	var subIdx []int    // index in in.subnets of the first subnet of each family
-	var podIdx []int    // index in in.subnets of each parsed subnet
+	var families []bool   // IP families of the subnets, each once, in order (true = IPv6)
+	var subIdx []int      // index in in.subnets of the first subnet of each family
+	var podIdx []int      // index in in.subnets of each parsed subnet
 	var firstOf [2]Subnet // the first subnet of each family (HostPrefix 0: none yet)
 	for i, s := range in.subnets {
 		sn, detail := parseSubnet(s, in.topology)
