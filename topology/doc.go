@@ -175,11 +175,15 @@
 // larger); a secondary Layer3 network's rtos- stays a plain distributed
 // port without gateway chassis or gateway_mtu (the reference pins it to
 // the node and sets both; gateway_mtu acts on a gateway port only, and a
-// secondary network has no gateway); and the management-port SNAT names
-// its router port as gateway_port (the reference uses logical_port under
-// interconnect, which northd cannot place once a zone has several nodes),
-// and a Layer2 switch carries subnet and ipv6_prefix for both families
-// (the reference keeps the last family's only).
+// secondary network has no gateway); the reference's Static_MAC_Binding
+// rows on rtoe- (the dummy next hop and the host's masquerade IP at their
+// IP-derived MACs, override_dynamic_mac=true: expectedStaticMACBindings)
+// are not planned, as the model has no Static_MAC_Binding kind yet, so the
+// gateway router resolves those next hops by ARP; and the management-port
+// SNAT names its router port as gateway_port (the reference uses
+// logical_port under interconnect, which northd cannot place once a zone
+// has several nodes), and a Layer2 switch carries subnet and ipv6_prefix
+// for both families (the reference keeps the last family's only).
 //
 // Two of the reference's rows draw a northd warning. The reference
 // requests key 1 on the Layer2 transit router's switch port,
