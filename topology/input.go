@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/netdev"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -136,6 +137,34 @@ func (m Layer2Mode) String() string {
 		return "upgrade"
 	}
 	return "layer2-mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// Validate checks the settings every network's plan takes as they are,
+// before any network is planned: the names are free of control characters
+// and the external bridge is a name the node plans (vrf, flows) can take.
+func (c Cluster) Validate() error {
+	for _, f := range []struct{ field, s string }{{"physicalNetworkName", c.PhysicalNetworkName}, {"externalBridge", c.ExternalBridge}} {
+		if msg := names.ControlError(f.s); msg != "" {
+			return fmt.Errorf("cluster: %s %s: %w: %s", f.field, names.Quote(f.s), ErrInvalid, msg)
+		}
+	}
+	return c.checkBridge()
+}
+
+// checkBridge refuses an external bridge the node plans would refuse: they
+// take it as a device name and an ovs-ofctl argument.
+func (c Cluster) checkBridge() error {
+	b := c.ExternalBridge
+	if b == "" {
+		return nil
+	}
+	if err := netdev.Check(b); err != nil {
+		return fmt.Errorf("cluster: externalBridge: %w: %v", ErrInvalid, err)
+	}
+	if b[0] == '-' {
+		return fmt.Errorf("cluster: externalBridge %s: %w: a leading '-' reads as an option to ovs-ofctl", names.Quote(b), ErrInvalid)
+	}
+	return nil
 }
 
 func (c Cluster) withDefaults() Cluster {

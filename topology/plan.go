@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/udnkit/udnkit/internal/names"
-	"github.com/udnkit/udnkit/internal/netdev"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -150,15 +149,8 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 			return nil, errf("%s: %s %s: %w: %s", n, field, names.Quote(s), ErrInvalid, msg)
 		}
 	}
-	if b := in.Cluster.ExternalBridge; b != "" {
-		// The node plans (vrf, flows) take it as a device and an ovs-ofctl
-		// argument: refuse here what they would refuse there.
-		if err := netdev.Check(b); err != nil {
-			return nil, errf("%s: cluster: externalBridge: %w: %v", n, ErrInvalid, err)
-		}
-		if b[0] == '-' {
-			return nil, errf("%s: cluster: externalBridge %s: %w: a leading '-' reads as an option to ovs-ofctl", n, names.Quote(b), ErrInvalid)
-		}
+	if err := in.Cluster.checkBridge(); err != nil {
+		return nil, fmt.Errorf("%s: %w", n, err)
 	}
 	p := &planner{in: in, n: n, c: in.Cluster.withDefaults(), mode: m, p: n.Prefix(), primary: n.IsPrimary()}
 	p.names = p.newWideNames()
