@@ -270,6 +270,24 @@ func validateNetwork(n *udn.Network) error {
 			}
 		}
 	}
+	if n.Topology == udn.TopologyLayer3 {
+		// One host-subnet length per family (the reference's rule, which
+		// netconf applies): OVN ranks a longer source route above a
+		// shorter destination route, so a node with longer host subnets
+		// would send traffic for another node's pods through its gateway
+		// router.
+		var first [2]int // index+1 of the family's first subnet
+		for i, s := range n.Subnets {
+			f := &first[b2i(s.CIDR.Addr().Is6())]
+			switch {
+			case *f == 0:
+				*f = i + 1
+			case s.HostPrefix != n.Subnets[*f-1].HostPrefix:
+				return errf("%s: subnets[%d]: %w: host prefix /%d, subnets[%d]'s is /%d: the subnets of a family share one host-subnet length",
+					n, i, ErrInvalid, s.HostPrefix, *f-1, n.Subnets[*f-1].HostPrefix)
+			}
+		}
+	}
 	if len(n.Subnets) == 0 && (n.IsPrimary() || n.Topology == udn.TopologyLayer3) {
 		return errf("%s: subnets: %w: a %s %s network needs subnets", n, ErrInvalid, n.Role, n.Topology)
 	}
@@ -578,4 +596,11 @@ func NodeFits(n *udn.Network, nd Node, p Profile) error {
 		}
 	}
 	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
