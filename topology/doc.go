@@ -105,10 +105,10 @@
 // gateway chassis' own types.
 //
 // Tests of kindgen do this: one adds the QoS kind above and runs the row
-// mapping's tests on the result; one adds Meter and Meter_Band from one
-// file (Meter ordered before every other kind, an optional boolean, bands
-// of minimum 1) and a Forwarding_Group (a plain boolean), checks that no
-// Kind changes value, and syncs, observes, syncs again with no change and
+// mapping's tests on the result; one adds a Forwarding_Group (a plain
+// boolean) beside Meter and Meter_Band (kind_meter.go: Meter ordered
+// before every other kind, an optional boolean, bands of minimum 1),
+// checks that no Kind changes value, and syncs, observes, syncs again with no change and
 // removes a row of every kind on a real NB through ovnnb, the ovn-nbctl
 // script and ovnnb with its monitor (backend/nbctl's TestRealEveryKind,
 // which fails for a kind it has no object of); another fails when a
