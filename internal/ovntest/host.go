@@ -39,6 +39,7 @@ type Host struct {
 	// logs as errors, so Errors ignores what follows.
 	peers []*Host
 	quiet time.Time
+	pods  []*Pod
 }
 
 // StartHost starts a Host named name for env's zone, its tunnels
@@ -184,7 +185,7 @@ func (h *Host) Errors() []string {
 }
 
 // Stop stops ovn-controller, ovs-vswitchd and the OVS database and deletes
-// the namespace. It is safe to call twice.
+// the pods and the namespace. It is safe to call twice.
 func (h *Host) Stop() error {
 	for _, p := range h.peers {
 		if p.quiet.IsZero() {
@@ -196,6 +197,10 @@ func (h *Host) Stop() error {
 		errs = append(errs, h.ds[i].stop(syscall.SIGTERM))
 	}
 	h.ds = nil
+	for _, p := range h.pods {
+		errs = append(errs, p.delete())
+	}
+	h.pods = nil
 	if out, err := exec.Command("ip", "netns", "del", h.NetNS).CombinedOutput(); err != nil && !strings.Contains(string(out), "No such file") {
 		errs = append(errs, fmt.Errorf("ip netns del %s: %v: %s", h.NetNS, err, out))
 	}
@@ -267,9 +272,15 @@ func (h *Host) Exec(ctx context.Context, argv ...string) (string, error) {
 	return string(out), nil
 }
 
+// String returns "host NAME".
+func (h *Host) String() string { return "host " + h.Name }
+
 // In runs fn on a thread that is in the host's network namespace: the
 // sockets fn opens (net.Listen, net.Dial) live there.
-func (h *Host) In(fn func() error) error {
+func (h *Host) In(fn func() error) error { return inNetns(h.NetNS, fn) }
+
+// inNetns runs fn on a thread in the named network namespace (ip netns).
+func inNetns(name string, fn func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -280,7 +291,7 @@ func (h *Host) In(fn func() error) error {
 			return
 		}
 		defer orig.Close()
-		ns, err := os.Open("/var/run/netns/" + h.NetNS)
+		ns, err := os.Open("/var/run/netns/" + name)
 		if err != nil {
 			runtime.UnlockOSThread()
 			errc <- err
@@ -289,13 +300,13 @@ func (h *Host) In(fn func() error) error {
 		defer ns.Close()
 		if err := setns(ns); err != nil {
 			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("setns %s: %w", h.NetNS, err)
+			errc <- fmt.Errorf("setns %s: %w", name, err)
 			return
 		}
 		ferr := fn()
 		if err := setns(orig); err != nil {
 			// The thread stays locked and dies with this goroutine.
-			errc <- errors.Join(ferr, fmt.Errorf("setns back from %s: %w", h.NetNS, err))
+			errc <- errors.Join(ferr, fmt.Errorf("setns back from %s: %w", name, err))
 			return
 		}
 		runtime.UnlockOSThread()
@@ -310,7 +321,7 @@ func setns(f *os.File) error {
 
 // TCPCheck listens on addr in server's namespace, connects to it from
 // client's, and checks that a line goes there and back.
-func TCPCheck(ctx context.Context, server *Host, addr string, client *Host) error {
+func TCPCheck(ctx context.Context, server Netns, addr string, client Netns) error {
 	var l net.Listener
 	if err := server.In(func() (err error) {
 		l, err = net.Listen("tcp", net.JoinHostPort(addr, "0"))
@@ -333,7 +344,7 @@ func TCPCheck(ctx context.Context, server *Host, addr string, client *Host) erro
 		d := net.Dialer{Timeout: 10 * time.Second}
 		conn, err := d.DialContext(ctx, "tcp", l.Addr().String())
 		if err != nil {
-			return fmt.Errorf("from %s to %s: %w", client.Name, l.Addr(), err)
+			return fmt.Errorf("from %s to %s: %w", client, l.Addr(), err)
 		}
 		defer conn.Close()
 		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
@@ -342,7 +353,7 @@ func TCPCheck(ctx context.Context, server *Host, addr string, client *Host) erro
 		}
 		got, err := bufio.NewReader(conn).ReadString('\n')
 		if err != nil || got != "echo hello\n" {
-			return fmt.Errorf("from %s to %s: read %q, %v", client.Name, l.Addr(), got, err)
+			return fmt.Errorf("from %s to %s: read %q, %v", client, l.Addr(), got, err)
 		}
 		return nil
 	})
