@@ -25,7 +25,9 @@ type Zone struct {
 // (which are also their Geneve encap addresses, as OVN-Kubernetes uses the
 // node's address), and in each zone's SB the other node's chassis
 // registered as a remote chassis (AddRemoteChassis). That is what the
-// zones need beside what a plan writes to their NBs.
+// zones need beside what a plan writes to their NBs. A port bound to a
+// chassis neither zone holds fails tb (Env.RequireChassis), as do the
+// warnings and errors of every northd, ovs-vswitchd and ovn-controller.
 func StartZones(tb testing.TB, a, b topology.Node) [2]*Zone {
 	tb.Helper()
 	var zs [2]*Zone
@@ -34,6 +36,7 @@ func StartZones(tb testing.TB, a, b topology.Node) [2]*Zone {
 			tb.Fatalf("node %s: addresses: want an IPv4 address first (the underlay's), have %v", nd.Name, nd.Addresses)
 		}
 		env := Start(tb)
+		env.RequireChassis()
 		zs[i] = &Zone{Node: nd, Env: env, Host: StartHost(tb, env, nd.Chassis, nd.Addresses[0].Addr().String())}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -70,6 +73,21 @@ func (e *Env) SyncHV(ctx context.Context) error {
 	defer cancel()
 	if out, err := e.NBCtl(ctx, "--timeout=60", "--wait=hv", "sync"); err != nil {
 		return fmt.Errorf("waiting for the zone's hypervisors: %w: %s", err, strings.TrimSpace(out))
+	}
+	return nil
+}
+
+// Sync waits until the zone's northd has compiled its NB, its
+// ovn-controller has installed the result (Env.SyncHV), and its
+// ovs-vswitchd has checked the flows its datapath cached against the new
+// OpenFlow tables (Host.Revalidate): a packet sent after Sync takes the
+// path the NB now describes.
+func (z *Zone) Sync(ctx context.Context) error {
+	if err := z.Env.SyncHV(ctx); err != nil {
+		return fmt.Errorf("zone %s: %w", z.Node.Name, err)
+	}
+	if err := z.Host.Revalidate(ctx); err != nil {
+		return fmt.Errorf("zone %s: %w", z.Node.Name, err)
 	}
 	return nil
 }
