@@ -38,7 +38,7 @@ type Host struct {
 	// peers share an Underlay with this host; quiet is when the first of
 	// them stopped: its end of the veth pair went away, which ovs-vswitchd
 	// logs as errors, so Errors ignores what follows.
-	peers []*Host
+	peers   []*Host
 	quiet   time.Time
 	pods    []*Pod
 	allowed []*regexp.Regexp
