@@ -66,7 +66,7 @@ type planned struct {
 // Service blue/web (ClusterIP webIP, its one endpoint blue/b on node2),
 // and the pods of zonePods; syncs each zone's plan to its NB, and starts
 // the pods.
-func newPlanned(t *testing.T) *planned {
+func newPlanned(t testing.TB) *planned {
 	t.Helper()
 	nodes := zoneNodes()
 	p := &planned{zs: ovntest.StartZones(t, nodes[0], nodes[1]), pods: map[string]*ovntest.Pod{}}
@@ -168,7 +168,7 @@ spec:
 
 // sync writes each zone's plan to its NB and waits until its
 // ovn-controller has installed it.
-func (p *planned) sync(t *testing.T) {
+func (p *planned) sync(t testing.TB) {
 	t.Helper()
 	for i := range p.zs {
 		p.syncZone(t, i)
@@ -177,7 +177,7 @@ func (p *planned) sync(t *testing.T) {
 
 // syncZone writes zone i's plan to its NB and waits until its
 // ovn-controller has installed it.
-func (p *planned) syncZone(t *testing.T, i int) {
+func (p *planned) syncZone(t testing.TB, i int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -351,5 +351,43 @@ func TestTwoZonesPlanned(t *testing.T) {
 		}
 		reaches(t, pod("blue/a"), pod("blue/b"))
 		reaches(t, pod("green/c"), pod("green/d"))
+	})
+}
+
+// BenchmarkTwoZones: what the two-zone tests cost. setup-s is newPlanned's
+// time (two zones, the plans synced, eight pods bound); each iteration is
+// one exchange between blue/a on node1 and blue/b on node2, through both
+// zones' userspace datapaths and Geneve: a TCP connection with one line
+// back (tcp), an ICMP echo (icmp).
+func BenchmarkTwoZones(b *testing.B) {
+	start := time.Now()
+	p := newPlanned(b)
+	setup := time.Since(start).Seconds()
+	from, to := p.pods["blue/a"], p.pods["blue/b"]
+	b.Run("tcp", func(b *testing.B) {
+		e, err := ovntest.Listen(to, netip.AddrPortFrom(to.Addr, webBackend))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer e.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ovntest.Ask(context.Background(), from, netip.AddrPortFrom(to.Addr, webBackend), 10*time.Second); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(setup, "setup-s")
+	})
+	b.Run("icmp", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := ovntest.Ping(ctx, from, to.Addr)
+			cancel()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(setup, "setup-s")
 	})
 }
