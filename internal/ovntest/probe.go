@@ -150,16 +150,20 @@ func echoReply(conn *icmp.PacketConn, proto int, addr netip.Addr, id, seq int, p
 		return false, err
 	}
 	src, ok := netip.AddrFromSlice(peer.(*net.IPAddr).IP)
-	if !ok || src.Unmap() != addr.Unmap() {
-		return false, nil
-	}
-	m, err := icmp.ParseMessage(proto, buf[:n])
+	return ok && src.Unmap() == addr.Unmap() && isEchoReply(proto, buf[:n], id, seq, payload), nil
+}
+
+// isEchoReply reports whether b, an ICMP (proto 1) or ICMPv6 (58) message,
+// is the echo reply to request id/seq carrying payload. Any other packet
+// of the namespace is not, whatever its bytes.
+func isEchoReply(proto int, b []byte, id, seq int, payload []byte) bool {
+	m, err := icmp.ParseMessage(proto, b)
 	if err != nil {
-		return false, nil // not ours to judge: another packet of the namespace
+		return false
 	}
 	echo, ok := m.Body.(*icmp.Echo)
-	if m.Type != ipv4.ICMPTypeEchoReply && m.Type != ipv6.ICMPTypeEchoReply || !ok {
-		return false, nil
+	if !ok || m.Type != ipv4.ICMPTypeEchoReply && m.Type != ipv6.ICMPTypeEchoReply {
+		return false
 	}
-	return echo.ID == id && echo.Seq == seq && bytes.Equal(echo.Data, payload), nil
+	return echo.ID == id && echo.Seq == seq && bytes.Equal(echo.Data, payload)
 }
