@@ -225,6 +225,19 @@ func reachesAt(t *testing.T, from, to *ovntest.Pod, tcp netip.AddrPort, ping net
 // addr, where the pods of avoid listen.
 func unreachable(t *testing.T, from *ovntest.Pod, addr netip.Addr, avoid ...*ovntest.Pod) {
 	t.Helper()
+	// Each check waits 2 s; an answer takes milliseconds (BENCHMARKS.md).
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := ovntest.Ping(ctx, from, addr); err == nil {
+		t.Errorf("ICMP echo from %s to %s answered", from, addr)
+	}
+	unreachableTCP(t, from, netip.AddrPortFrom(addr, webBackend), avoid...)
+}
+
+// unreachableTCP checks that TCP from one pod does not reach addr, where
+// the pods of avoid listen.
+func unreachableTCP(t *testing.T, from *ovntest.Pod, addr netip.AddrPort, avoid ...*ovntest.Pod) {
+	t.Helper()
 	var es []*ovntest.Echo
 	for _, a := range avoid {
 		e, err := ovntest.Listen(a, netip.AddrPortFrom(a.Addr, webBackend))
@@ -234,12 +247,9 @@ func unreachable(t *testing.T, from *ovntest.Pod, addr netip.Addr, avoid ...*ovn
 		defer e.Close()
 		es = append(es, e)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := ovntest.Ping(ctx, from, addr); err == nil {
-		t.Errorf("ICMP echo from %s to %s answered", from, addr)
-	}
-	if got, err := ovntest.Ask(ctx, from, netip.AddrPortFrom(addr, webBackend), 3*time.Second); err == nil {
+	if got, err := ovntest.Ask(ctx, from, addr, 2*time.Second); err == nil {
 		t.Errorf("TCP from %s to %s answered by %q", from, addr, got)
 	}
 	for i, e := range es {
@@ -257,7 +267,8 @@ func unreachable(t *testing.T, from *ovntest.Pod, addr netip.Addr, avoid ...*ovn
 // deliver across the zones; two tenants with one subnet, and the same
 // addresses, reach their own pod only; a ClusterNetworkConnect delivers
 // between its networks across the zones and not to a network it leaves
-// out; a ClusterIP is load-balanced to the backend in the other zone. The
+// out; a ClusterIP is load-balanced to the backend in the other zone,
+// from its network and through the connect, not from a tenant's. The
 // zones' northd, ovs-vswitchd and ovn-controller logs are checked when
 // the test ends (StartZones). Then node2's chassis is planned wrong in
 // node1's zone: its remote ports bound to chassis-3, which exists (a
@@ -302,6 +313,10 @@ func TestTwoZonesPlanned(t *testing.T) {
 	})
 	t.Run("service", func(t *testing.T) {
 		reachesAt(t, pod("blue/a"), pod("blue/b"), netip.AddrPortFrom(webIP, webPort), pod("blue/b").Addr)
+		// From green, through the connect (ClusterIPServiceNetwork).
+		reachesAt(t, pod("green/c"), pod("blue/b"), netip.AddrPortFrom(webIP, webPort), pod("blue/b").Addr)
+		// Not from t1, which no connect joins to blue.
+		unreachableTCP(t, pod("t1/a"), netip.AddrPortFrom(webIP, webPort), pod("blue/b"))
 	})
 	t.Run("remote ports on the wrong chassis", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
