@@ -151,9 +151,11 @@
 //		external_ids:iface-id=PORT external_ids:iface-id-ver=UID
 //	chroot ROOT ovn-nbctl --db=NB1 wait-until Logical_Switch_Port PORT up=true
 //
-// One pair of zones serves every subtest of TestTwoZonesPlanned (about
-// 10 s to start and wire; BENCHMARKS.md has the figures); its last
-// subtest plans node2's chassis wrong in node1's zone only (the remote
-// ports on chassis-3, a registered remote chassis that is no host): no
-// packet crosses until the right plan is synced again.
+// One pair of zones serves every subtest of TestTwoZonesPlanned (3 to 5 s
+// to start and wire on a loaded 2-vCPU machine; an exchange across takes
+// milliseconds, so a check that must get no answer waits 2 s;
+// BENCHMARKS.md has the figures). Its last subtest plans node2's chassis
+// wrong in node1's zone only (the remote ports on chassis-3, a registered
+// remote chassis that is no host): no packet crosses until the right plan
+// is synced again.
 package ovntest
