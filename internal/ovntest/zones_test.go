@@ -158,9 +158,17 @@ spec:
 		}
 		p.pods[zp.key] = pod
 	}
-	for _, z := range p.zs {
+	for i, z := range p.zs {
 		if err := z.Sync(ctx); err != nil {
 			t.Fatal(err)
+		}
+		// The NB holds the plan: binding the pods changed nothing in it.
+		st, err := p.c.Plan(z.Node.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if changes, _, err := p.nbs[i].Sync(ctx, st); err != nil || len(changes) != 0 {
+			t.Fatalf("zone %s: a second Sync: %v, %d changes: %v", z.Node.Name, err, len(changes), changes)
 		}
 	}
 	return p
