@@ -184,7 +184,7 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 		return err
 	}
 	defer closeNB()
-	states := []topology.State{networks, eipRows, qos.Sets}
+	states := []topology.State{networks, eipRows, qos}
 	for _, s := range states {
 		changes, _, err := c.Sync(ctx, s)
 		if err != nil {
@@ -196,9 +196,9 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 	for _, o := range eipRows.ObjectsOf(topology.KindPolicy) {
 		fmt.Fprintf(w, "  %s\n", topology.Render(o))
 	}
-	fmt.Fprintln(w, "\nEgressQoS rows (no QoS kind in the model yet: apply them yourself):")
-	for _, r := range qos.QoS {
-		fmt.Fprintf(w, "  %s\n", r)
+	fmt.Fprintln(w, "\nEgressQoS rows:")
+	for _, o := range qos.ObjectsOf(topology.KindQoS) {
+		fmt.Fprintf(w, "  %s\n", topology.Render(o))
 	}
 
 	// node-b's side: its gateway bridge SNATs the marked traffic.

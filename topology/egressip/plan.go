@@ -146,7 +146,8 @@ const (
 // pod, a priority-100 reroute to the next hops of its EgressIP's egress
 // nodes, setting the EgressIP's mark; and on each local egress node's
 // gateway router, per served pod, the priority-95 policy that marks the
-// pod's traffic arriving unmarked. The pod-to-pod, pod-to-join and
+// pod's traffic arriving unmarked; and on each of the zone's switches of
+// the network the reply-marking QoS rows (priority 103, mark=42). The pod-to-pod, pod-to-join and
 // reply-traffic policies at 102 are the topology's (topology.Plan writes
 // them for every primary network). A pod's rows carry its node as owner
 // node; an address two served pods claim (a stale pod beside its
@@ -245,17 +246,20 @@ func plan(in Input, only map[string]bool) (topology.State, error) {
 			src, " && ", ipv, ".dst == $", svcSet)
 	}
 
+	var local []*topology.Node // sorted by name, as in.Nodes may not be
+	for i := range in.Nodes {
+		if inZone(&in.Nodes[i], in.Zone) {
+			local = append(local, &in.Nodes[i])
+		}
+	}
+	slices.SortFunc(local, func(a, b *topology.Node) int { return cmp.Compare(a.Name, b.Name) })
+	replyQoS(&e, n, own, local, want)
+
 	// The reference's CreateDefaultRouteToExternal: under interconnect (a
 	// zone of one node), an egress node's cluster router sends traffic
 	// from anywhere in the network's subnets, rerouted to it from other
 	// zones, to its gateway router.
 	if n.Topology == udn.TopologyLayer3 {
-		var local []*topology.Node
-		for i := range in.Nodes {
-			if inZone(&in.Nodes[i], in.Zone) {
-				local = append(local, &in.Nodes[i])
-			}
-		}
 		if len(local) == 1 && slices.Contains(in.EgressNodes, local[0].Name) && want(local[0].Name) {
 			ro := own
 			ro.Node = local[0].Name
