@@ -37,6 +37,11 @@ const (
 	EventServiceRemoved
 	EventPolicySet
 	EventPolicyRemoved
+	EventEgressIPSet
+	EventEgressIPRemoved
+	EventEgressNodeSet
+	EventEgressQoSSet
+	EventEgressQoSRemoved
 )
 
 // String returns the kind's name.
@@ -70,6 +75,16 @@ func (k EventKind) String() string {
 		return "policy-set"
 	case EventPolicyRemoved:
 		return "policy-removed"
+	case EventEgressIPSet:
+		return "egressip-set"
+	case EventEgressIPRemoved:
+		return "egressip-removed"
+	case EventEgressNodeSet:
+		return "egress-node-set"
+	case EventEgressQoSSet:
+		return "egressqos-set"
+	case EventEgressQoSRemoved:
+		return "egressqos-removed"
 	}
 	return "event(" + strconv.Itoa(int(k)) + ")"
 }
@@ -78,10 +93,11 @@ func (k EventKind) String() string {
 // it to PlanEvent of every zone a controller programs.
 type Event struct {
 	Kind EventKind
-	// Node, Network, Connect, Namespace, Pod, Service and Policy name what
-	// the event is about (the one its Kind says; pods, Services and
-	// policies as "<namespace>/<name>", with Namespace set too).
-	Node, Network, Connect, Namespace, Pod, Service, Policy string
+	// Node, Network, Connect, Namespace, Pod, Service, Policy and EgressIP
+	// name what the event is about (the one its Kind says; pods, Services
+	// and policies as "<namespace>/<name>", with Namespace set too; an
+	// EgressQoS by its Namespace).
+	Node, Network, Connect, Namespace, Pod, Service, Policy, EgressIP string
 	// before is the node as it was, for EventNodeSet of a known node and
 	// EventNodeRemoved; podBefore the pod as it was.
 	before    *topology.Node
@@ -174,6 +190,11 @@ func (s *Cluster) planZoneWith(zp *zonePlan, zone string) (topology.State, error
 		return topology.State{}, err
 	}
 	states = append(states, pol)
+	eip, qos, err := s.egressStates(zone, nodes)
+	if err != nil {
+		return topology.State{}, err
+	}
+	states = append(states, eip, qos)
 	return states[0].Merge(states[1:]...)
 }
 
@@ -219,7 +240,16 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 		var changes topology.Changes
 		next, changes, err = s.nodeEvent(zp, zone, ev, nodes)
 		if err == nil && changes != nil {
-			zp.state = next
+			// The egress rows follow the assignment, the node IPs and
+			// the next hops: planned again, diffed alone.
+			eg, err := s.replaceEgress(next, zone, nodes)
+			if err != nil {
+				return nil, err
+			}
+			if !eg.Equal(next) {
+				changes = orderChanges(append(changes, topology.Diff(next, eg)...))
+			}
+			zp.state = eg
 			return changes, nil
 		}
 	case EventNetworkSet, EventNetworkRemoved:
@@ -233,10 +263,15 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 		next, err = s.serviceEvent(zp.state, zone, ev.Namespace, nodes)
 	case EventPodSet, EventPodRemoved:
 		return s.applyChanges(zp, "pod "+ev.Pod, func() (topology.Changes, error) { return s.podChanges(zp, zone, ev, nodes) })
+	case EventEgressIPSet, EventEgressIPRemoved, EventEgressNodeSet, EventEgressQoSSet, EventEgressQoSRemoved:
+		next = zp.state
 	case EventPolicySet, EventPolicyRemoved:
 		return s.applyChanges(zp, "network policy "+ev.Policy, func() (topology.Changes, error) { return s.policyChanges(zp, ev) })
 	default:
 		return nil, fmt.Errorf("event %v: %w: unknown kind", ev.Kind, topology.ErrInvalid)
+	}
+	if err == nil {
+		next, err = s.replaceEgress(next, zone, nodes)
 	}
 	if err != nil {
 		return nil, err
@@ -291,6 +326,11 @@ func (s *Cluster) podChanges(zp *zonePlan, zone string, ev Event, nodes []topolo
 		}
 	}
 	out = append(out, pol...)
+	eg, err := s.egressPodChanges(zp, zone, ev, nodes)
+	if err != nil {
+		return nil, fmt.Errorf("egress: %w", err)
+	}
+	out = append(out, eg...)
 	for _, ch := range ports {
 		if ch.Op == topology.OpDelete {
 			out = append(out, ch)

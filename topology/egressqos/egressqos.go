@@ -47,6 +47,10 @@ type Rule struct {
 	PodSelector *egressip.Selector
 }
 
+// Selects reports whether the rule takes a pod with labels l: every pod
+// without a PodSelector.
+func (r Rule) Selects(l egressip.Labels) bool { return r.PodSelector == nil || r.PodSelector.Matches(l) }
+
 // Validate checks the rules; errors name the namespace and the field.
 func (q *EgressQoS) Validate() error {
 	if len(q.Rules) > MaxRules {
@@ -184,7 +188,7 @@ func PlanZone(in Input) (topology.State, error) {
 				prio := TopPriority - i
 				var sets [2][]netip.Prefix
 				for _, p := range podsOf[ns] {
-					if !local[p.Node] || r.PodSelector != nil && !r.PodSelector.Matches(p.Labels) {
+					if !local[p.Node] || !r.Selects(p.Labels) {
 						continue
 					}
 					for _, a := range p.IPs {
