@@ -49,7 +49,9 @@ type Rule struct {
 
 // Selects reports whether the rule takes a pod with labels l: every pod
 // without a PodSelector.
-func (r Rule) Selects(l egressip.Labels) bool { return r.PodSelector == nil || r.PodSelector.Matches(l) }
+func (r Rule) Selects(l egressip.Labels) bool {
+	return r.PodSelector == nil || r.PodSelector.Matches(l)
+}
 
 // Validate checks the rules; errors name the namespace and the field.
 func (q *EgressQoS) Validate() error {
