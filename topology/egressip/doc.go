@@ -39,6 +39,10 @@
 // only: a switch must run conntrack (the network policies' allow-related
 // ACLs do).
 //
+// PodPolicies gives one pod's policies without the other pods, for a
+// controller that diffs a pod's change rather than planning the network
+// again (udnkit.Cluster does).
+//
 // Under interconnect, a Layer3 zone whose one node is an egress node
 // (Input.EgressNodes) also gets the reference's src-ip route of the
 // network's subnets to its gateway router's join address, which carries the

@@ -255,3 +255,47 @@ func TestPlanTwoIPsOnOneNode(t *testing.T) {
 		t.Errorf("next hops %v", p.Nexthops)
 	}
 }
+
+// TestPodPolicies: the policies PodPolicies gives for each pod, without the
+// other pods, are exactly Plan's policies of that pod (its reroute and the
+// gateway policies of its egress nodes); an unselected pod has none.
+func TestPodPolicies(t *testing.T) {
+	for _, n := range []*udn.Network{l3Network(), l2Network()} {
+		in := syncInput(n)
+		if n.Topology == udn.TopologyLayer2 {
+			for i := range in.Pods {
+				in.Pods[i].IPs = addrs("10.100.0." + string(rune('5'+i)))
+			}
+		}
+		full, err := egressip.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromPods []string
+		for _, p := range in.Pods {
+			alone := in
+			alone.Pods = nil
+			pols, err := egressip.PodPolicies(alone, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Name == "plain" && len(pols) > 0 {
+				t.Errorf("%s: unselected pod has policies %v", n.Name, pols)
+			}
+			for _, q := range pols {
+				fromPods = append(fromPods, topology.Render(q))
+			}
+		}
+		var want []string
+		for _, o := range full.ObjectsOf(topology.KindPolicy) {
+			if p := o.(topology.Policy); p.Priority != egressip.PriorityNoReroute {
+				want = append(want, topology.Render(o))
+			}
+		}
+		slices.Sort(fromPods)
+		slices.Sort(want)
+		if len(want) == 0 || !slices.Equal(fromPods, want) {
+			t.Errorf("%s: PodPolicies\n%s\nPlan\n%s", n.Name, strings.Join(fromPods, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
