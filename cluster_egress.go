@@ -514,11 +514,11 @@ func (s *Cluster) egressPodChanges(zp *zonePlan, zone string, ev Event, nodes []
 		}
 		slices.SortFunc(next.Addresses, func(a, b netip.Prefix) int { return cmp.Or(a.Addr().Compare(b.Addr()), a.Bits()-b.Bits()) })
 		next.Addresses = slices.Compact(next.Addresses)
-		ch, err := topology.ObjectChanges([]topology.AddressSet{old}, []topology.AddressSet{next})
-		if err != nil {
-			return nil, err
+		if !slices.Equal(next.Addresses, old.Addresses) {
+			// One column of one row: no Builder round trip over the set.
+			out = append(out, topology.Change{Op: topology.OpUpdate, Kind: topology.KindAddressSet, Key: name, Object: next, Old: old,
+				Columns: []string{"addresses"}})
 		}
-		out = append(out, ch...)
 	}
 	return orderChanges(out), nil
 }
