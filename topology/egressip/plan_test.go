@@ -143,6 +143,18 @@ func TestPlanLayer3(t *testing.T) {
 	if s2, _ := egressip.Plan(in); len(s2.ObjectsOf(topology.KindStaticRoute)) != 0 {
 		t.Error("route planned for a zone of two nodes")
 	}
+	// The reply-marking QoS row (REFERENCE (f): EgressIP-Mark-Reply-Traffic,
+	// ovn/egressip.go) on the zone's node switch only: from-lport, 103,
+	// the served set's tracked replies, mark=42.
+	qs := s.ObjectsOf(topology.KindQoS)
+	if len(qs) != 1 {
+		t.Fatalf("QoS rows %v", qs)
+	}
+	q := qs[0].(topology.QoS)
+	if m, _ := q.Action.Get(topology.QoSMark); q.Switch != "ns2_network1_node1" || q.Direction != topology.ACLFromLport || q.Priority != 103 ||
+		q.Match != "ip4.src == $"+served+" && ct.trk && ct.rpl" || m != 42 || len(q.Action) != 1 {
+		t.Errorf("reply QoS row %+v", q)
+	}
 	if !s.SpeaksFor(egressip.Controller, "ns2_network1") || len(s.Controllers()) != 1 {
 		t.Errorf("controllers %v", s.Controllers())
 	}
