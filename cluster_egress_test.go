@@ -391,3 +391,40 @@ func TestClusterEgressQoS(t *testing.T) {
 		t.Errorf("removal: %d creates, %d updates, %d deletes:\n%v", cr, up, del, ch)
 	}
 }
+
+// FuzzRestoreEgressMarks: whatever two EgressIPs' mark annotations hold,
+// Restore refuses them (invalid or conflicting, naming the EgressIP) or
+// takes them, and then the EgressIPs set again get exactly those marks
+// and Annotations writes them back as read.
+func FuzzRestoreEgressMarks(f *testing.F) {
+	f.Add("50000", "50001")
+	f.Add("50000", "50000")
+	f.Add("54999", "x")
+	f.Add("049999", " 50000")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		c, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := Stored{EgressIPs: []Object{{Name: "a", Annotations: map[string]string{egressip.AnnotationMark: a}},
+			{Name: "b", Annotations: map[string]string{egressip.AnnotationMark: b}}}}
+		if err := c.Restore(st); err != nil {
+			if !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "EgressIP ") {
+				t.Fatalf("Restore(%q, %q): %v", a, b, err)
+			}
+			return
+		}
+		for _, n := range []string{"b", "a"} {
+			if _, err := c.SetEgressIP(egressip.EgressIP{Name: n}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := c.Annotations().EgressIPs
+		for i, want := range []string{a, b} {
+			m, _ := egressip.ParseMark(want)
+			if got[i].Annotations[egressip.AnnotationMark] != egressip.FormatMark(m) {
+				t.Fatalf("restored %q, %q; annotations %v", a, b, got)
+			}
+		}
+	})
+}
