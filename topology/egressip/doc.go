@@ -81,6 +81,14 @@
 //   - The node-IP and service-IP sets are per network (the reference shares
 //     one node-IP set and takes the service one from another controller), so
 //     that each network's rows come and go with it.
+//   - On a Layer2 transit router the reference's zone also writes a
+//     reroute for a served pod of another zone, to the zone's own egress
+//     nodes only (egressip_udn_l2_test.go, "Pod update": podName4 on
+//     node2 rerouted to node1's transit address in node1's zone); udnkit
+//     plans a reroute in the pod's zone only. Not ported yet.
+//   - udnkit.Cluster plans a network's EgressIP rows while it holds an
+//     EgressIP: when the last goes, the sets and priority-102 policies go
+//     too (the reference keeps them, the served set empty).
 //   - Legacy Layer2 (gateway routers on the switch) and secondary host
 //     interfaces are refused with ErrUnsupported; the reference supports
 //     the first and not the second.

@@ -311,3 +311,47 @@ func TestPodPolicies(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanLayer2Deletes ports egressip_udn_l2_test.go's "EgressIP delete:
+// should del UDN and CDN config" and "Pod delete: should delete UDN and
+// CDN config" for the UDN rows on the transit router: without the
+// EgressIP, and with the selected pods gone, the reroutes and the
+// gateway-router policies go and the served set is empty, while the
+// priority-102 policies and the node-IP and service sets stay.
+func TestPlanLayer2Deletes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*egressip.Input)
+	}{
+		{"EgressIP delete", func(in *egressip.Input) { in.EgressIPs = nil }},
+		{"Pod delete", func(in *egressip.Input) { in.Pods = in.Pods[2:] }}, // egress-pod2 and egress-pod4
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := syncInput(l2Network())
+			in.Profile = topology.ProfileReference
+			for i := range in.Pods {
+				in.Pods[i].IPs = addrs("10.100.0." + string(rune('5'+i)))
+			}
+			tc.edit(&in)
+			s, err := egressip.Plan(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prios []int
+			for _, p := range policies(s) {
+				prios = append(prios, p.Priority)
+			}
+			slices.Sort(prios)
+			if !slices.Equal(prios, []int{102, 102}) {
+				t.Errorf("policy priorities %v, want the two 102s only", prios)
+			}
+			served, ok := s.Get(topology.KindAddressSet, egressip.AddressSetName(egressip.SetServedPods, "ns2_l2", true))
+			if !ok || len(served.(topology.AddressSet).Addresses) != 0 {
+				t.Errorf("served set %v", served)
+			}
+			if nodes, ok := s.Get(topology.KindAddressSet, egressip.AddressSetName(egressip.SetNodeIPs, "ns2_l2", true)); !ok || len(nodes.(topology.AddressSet).Addresses) != 2 {
+				t.Errorf("node-IP set %v", nodes)
+			}
+		})
+	}
+}
