@@ -270,7 +270,9 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 	default:
 		return nil, fmt.Errorf("event %v: %w: unknown kind", ev.Kind, topology.ErrInvalid)
 	}
-	if err == nil {
+	if err == nil && ev.Kind != EventServiceSet && ev.Kind != EventServiceRemoved && ev.Kind != EventConnectSet && ev.Kind != EventConnectRemoved {
+		// Networks, namespaces (selectors), nodes and the egress objects
+		// decide the egress rows; Services and connects do not.
 		next, err = s.replaceEgress(next, zone, nodes)
 	}
 	if err != nil {
