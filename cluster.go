@@ -108,6 +108,9 @@ var ErrZoneNotReady = sdkerr.New(sdkerr.Unavailable, "zone has no ready node")
 
 // New returns a Cluster for the nodes and settings of cfg, with no network.
 func New(cfg Config) (*Cluster, error) {
+	if err := cfg.Cluster.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	for _, f := range []struct {
 		what   string
 		dn, cl *[]netip.Prefix

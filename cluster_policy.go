@@ -175,5 +175,18 @@ func (s *Cluster) Allows(zone string, from, to policy.Endpoint, proto policy.Pro
 	return zp.policy.Allows(from, to, proto, port), nil
 }
 
+// AllowsEgress is Allows without the destination's ingress policies
+// (policy.Planner.AllowsEgress): what the source's zone enforces for a
+// destination pod of another zone.
+func (s *Cluster) AllowsEgress(zone string, from, to policy.Endpoint, proto policy.Protocol, port int32) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	zp, ok := s.planned[zone]
+	if !ok || zp.policy == nil {
+		return false, fmt.Errorf("zone %q: %w: Plan it first", zone, ErrNotPlanned)
+	}
+	return zp.policy.AllowsEgress(from, to, proto, port), nil
+}
+
 // metadataName is the label the API server gives every namespace.
 const metadataName = "kubernetes.io/metadata.name"

@@ -36,7 +36,10 @@
 // rows it alters ([Cluster.PlanEvent]). It starts from what the cluster stores
 // ([Cluster.Restore] reads the annotations [Cluster.Annotations] wrote, in the
 // reference implementation's formats), so a restart renumbers nothing, and it keeps
-// bootstrapping nodes out of every plan ([Cluster.NotReady]). A UDN reaches rows in
+// bootstrapping nodes out of every plan ([Cluster.NotReady]). It also says what it
+// means between networks and pods, for a referee such as `udnkit verify`: [Cluster.Reach]
+// (the same network, a PodNetwork connect, a namespace's primaries) and the network
+// policies' verdicts ([Cluster.Allows], [Cluster.AllowsEgress]). A UDN reaches rows in
 // four calls (New, AddUDN, Plan, Sync); a ClusterNetworkConnect in two more (SetConnect,
 // Plan); a pod in two (SetPod, then PlanEvent's changes applied).
 //

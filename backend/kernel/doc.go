@@ -13,8 +13,9 @@
 // Through google/nftables, in one batch (one Flush) per Apply: the SDK's
 // sets and verdict maps of table inet ovn-kubernetes (element by element),
 // the udn-isolation, udn-service-* and udn-mark-0x<mark> chains (rewritten
-// only when their rules differ; marking chains of networks no longer
-// planned are deleted). Rules are built from the plan's typed values
+// only when their rules differ; a marking chain no longer planned is
+// deleted when it holds only the SDK's marking rule, recognised by its
+// comment: a chain of that name anyone else wrote stays). Rules are built from the plan's typed values
 // (vrf.NFTRule) directly, never parsed from text; each carries a comment
 // (nft user data, at most 128 bytes: its nft text, the cgroup ID a cgroup
 // match was resolved to, a digest when cut) by which Observe recognises

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/nftables"
+	"github.com/google/nftables/binaryutil"
+	"github.com/google/nftables/expr"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
@@ -217,6 +219,27 @@ func TestApplyInANetworkNamespace(t *testing.T) {
 		t.Errorf("table 1001: %d routes of protocol 85 (want %d), %d in all (want %d with the foreign one)", ours, planned, len(routes(t, h, 1001)), planned+1)
 	}
 
+	// Chains named like marking chains that the SDK did not write: one
+	// setting a mark without the SDK's comment (as `nft add rule` writes
+	// it), an empty one, one of a name no mark spells.
+	conn, err := nftables.New(nftables.WithNetNSFd(int(ns)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := &nftables.Table{Family: nftables.TableFamilyINet, Name: vrf.NFTTable}
+	foreignChains := map[string]int{"udn-mark-0x1005": 1, "udn-mark-0x1006": 0, "udn-mark-0xforeign": 0}
+	for name, rules := range foreignChains {
+		c := conn.AddChain(&nftables.Chain{Name: name, Table: table})
+		for range rules {
+			conn.AddRule(&nftables.Rule{Table: table, Chain: c, Exprs: []expr.Any{
+				&expr.Immediate{Register: 1, Data: binaryutil.NativeEndian.PutUint32(0x1005)},
+				&expr.Meta{Key: expr.MetaKeyMARK, SourceRegister: true, Register: 1}}})
+		}
+	}
+	if err := conn.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
 	// red goes: its routes and rules go, then its marking chain; blue's
 	// and the foreign ones stay.
 	if err := k.Remove(ctx, withoutVRFs(plan(t, red))); err != nil {
@@ -246,6 +269,30 @@ func TestApplyInANetworkNamespace(t *testing.T) {
 	}
 	if !found {
 		t.Error("the foreign route in table 1001 is gone")
+	}
+	chains, err := conn.ListChainsOfTableFamily(nftables.TableFamilyINet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := map[string]bool{}
+	for _, c := range chains {
+		if c.Table.Name != vrf.NFTTable {
+			continue
+		}
+		left[c.Name] = true
+		if want, ok := foreignChains[c.Name]; ok {
+			if rules, err := conn.GetRules(table, c); err != nil || len(rules) != want {
+				t.Errorf("foreign chain %s: %d rules (want %d), %v", c.Name, len(rules), want, err)
+			}
+		}
+	}
+	for name := range foreignChains {
+		if !left[name] {
+			t.Errorf("the foreign chain %s was deleted", name)
+		}
+	}
+	if left[vrf.MarkChainName(red.Network.ID)] || !left[vrf.MarkChainName(blue.Network.ID)] {
+		t.Errorf("marking chains left: %v (red's must go, blue's stay)", left)
 	}
 }
 

@@ -10,11 +10,11 @@ func newValidate(s streams) *cobra.Command {
 	var in inputs
 	c := &cobra.Command{
 		Use:   "validate -f FILE|DIR|-",
-		Short: "Validate UserDefinedNetworks, ClusterUserDefinedNetworks, ClusterNetworkConnects, PodNetworks, NADs and node annotations",
+		Short: "Validate UserDefinedNetworks, ClusterUserDefinedNetworks, ClusterNetworkConnects, PodNetworks, NADs, NetworkPolicies and node annotations",
 		Long: `validate checks every object the SDK has a validator for, as the API server and the
 controllers would: UserDefinedNetwork, ClusterUserDefinedNetwork, ClusterNetworkConnect,
-PodNetwork, PodNetworkAttachment, the NetConf of OVN-Kubernetes NetworkAttachmentDefinitions and
-the reference's annotations on Nodes. Errors name the object and the field, the way kubectl apply
+PodNetwork, PodNetworkAttachment, NetworkPolicy, the NetConf of OVN-Kubernetes
+NetworkAttachmentDefinitions and the reference's annotations on Nodes. Errors name the object and the field, the way kubectl apply
 prints API errors; the exit code is 1 when any object is invalid or unreadable.`,
 		Example: `  udnkit validate -f examples/manifests/invalid.yaml
   kubectl get userdefinednetworks -A -o yaml | udnkit validate -f -`,
@@ -27,7 +27,7 @@ prints API errors; the exit code is 1 when any object is invalid or unreadable.`
 			if err := printInvalid(s, set); err != nil {
 				return err
 			}
-			n := len(set.UDNs) + len(set.CUDNs) + len(set.Connects) + len(set.PodNetworks) + len(set.PodNetworkAttachments) + len(set.NADs) + len(set.Nodes)
+			n := len(set.UDNs) + len(set.CUDNs) + len(set.Connects) + len(set.PodNetworks) + len(set.PodNetworkAttachments) + len(set.NADs) + len(set.Nodes) + len(set.NetworkPolicies)
 			fmt.Fprintf(s.out, "%d object(s) valid\n", n)
 			return nil
 		},

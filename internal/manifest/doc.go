@@ -10,9 +10,9 @@
 // ("FILE: document 2, items[5]") and every error says so. Decode uses the
 // SDK's own strict decoders for UserDefinedNetwork, ClusterUserDefinedNetwork,
 // ClusterNetworkConnect, PodNetwork and PodNetworkAttachment, and reads
-// Nodes, Namespaces, NetworkAttachmentDefinitions, Pods, Services and
-// EndpointSlices as Kubernetes does; other kinds are counted and left
-// alone.
+// Nodes, Namespaces, NetworkAttachmentDefinitions, Pods, Services,
+// EndpointSlices and NetworkPolicies as Kubernetes does; other kinds are
+// counted and left alone.
 //
 // Validate reports what the API server and the controllers would refuse,
 // as `kubectl apply` prints it: `UserDefinedNetwork.k8s.ovn.org "x" is
@@ -31,7 +31,9 @@
 // it has none), which ovnkube-node writes; a node lacking them is held but
 // planned nowhere (Loaded.Notes says why). Pods are attached
 // (udnkit.Cluster.SetPod; a pod's k8s.ovn.org/pod-networks restores its
-// addresses), host-networked and unscheduled ones skipped; a Service is
+// addresses), host-networked and unscheduled ones skipped; NetworkPolicies
+// are set after them (topology/policy/kube reads them; Validate reports
+// what it or policy.Validate refuses under spec); a Service is
 // planned with the EndpointSlices the reference's mirror controller wrote
 // onto user-defined networks (the default network's own slices hold other
 // addresses), without endpoints when there are none. What nothing stores is allocated

@@ -17,6 +17,7 @@ import (
 	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf"
 	podkube "github.com/udnkit/udnkit/topology/pods/kube"
+	policykube "github.com/udnkit/udnkit/topology/policy/kube"
 	svckube "github.com/udnkit/udnkit/topology/services/kube"
 )
 
@@ -119,6 +120,16 @@ func Load(s *Set, cfg udnkit.Config) (*Loaded, error) {
 		}
 		if v, err := c.PodAnnotation(p.Namespace, p.Name); err == nil && v != "" && v != p.Annotations[netconf.AnnotationPodNetworks] {
 			l.Allocated = append(l.Allocated, fmt.Sprintf("%s %s/%s: %s=%s", KindPod, p.Namespace, p.Name, netconf.AnnotationPodNetworks, v))
+		}
+	}
+	for _, np := range s.NetworkPolicies {
+		key := np.Namespace + "/" + np.Name
+		p, err := policykube.PolicyFrom(np)
+		if err == nil {
+			_, err = c.SetNetworkPolicy(p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s %s: %w", s.Source(KindNetworkPolicy, key), KindNetworkPolicy, key, err)
 		}
 	}
 	for _, svc := range s.Services {

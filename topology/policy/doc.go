@@ -89,7 +89,11 @@
 // Planner.Allows answers, from the same input, whether the API lets a new
 // connection through (a pod's ingress and egress policies, peers across
 // networks as above): the verdict the rows enforce, which the real-OVN tests
-// check against ovn-trace on every connection they trace.
+// check against ovn-trace on every connection they trace. AllowsEgress is
+// the same verdict without the destination's ingress policies: what the
+// source's zone enforces when the destination pod lives in another zone
+// (its ingress ACLs are on its own node's switch), as `udnkit verify`
+// judges a probe that leaves the zone.
 //
 // # Where udnkit departs from the reference
 //
