@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"slices"
 
+	"github.com/udnkit/udnkit/flows"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/egressip"
@@ -577,4 +578,33 @@ func (s *Cluster) egressAnnotations() []Object {
 		out = append(out, Object{Name: name, Annotations: map[string]string{egressip.AnnotationMark: egressip.FormatMark(s.egress.eips[name].Mark)}})
 	}
 	return out
+}
+
+// planNodeEgress adds a node's egress IP side to its plan: the gateway
+// bridge's SNAT flows of the served pods' marks (egressip.BridgeFlows, per
+// primary network the bridge carries) and the egress IPs that go on the
+// bridge. Nothing without EgressIPs.
+func (s *Cluster) planNodeEgress(plan *NodePlan, node string, fin flows.Input) error {
+	if len(s.egress.eips) == 0 {
+		return nil
+	}
+	list := s.egressIPList()
+	in := egressip.BridgeInput{Node: node, Physical: fin.Node.Physical, MAC: fin.Node.MAC, NodeIPs: fin.Node.IPs, EgressIPs: list}
+	for _, n := range fin.Networks {
+		in.Networks = append(in.Networks, egressip.BridgeNetwork{ID: n.ID, Patch: n.Patch})
+	}
+	fs, err := egressip.BridgeFlows(in)
+	if err != nil {
+		return err
+	}
+	plan.Flows = append(plan.Flows, fs...)
+	flows.Sort(plan.Flows)
+	for i := 1; i < len(plan.Flows); i++ {
+		if a, b := plan.Flows[i-1], plan.Flows[i]; a.Key() == b.Key() && a.Actions != b.Actions {
+			return fmt.Errorf("egress IP flows: %w: %s planned with actions %s and %s", egressip.ErrConflict, a.Key(), a.Actions, b.Actions)
+		}
+	}
+	plan.Flows = slices.CompactFunc(plan.Flows, func(a, b flows.Flow) bool { return a.Key() == b.Key() })
+	plan.BridgeEgressIPs = egressip.BridgeIPs(node, list)
+	return nil
 }

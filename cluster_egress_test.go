@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/udnkit/udnkit/flows"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/egressip"
@@ -427,4 +428,38 @@ func FuzzRestoreEgressMarks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestClusterEgressPlanNode: the egress node's PlanNode holds the SNAT
+// flow of the EgressIP's mark to its IP on the network's patch port, and
+// lists the IP for its gateway bridge; another node has neither; after a
+// failover the new node has them.
+func TestClusterEgressPlanNode(t *testing.T) {
+	c := egressCluster(t)
+	n, _ := c.Network("tenant_blue")
+	local := NodeLocal{Uplink: flows.Port{Name: "eth0", OFPort: 1}, DefaultPatchOFPort: 2, PatchOFPorts: map[string]int{n.Name: 3}}
+	snat := "pkt_mark=50000,actions=ct(commit,zone=64000,nat(src=172.18.0.100)"
+	check := func(node string, egress bool) {
+		t.Helper()
+		plan, err := c.PlanNode(node, local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := flows.Text(plan.Flows)
+		if got := strings.Contains(text, "priority=105,in_port=3,") && strings.Contains(text, snat); got != egress {
+			t.Errorf("%s: SNAT flow of the egress IP: %v, want %v:\n%s", node, got, egress, text)
+		}
+		if got := egressip.FormatBridgeIPs(plan.BridgeEgressIPs); (got == `["172.18.0.100"]`) != egress {
+			t.Errorf("%s: bridge egress IPs %s", node, got)
+		}
+		// Served pods' traffic to node IPs (pkt_mark 0x3f0) is SNATed to
+		// the node's own address on every node.
+		if !strings.Contains(text, "pkt_mark=0x3f0,actions=ct(commit,zone=64000,nat(src="+c.Nodes()[0].Addresses[0].Addr().String()) && node == "node1" {
+			t.Errorf("%s: no node-IP SNAT flow:\n%s", node, text)
+		}
+	}
+	check("node2", true)
+	check("node1", false)
+	c.RemoveNode("node2")
+	check("node3", true)
 }

@@ -52,6 +52,8 @@
 // (seed 002). A pod's PlanEvent patches only that pod's egress rows (its policies and
 // its addresses in the sets); a node's or an EgressIP's plans the egress rows again,
 // so removing the egress node moves its IPs and changes only the rows that follow them.
+// The egress node's [Cluster.PlanNode] holds the gateway bridge's SNAT flows of the
+// EgressIPs' marks and the egress IPs that go on the bridge (NodePlan.BridgeEgressIPs).
 //
 // Errors: every error a package returns belongs to one of eight classes, so errors.Is
 // against this package's [ErrInvalid], [ErrConflict], [ErrExhausted], [ErrNotFound],
