@@ -43,6 +43,11 @@
 // controller that diffs a pod's change rather than planning the network
 // again (udnkit.Cluster does).
 //
+// On a Layer2 transit router a zone also reroutes the served pods of
+// other zones, to its own egress nodes only, as the reference does
+// (egressip_udn_l2_test.go "Pod update": podName4 on node2 rerouted to
+// node1 in node1's zone; its addPodEgressIPAssignment).
+//
 // Under interconnect, a Layer3 zone whose one node is an egress node
 // (Input.EgressNodes) also gets the reference's src-ip route of the
 // network's subnets to its gateway router's join address, which carries the
@@ -81,11 +86,6 @@
 //   - The node-IP and service-IP sets are per network (the reference shares
 //     one node-IP set and takes the service one from another controller), so
 //     that each network's rows come and go with it.
-//   - On a Layer2 transit router the reference's zone also writes a
-//     reroute for a served pod of another zone, to the zone's own egress
-//     nodes only (egressip_udn_l2_test.go, "Pod update": podName4 on
-//     node2 rerouted to node1's transit address in node1's zone); udnkit
-//     plans a reroute in the pod's zone only. Not ported yet.
 //   - udnkit.Cluster plans a network's EgressIP rows while it holds an
 //     EgressIP: when the last goes, the sets and priority-102 policies go
 //     too (the reference keeps them, the served set empty).

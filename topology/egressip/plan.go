@@ -339,6 +339,12 @@ func servedRows(e *topology.Emitter, in Input, nodes map[string]*topology.Node, 
 	}
 	mark := e.Options(topology.OptPktMark, strconv.Itoa(eip.Mark))
 	podNode := nodes[s.Pod.Node]
+	podLocal := inZone(podNode, in.Zone)
+	// On a Layer2 transit router the reference also reroutes another
+	// zone's pod, to this zone's egress nodes only (egressip.go
+	// addPodEgressIPAssignment: "isLocalZonePod || (isLocalZoneEgressNode
+	// && Layer2)").
+	l2Remote := !podLocal && podNode != nil && n.Topology == udn.TopologyLayer2
 	for _, ip := range s.Pod.IPs {
 		ipv := "ip6"
 		if ip.Is4() {
@@ -361,7 +367,9 @@ func servedRows(e *topology.Emitter, in Input, nodes map[string]*topology.Node, 
 			if err != nil {
 				return fmt.Errorf("egressip %q: node %q: %w", eip.Name, a.Node, err)
 			}
-			hops = append(hops, hop)
+			if !l2Remote || inZone(egress, in.Zone) {
+				hops = append(hops, hop)
+			}
 			if inZone(egress, in.Zone) && want(egress.Name) {
 				gw := own
 				gw.Node = egress.Name
@@ -370,7 +378,7 @@ func servedRows(e *topology.Emitter, in Input, nodes map[string]*topology.Node, 
 					ipv, ".src == ", e.Addr(ip), " && pkt.mark == 0")
 			}
 		}
-		if len(hops) == 0 || !inZone(podNode, in.Zone) || !want(s.Pod.Node) {
+		if len(hops) == 0 || !podLocal && !l2Remote || !want(s.Pod.Node) {
 			continue
 		}
 		slices.SortFunc(hops, netip.Addr.Compare)

@@ -186,6 +186,13 @@ func TestPlanLayer2(t *testing.T) {
 		if !ok || !slices.Equal(re.Nexthops, tc.hops) {
 			t.Errorf("%v: reroute %+v, want next hops %v", tc.profile, re, tc.hops)
 		}
+		// egressip_udn_l2_test.go "Pod update: should update UDN and CDN
+		// config": the remote egress-pod4 (node2) is rerouted in node1's
+		// zone too, to node1 (this zone's egress node) only.
+		re, ok = policies(s)["ns2_l2_transit_router|ip4.src == 10.100.0.6"]
+		if !ok || !slices.Equal(re.Nexthops, tc.hops[:1]) || re.Owner.Node != "node2" {
+			t.Errorf("%v: remote pod's reroute %+v, want next hop %v", tc.profile, re, tc.hops[:1])
+		}
 	}
 }
 
