@@ -399,7 +399,14 @@ func (s *Cluster) replaceEgress(prev topology.State, zone string, nodes []topolo
 	if err != nil {
 		return topology.State{}, err
 	}
-	return prev.ReplaceController(egressip.Controller, eip).ReplaceController(egressqos.Controller, qos), nil
+	return withEgress(prev, eip, qos), nil
+}
+
+// withEgress returns st with the egress controllers' rows replaced by
+// eip's and qos's (the networks st speaks for and they have no rows of
+// lose theirs).
+func withEgress(st, eip, qos topology.State) topology.State {
+	return st.ReplaceController(egressip.Controller, eip).ReplaceController(egressqos.Controller, qos)
 }
 
 // egressPodChanges are the changes of one pod's egress rows in zone: its

@@ -463,3 +463,63 @@ func TestClusterEgressPlanNode(t *testing.T) {
 	c.RemoveNode("node2")
 	check("node3", true)
 }
+
+// TestClusterEgressLayer2RemoteNode: on a Layer2 network zone node1 (an
+// egress node) reroutes node2's served pod; node2 changing (its chassis)
+// or leaving gives changes that apply to the previous plan and give the
+// plan from scratch (the pod's reroute is node2's row in node1's zone).
+func TestClusterEgressLayer2RemoteNode(t *testing.T) {
+	c, err := New(Config{Nodes: []topology.Node{testNode("node1", 0), testNode("node2", 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetNamespace(netconf.Namespace{Name: "tenant", Labels: map[string]string{"team": "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddUDN(udnDoc("tenant", "red", "Layer2", "Primary", "10.200.0.0/16")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetEgressAssignable("node1", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SetEgressIP(webEgressIP()); err != nil {
+		t.Fatal(err)
+	}
+	setPod(t, c, "tenant", "web-0", "node2", "web")
+	prev, err := c.Plan("node1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := policiesOf(prev); !slices.ContainsFunc(got, func(s string) bool {
+		return strings.Contains(s, " 100 ip4.src == "+podIP(t, c, "tenant", "web-0").String())
+	}) {
+		t.Fatalf("no reroute of the remote pod:\n%s", strings.Join(got, "\n"))
+	}
+	nd := c.Nodes()[1]
+	nd.Chassis = "chassis-node2-new"
+	for _, event := range []func() (Event, error){
+		func() (Event, error) { return c.SetNode(nd) },
+		func() (Event, error) { return c.RemoveNode("node2"), nil },
+	} {
+		ev, err := event()
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes, err := c.PlanEvent("node1", ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next, err := topology.Apply(prev, changes)
+		if err != nil {
+			t.Fatalf("%v: the changes do not apply: %v\n%v", ev.Kind, err, changes)
+		}
+		want, err := c.fresh("node1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := topology.Diff(next, want); len(d) > 0 {
+			t.Fatalf("%v: differs from the plan from scratch:\n%v", ev.Kind, d)
+		}
+		prev = next
+	}
+}

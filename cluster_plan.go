@@ -13,6 +13,8 @@ import (
 	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/egressip"
+	"github.com/udnkit/udnkit/topology/egressqos"
 	"github.com/udnkit/udnkit/topology/pods"
 	"github.com/udnkit/udnkit/topology/policy"
 )
@@ -241,15 +243,24 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 		next, changes, err = s.nodeEvent(zp, zone, ev, nodes)
 		if err == nil && changes != nil {
 			// The egress rows follow the assignment, the node IPs and
-			// the next hops: planned again, diffed alone.
-			eg, err := s.replaceEgress(next, zone, nodes)
-			if err != nil {
-				return nil, err
+			// the next hops: planned again and diffed against the
+			// previous plan (next lost the node's egress rows with its
+			// own), alone.
+			if s.egressActive(zp.state) {
+				eip, qos, err := s.egressStates(zone, nodes)
+				if err != nil {
+					return nil, err
+				}
+				// A leaving node's part speaks for every controller: its
+				// egress rows' deletes come from here alone.
+				changes = slices.DeleteFunc(changes, func(ch topology.Change) bool {
+					c := ch.Object.OwnedBy().Controller
+					return c == egressip.Controller || c == egressqos.Controller
+				})
+				changes = orderChanges(append(changes, topology.Diff(zp.state, withEgress(zp.state, eip, qos))...))
+				next = withEgress(next, eip, qos)
 			}
-			if !eg.Equal(next) {
-				changes = orderChanges(append(changes, topology.Diff(next, eg)...))
-			}
-			zp.state = eg
+			zp.state = next
 			return changes, nil
 		}
 	case EventNetworkSet, EventNetworkRemoved:
