@@ -276,9 +276,12 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 			name := fmt.Sprint("eip", rng.IntN(2))
 			what = "remove egress IP " + name
 			ev = c.RemoveEgressIP(name)
-		case 19: // a node's egress-assignable label (node1 too: the zone's own)
+		case 19: // a node's egress-assignable label, node1's (the zone's own) half the time
 			nodes := c.Nodes()
 			nd := nodes[rng.IntN(len(nodes))]
+			if rng.IntN(2) == 0 {
+				nd = nodes[0]
+			}
 			on := rng.IntN(3) > 0
 			what = fmt.Sprintf("egress-assignable %s %v", nd.Name, on)
 			ev, err = c.SetEgressAssignable(nd.Name, on)

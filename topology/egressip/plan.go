@@ -339,12 +339,18 @@ func servedRows(e *topology.Emitter, in Input, nodes map[string]*topology.Node, 
 	}
 	mark := e.Options(topology.OptPktMark, strconv.Itoa(eip.Mark))
 	podNode := nodes[s.Pod.Node]
+	if podNode == nil {
+		// A pod on a node the plan does not hold (gone, or not ready) is
+		// served by nobody, as the reference skips a pod whose node it has
+		// not loaded: its address may be another pod's on a new node.
+		return nil
+	}
 	podLocal := inZone(podNode, in.Zone)
 	// On a Layer2 transit router the reference also reroutes another
 	// zone's pod, to this zone's egress nodes only (egressip.go
 	// addPodEgressIPAssignment: "isLocalZonePod || (isLocalZoneEgressNode
 	// && Layer2)").
-	l2Remote := !podLocal && podNode != nil && n.Topology == udn.TopologyLayer2
+	l2Remote := !podLocal && n.Topology == udn.TopologyLayer2
 	for _, ip := range s.Pod.IPs {
 		ipv := "ip6"
 		if ip.Is4() {

@@ -362,3 +362,26 @@ func TestPlanLayer2Deletes(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanPodOfUnknownNode: a served pod whose node the input does not
+// hold (removed, not ready) has no rows, neither its reroute nor the
+// egress node's gateway-router policy: its address may be handed to a
+// pod of a new node, whose rows would clash with them.
+func TestPlanPodOfUnknownNode(t *testing.T) {
+	in := syncInput(l3Network())
+	in.Pods[1].Node = "node9" // egress-pod4, served, on a node that is gone
+	s, err := egressip.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key := range policies(s) {
+		if strings.Contains(key, "20.129.0.3") {
+			t.Errorf("a row of the pod on an unknown node: %s", key)
+		}
+	}
+	alone := in
+	alone.Pods = nil
+	if pols, err := egressip.PodPolicies(alone, in.Pods[1]); err != nil || len(pols) != 0 {
+		t.Errorf("PodPolicies: %v, %v", pols, err)
+	}
+}
