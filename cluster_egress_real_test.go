@@ -10,7 +10,9 @@ import (
 
 	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/flows"
 	"github.com/udnkit/udnkit/internal/ovntest"
+	"github.com/udnkit/udnkit/internal/ovstest"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
@@ -137,4 +139,83 @@ func TestRealClusterEgressFailover(t *testing.T) {
 	if again, _, err := nb.Sync(ctx, fresh); err != nil || len(again) != 0 {
 		t.Fatalf("the NB after the event differs from the plan from scratch: %v\n%v", err, again)
 	}
+}
+
+// TestRealClusterEgressBridge: the egress node's PlanNode on a real Open
+// vSwitch bridge (ofproto/trace): a packet of the network's patch port
+// from the bridge MAC with the EgressIP's mark is SNATed to the egress IP,
+// an unmarked one to the node IP; after the egress node leaves, the new
+// egress node's bridge SNATs the mark to the egress IP.
+func TestRealClusterEgressBridge(t *testing.T) {
+	env := ovstest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := udnkit.New(udnkit.Config{Nodes: ovntest.Nodes(3, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := netconf.DecodeUDN([]byte("kind: UserDefinedNetwork\nmetadata: {name: blue, namespace: tenant}\nspec: {topology: Layer3, role: Primary, subnets: [\"10.128.0.0/16/24\"]}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := c.AddUDN(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, node := range []string{"node2", "node3"} {
+		if _, err := c.SetEgressAssignable(node, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.SetEgressIP(egressip.EgressIP{Name: "web", IPs: []netip.Addr{netip.MustParseAddr("172.18.0.100")}}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(node string) {
+		t.Helper()
+		var nd topology.Node
+		for _, x := range c.Nodes() {
+			if x.Name == node {
+				nd = x
+			}
+		}
+		mac := ipam.MACFromIP(nd.Addresses[0].Addr()).String()
+		patch, def := "patch-breth0_"+n.Prefix()+node+"-to-br-int", "patch-breth0_"+node+"-to-br-int"
+		bridge := "br" + node // one bridge per node on this switch
+		ports, err := env.GatewayBridge(ctx, bridge, mac, "eth-"+node, def, patch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := c.PlanNode(node, udnkit.NodeLocal{Uplink: flows.Port{Name: "eth-" + node, OFPort: ports["eth-"+node]},
+			DefaultPatchOFPort: ports[def], PatchOFPorts: map[string]int{n.Name: ports[patch]}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := env.Ofctl(ctx, flows.Text(plan.Flows), "add-flows", bridge, "-"); err != nil {
+			t.Fatal(err, out)
+		}
+		trace := func(mark string) string {
+			out, err := env.Trace(ctx, bridge, fmt.Sprintf("in_port=%d,ip,dl_src=%s,dl_dst=02:00:00:00:00:99,nw_src=10.128.0.5,nw_dst=8.8.8.8%s", ports[patch], mac, mark))
+			if err != nil {
+				t.Fatal(err, out)
+			}
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "Datapath actions:") {
+					return l
+				}
+			}
+			return out
+		}
+		if got := trace(",pkt_mark=50000"); !strings.Contains(got, "nat(src=172.18.0.100)") {
+			t.Errorf("%s: marked packet: %s, want nat(src=172.18.0.100)", node, got)
+		}
+		if got := trace(",pkt_mark=1008"); !strings.Contains(got, "nat(src="+nd.Addresses[0].Addr().String()+")") {
+			t.Errorf("%s: a served pod's packet to a node IP: %s, want the node IP", node, got)
+		}
+		if fmt.Sprint(plan.BridgeEgressIPs) != "[172.18.0.100]" {
+			t.Errorf("%s: bridge egress IPs %v", node, plan.BridgeEgressIPs)
+		}
+	}
+	check("node2")
+	c.RemoveNode("node2")
+	check("node3")
 }
