@@ -76,6 +76,7 @@ type Cluster struct {
 	portKeys map[string]*portKeys        // Layer2 network → pod port tunnel keys
 	services map[string]services.Service // "<namespace>/<name>"
 	policies map[string]policy.Policy    // "<namespace>/<name>"
+	egress   egressState                 // EgressIPs, EgressQoS, egress nodes (cluster_egress.go)
 	planned  map[string]*zonePlan
 	stored   *stored // between Restore and EndRestore
 	// defaultSubnets are the default network's entries of the nodes'
@@ -239,6 +240,7 @@ func (s *Cluster) addNode(nd topology.Node) (Event, error) {
 	nd.NextHops = slices.Clone(nd.NextHops)
 	nd.MAC = slices.Clone(nd.MAC)
 	s.nodes[nd.Name] = nd
+	s.assignEgress() // a node may take or lose egress IPs
 	ev := Event{Kind: EventNodeSet, Node: nd.Name, connects: s.readmitAll()}
 	if known {
 		ev.before = &old
@@ -269,6 +271,7 @@ func (s *Cluster) RemoveNode(name string) Event {
 			delete(s.pools, k)
 		}
 	}
+	s.assignEgress() // its egress IPs move
 	return Event{Kind: EventNodeRemoved, Node: name, before: &old, connects: s.readmitAll()}
 }
 

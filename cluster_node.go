@@ -43,8 +43,13 @@ type NodePlan struct {
 	// Kernel holds the VRFs, management ports, routes, rules and nftables
 	// of the primary networks (backend/kernel applies it).
 	Kernel vrf.State
-	// Flows are the gateway bridge's flows (backend/ovs applies them).
+	// Flows are the gateway bridge's flows (backend/ovs applies them),
+	// the egress IPs' SNAT flows among them.
 	Flows []flows.Flow
+	// BridgeEgressIPs are the egress IPs assigned to the node, which go on
+	// its gateway bridge; egressip.FormatBridgeIPs spells them for the
+	// node's k8s.ovn.org/bridge-egress-ips annotation.
+	BridgeEgressIPs []netip.Addr
 }
 
 // PlanNode plans a ready node's kernel (vrf) and gateway-bridge (flows)
@@ -126,7 +131,11 @@ func (s *Cluster) PlanNode(node string, local NodeLocal) (NodePlan, error) {
 	if err != nil {
 		return NodePlan{}, fmt.Errorf("node %q: gateway bridge: %w", node, err)
 	}
-	return NodePlan{Kernel: kernel, Flows: fs}, nil
+	plan := NodePlan{Kernel: kernel, Flows: fs}
+	if err := s.planNodeEgress(&plan, node, fin); err != nil {
+		return NodePlan{}, fmt.Errorf("node %q: gateway bridge: %w", node, err)
+	}
+	return plan, nil
 }
 
 // servicesOf returns the Services of a network's namespaces, sorted.

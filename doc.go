@@ -43,6 +43,18 @@
 // four calls (New, AddUDN, Plan, Sync); a ClusterNetworkConnect in two more (SetConnect,
 // Plan); a pod in two (SetPod, then PlanEvent's changes applied).
 //
+// Egress: [Cluster.SetEgressIP] takes an EgressIP (topology/egressip), allocates its
+// mark (k8s.ovn.org/egressip-mark, kept by Annotations and Restore) and assigns its IPs
+// to the nodes [Cluster.SetEgressAssignable] labels (in the subnet of the node's
+// Addresses, never a node's own address); [Cluster.EgressIPStatus] is what a
+// controller writes back. [Cluster.SetEgressQoS] takes a namespace's EgressQoS
+// (topology/egressqos). Both are planned on every primary network of their namespaces
+// (seed 002). A pod's PlanEvent patches only that pod's egress rows (its policies and
+// its addresses in the sets); a node's or an EgressIP's plans the egress rows again,
+// so removing the egress node moves its IPs and changes only the rows that follow them.
+// The egress node's [Cluster.PlanNode] holds the gateway bridge's SNAT flows of the
+// EgressIPs' marks and the egress IPs that go on the bridge (NodePlan.BridgeEgressIPs).
+//
 // Errors: every error a package returns belongs to one of eight classes, so errors.Is
 // against this package's [ErrInvalid], [ErrConflict], [ErrExhausted], [ErrNotFound],
 // [ErrNotSupported], [ErrUnavailable], [ErrRefused] and [ErrOutcomeUnknown] classifies

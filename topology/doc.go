@@ -71,7 +71,7 @@
 // required, a reference, the parent whose column holds the object, the
 // rows it is attached to):
 //
-//	// QoS is a QoS rule, member of Switch.
+//	// QoS is a QoS rule, member of Switch (qos.go, abridged).
 //	//
 //	//udnkit:kind table=QoS id=13 order=130 name=qos
 //	type QoS struct {
@@ -101,12 +101,14 @@
 // bands) is created with its members in one transaction (one ovn-nbctl
 // invocation), and a change set leaving it short is refused. Field types
 // mapped: string kinds, int, bool, netip.Addr and netip.Prefix, slices of
-// strings, addresses and prefixes, Options, and the load balancer's and
-// gateway chassis' own types.
+// strings, addresses and prefixes, Options (a map of strings), IntOptions
+// (a map of integers: a QoS row's action and bandwidth, keys and value
+// ranges checked against the schema), and the load balancer's and gateway
+// chassis' own types.
 //
-// Tests of kindgen do this: one adds the QoS kind above and runs the row
-// mapping's tests on the result; one adds a Forwarding_Group (a plain
-// boolean) beside Meter and Meter_Band (kind_meter.go: Meter ordered
+// Tests of kindgen do this: one adds a Mirror kind (a root kind) and runs
+// the row mapping's tests on the result; one adds a Forwarding_Group (a
+// plain boolean) beside Meter and Meter_Band (kind_meter.go: Meter ordered
 // before every other kind, an optional boolean, bands of minimum 1),
 // checks that no Kind changes value, and syncs, observes, syncs again with no change and
 // removes a row of every kind on a real NB through ovnnb, the ovn-nbctl

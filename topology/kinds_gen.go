@@ -24,6 +24,7 @@ const (
 	KindPolicy            Kind = 10 // Logical_Router_Policy
 	KindNAT               Kind = 11 // NAT
 	KindACL               Kind = 12 // ACL
+	KindQoS               Kind = 13 // QoS
 	KindMeter             Kind = 14 // Meter
 	KindMeterBand         Kind = 15 // Meter_Band
 )
@@ -32,7 +33,7 @@ const (
 const kindEnd = 16
 
 // kindsInOrder holds every kind in creation order.
-var kindsInOrder = [...]Kind{KindMeter, KindMeterBand, KindAddressSet, KindLoadBalancer, KindLoadBalancerGroup, KindSwitch, KindRouter, KindSwitchPort, KindRouterPort, KindPortGroup, KindStaticRoute, KindPolicy, KindNAT, KindACL}
+var kindsInOrder = [...]Kind{KindMeter, KindMeterBand, KindAddressSet, KindLoadBalancer, KindLoadBalancerGroup, KindSwitch, KindRouter, KindSwitchPort, KindRouterPort, KindPortGroup, KindStaticRoute, KindPolicy, KindNAT, KindACL, KindQoS}
 
 // Kinds returns every kind in creation order: a row's parent and the
 // rows it references come before it.
@@ -55,6 +56,7 @@ var kindOrder = [256]uint8{
 	KindPolicy:            12,
 	KindNAT:               13,
 	KindACL:               14,
+	KindQoS:               15,
 }
 
 // descriptors is indexed by Kind.
@@ -115,6 +117,11 @@ var descriptors = [kindEnd]Descriptor{
 		KeyColumns: []string{"tier", "direction", "priority", "match"},
 		Parents:    []ParentColumn{{Kind: KindPortGroup, Column: "acls"}, {Kind: KindSwitch, Column: "acls"}},
 		Updatable:  []string{"name", "action", "options", "log", "severity", "meter", "external_ids"},
+	},
+	KindQoS: {Kind: KindQoS, Type: "QoS", Name: "qos", Table: "QoS", Named: false, Indexed: false,
+		KeyColumns: []string{"direction", "priority", "match"},
+		Parents:    []ParentColumn{{Kind: KindSwitch, Column: "qos_rules"}},
+		Updatable:  []string{"action", "bandwidth", "external_ids"},
 	},
 }
 
@@ -819,6 +826,63 @@ func (o ACL) render(b *strings.Builder) {
 	l.owner(o.Owner)
 }
 
+// Kind returns KindQoS.
+func (QoS) Kind() Kind { return KindQoS }
+
+// OwnedBy returns the owner.
+func (o QoS) OwnedBy() Owner { return o.Owner }
+
+// Key returns "switch|direction|priority|match".
+func (o QoS) Key() string {
+	var scratch [128]byte
+	return string(o.appendKey(scratch[:0]))
+}
+
+func (o QoS) appendKey(b []byte) []byte {
+	b = append(append(b, o.Switch...), '|')
+	b = append(append(b, o.Direction...), '|')
+	b = append(strconv.AppendInt(b, int64(o.Priority), 10), '|')
+	return append(b, o.Match...)
+}
+
+func (o QoS) clone() Object {
+	o.Action = slices.Clone(o.Action)
+	o.Bandwidth = slices.Clone(o.Bandwidth)
+	return o
+}
+
+func (o QoS) normalize() Object {
+	o.Action = sortedFunc(o.Action, compareIntOptions)
+	o.Bandwidth = sortedFunc(o.Bandwidth, compareIntOptions)
+	return o
+}
+
+func (o QoS) isNormal() bool {
+	return slices.IsSortedFunc(o.Action, compareIntOptions) &&
+		slices.IsSortedFunc(o.Bandwidth, compareIntOptions)
+}
+
+func (o QoS) columns(x Object) []string {
+	p := x.(QoS)
+	var c cols
+	c.add(!o.Action.Equal(p.Action), "action")
+	c.add(!o.Bandwidth.Equal(p.Bandwidth), "bandwidth")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
+	return c
+}
+
+func (o QoS) render(b *strings.Builder) {
+	l := line{b}
+	l.head(o.Kind(), "")
+	l.s("switch", string(o.Switch))
+	l.s("direction", string(o.Direction))
+	l.i("priority", o.Priority)
+	l.q("match", string(o.Match))
+	l.intOpts("action", o.Action)
+	l.intOpts("bandwidth", o.Bandwidth)
+	l.owner(o.Owner)
+}
+
 // Parent returns the kind and name of the row whose member column holds o
 // (a port's switch or router, a route's router, an ACL's port group or
 // switch), and false for a root object. Of several parents, the first set
@@ -842,6 +906,8 @@ func Parent(o Object) (Kind, string, bool) {
 			return KindPortGroup, x.PortGroup, true
 		}
 		return KindSwitch, x.Switch, true
+	case QoS:
+		return KindSwitch, x.Switch, true
 	}
 	return 0, "", false
 }
@@ -860,6 +926,8 @@ func appendKey(o Object, b []byte) ([]byte, bool) {
 	case NAT:
 		return x.appendKey(b), true
 	case ACL:
+		return x.appendKey(b), true
+	case QoS:
 		return x.appendKey(b), true
 	}
 	return b, false

@@ -164,6 +164,15 @@ func toRow(o topology.Object, ids map[string]string) (model.Model, error) {
 		}
 		r.ExternalIDs = withExtra(ids, x.ExternalIDs)
 		return r, nil
+	case topology.QoS:
+		r := &nbdb.QoS{}
+		r.ExternalIDs = ids
+		r.Direction = string(x.Direction)
+		r.Priority = x.Priority
+		r.Match = string(x.Match)
+		r.Action = intMap(x.Action)
+		r.Bandwidth = intMap(x.Bandwidth)
+		return r, nil
 	}
 	return nil, fmt.Errorf("%w: object of type %T", ErrInvalid, o)
 }
@@ -351,6 +360,15 @@ func fromRow(m model.Model, owner topology.Owner, names func(string) string, par
 		o.Meter = string(deref(r.Meter))
 		o.ExternalIDs = extraIDs(r.ExternalIDs)
 		return o, nil
+	case *nbdb.QoS:
+		o := topology.QoS{Owner: owner}
+		o.Switch = parent
+		o.Direction = topology.ACLDirection(r.Direction)
+		o.Priority = r.Priority
+		o.Match = string(r.Match)
+		o.Action = intOpts(r.Action)
+		o.Bandwidth = intOpts(r.Bandwidth)
+		return o, nil
 	}
 	return nil, fmt.Errorf("unexpected row type %T", m)
 }
@@ -492,6 +510,22 @@ func checkColumns(o topology.Object) error {
 		if err := inEnum("severity", string(x.Severity), enumACLSeverity); err != nil {
 			return err
 		}
+	case topology.QoS:
+		if x.Direction == "" {
+			return empty("direction")
+		}
+		if err := inEnum("direction", string(x.Direction), enumQoSDirection); err != nil {
+			return err
+		}
+		if x.Match == "" {
+			return empty("match")
+		}
+		if err := checkIntOptions("action", x.Action, enumQoSAction, 0, 4294967295); err != nil {
+			return err
+		}
+		if err := checkIntOptions("bandwidth", x.Bandwidth, enumQoSBandwidth, 1, 4294967295); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -508,6 +542,9 @@ var (
 	enumACLDirection                = []string{"from-lport", "to-lport"}
 	enumACLAction                   = []string{"allow", "allow-related", "allow-stateless", "drop", "pass", "reject"}
 	enumACLSeverity                 = []string{"alert", "debug", "info", "notice", "warning"}
+	enumQoSDirection                = []string{"from-lport", "to-lport"}
+	enumQoSAction                   = []string{"dscp", "mark"}
+	enumQoSBandwidth                = []string{"burst", "rate"}
 )
 
 // KeyConditions returns the conditions matching the rows of an unnamed
@@ -525,6 +562,8 @@ func KeyConditions(o topology.Object) ([]ovsdb.Condition, bool) {
 		return []ovsdb.Condition{equal("type", string(x.Type)), equal("logical_ip", IPString(x.LogicalIP)), equal("external_ip", AddrString(x.ExternalIP)), equal("logical_port", optional(string(x.LogicalPort)))}, true
 	case topology.ACL:
 		return []ovsdb.Condition{equal("tier", x.Tier), equal("direction", string(x.Direction)), equal("priority", x.Priority), equal("match", string(x.Match))}, true
+	case topology.QoS:
+		return []ovsdb.Condition{equal("direction", string(x.Direction)), equal("priority", x.Priority), equal("match", string(x.Match))}, true
 	}
 	return nil, false
 }
@@ -562,6 +601,8 @@ func UUIDs(m model.Model, col string) []string {
 			return r.LoadBalancerGroup
 		case "ports":
 			return r.Ports
+		case "qos_rules":
+			return r.QOSRules
 		}
 	case *nbdb.LogicalRouter:
 		switch col {
@@ -630,6 +671,9 @@ func SetUUIDs(m model.Model, col string, us []string) bool {
 			return true
 		case "ports":
 			r.Ports = us
+			return true
+		case "qos_rules":
+			r.QOSRules = us
 			return true
 		}
 	case *nbdb.LogicalRouter:
@@ -702,6 +746,7 @@ func Tables() []string {
 		"Logical_Router_Policy",
 		"NAT",
 		"ACL",
+		"QoS",
 		"Gateway_Chassis",
 	}
 }
@@ -716,7 +761,7 @@ func ReadColumns() map[string][]string {
 		"Address_Set":                 {"addresses", "external_ids", "name"},
 		"Load_Balancer":               {"external_ids", "name", "options", "protocol", "selection_fields", "vips"},
 		"Load_Balancer_Group":         {"load_balancer", "name"},
-		"Logical_Switch":              {"acls", "external_ids", "load_balancer", "load_balancer_group", "name", "other_config", "ports"},
+		"Logical_Switch":              {"acls", "external_ids", "load_balancer", "load_balancer_group", "name", "other_config", "ports", "qos_rules"},
 		"Logical_Router":              {"external_ids", "load_balancer", "load_balancer_group", "name", "nat", "options", "policies", "ports", "static_routes"},
 		"Logical_Switch_Port":         {"addresses", "external_ids", "name", "options", "port_security", "tag_request", "type"},
 		"Logical_Router_Port":         {"external_ids", "gateway_chassis", "mac", "name", "networks", "options", "peer"},
@@ -725,6 +770,7 @@ func ReadColumns() map[string][]string {
 		"Logical_Router_Policy":       {"action", "external_ids", "match", "nexthops", "options", "priority"},
 		"NAT":                         {"external_ids", "external_ip", "gateway_port", "logical_ip", "logical_port", "match", "options", "type"},
 		"ACL":                         {"action", "direction", "external_ids", "log", "match", "meter", "name", "options", "priority", "severity", "tier"},
+		"QoS":                         {"action", "bandwidth", "direction", "external_ids", "match", "priority"},
 		"Gateway_Chassis":             {"chassis_name", "name", "priority"},
 	}
 }
@@ -746,6 +792,7 @@ func Models() map[string]model.Model {
 		"Logical_Router_Policy":       &nbdb.LogicalRouterPolicy{},
 		"NAT":                         &nbdb.NAT{},
 		"ACL":                         &nbdb.ACL{},
+		"QoS":                         &nbdb.QoS{},
 		"Gateway_Chassis":             &nbdb.GatewayChassis{},
 	}
 }
