@@ -20,6 +20,8 @@ import (
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/podnetwork"
+	egressipkube "github.com/udnkit/udnkit/topology/egressip/kube"
+	egressqoskube "github.com/udnkit/udnkit/topology/egressqos/kube"
 	"github.com/udnkit/udnkit/topology/policy"
 	policykube "github.com/udnkit/udnkit/topology/policy/kube"
 )
@@ -51,6 +53,8 @@ type Set struct {
 	Services              []*corev1.Service
 	EndpointSlices        []*discoveryv1.EndpointSlice
 	NetworkPolicies       []*networkingv1.NetworkPolicy
+	EgressIPs             []*egressipkube.EgressIP
+	EgressQoSes           []*egressqoskube.EgressQoS
 	// Ignored counts the objects of kinds the Set does not hold, by kind.
 	Ignored map[string]int
 
@@ -174,6 +178,10 @@ func (s *Set) add(o Object) error {
 			return err
 		}
 		s.NetworkPolicies = append(s.NetworkPolicies, &np)
+	case KindEgressIP:
+		return s.addEgressIP(o)
+	case KindEgressQoS:
+		return s.addEgressQoS(o)
 	default:
 		s.Ignored[o.Kind]++
 	}
@@ -215,6 +223,7 @@ func (s *Set) sort() {
 	slices.SortFunc(s.PodNetworkAttachments, func(a, b *podnetwork.PodNetworkAttachment) int {
 		return cmp.Compare(byKey(a.Namespace, a.Name), byKey(b.Namespace, b.Name))
 	})
+	s.sortEgress()
 }
 
 // IgnoredKinds returns the ignored kinds with their counts, as
@@ -244,8 +253,8 @@ func (e Invalid) Unwrap() error { return e.Err }
 
 // Validate validates every object of the kinds the SDK has validators for
 // — UserDefinedNetworks, ClusterUserDefinedNetworks, ClusterNetworkConnects,
-// PodNetworks, PodNetworkAttachments, NetworkPolicies, the NetConf of OVN-managed NADs and the
-// reference's annotations on Nodes — and returns one Invalid per object that
+// PodNetworks, PodNetworkAttachments, NetworkPolicies, EgressIPs, EgressQoSes, the NetConf of
+// OVN-managed NADs and the reference's annotations on Nodes — and returns one Invalid per object that
 // fails, sorted by source.
 func (s *Set) Validate() []Invalid {
 	var out []Invalid
@@ -299,6 +308,7 @@ func (s *Set) Validate() []Invalid {
 		}
 		add("networking.k8s.io", KindNetworkPolicy, np.Namespace, np.Name, errs)
 	}
+	s.validateEgress(add)
 	for _, n := range s.Nodes {
 		if _, err := NodeOf(n); err != nil {
 			var ae *AnnotationError
