@@ -267,7 +267,7 @@ func dump(t *testing.T, objs []Object, set *Set, l *Loaded) []Object {
 // the dump again: nothing is allocated and every zone plans byte for byte
 // the same.
 func TestRestart(t *testing.T) {
-	for _, name := range []string{"quickstart.yaml", "seed-000.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml"} {
+	for _, name := range []string{"quickstart.yaml", "seed-000.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml", "egress.yaml"} {
 		t.Run(name, func(t *testing.T) {
 			objs := readFixture(t, name)
 			set, first := load(t, objs)
