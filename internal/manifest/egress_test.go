@@ -109,7 +109,9 @@ func TestEgressAnnotate(t *testing.T) {
 		}
 		var e struct {
 			Metadata struct{ Annotations map[string]string }
-			Status   struct{ Items []struct{ Node, EgressIP string } }
+			Status   struct {
+				Items []struct{ Node, EgressIP string }
+			}
 		}
 		if err := yaml.Unmarshal(o.JSON, &e); err != nil {
 			t.Fatal(err)
