@@ -57,8 +57,8 @@ func (s *Set) validateEgress(add func(group, kind, ns, name string, errs field.E
 		errs := fieldErrors(err)
 		if err == nil && eip.Mark != 0 {
 			if other, dup := marks[eip.Mark]; dup {
-				errs = append(errs, field.Duplicate(field.NewPath("metadata", "annotations").Key(egressip.AnnotationMark),
-					fmt.Sprintf("%d (EgressIP %s's)", eip.Mark, other)))
+				errs = append(errs, field.Invalid(field.NewPath("metadata", "annotations").Key(egressip.AnnotationMark),
+					egressip.FormatMark(eip.Mark), "EgressIP "+other+" holds this mark"))
 			} else {
 				marks[eip.Mark] = e.Name
 			}
