@@ -60,6 +60,13 @@ func TestGolden(t *testing.T) {
 		{"validate_seed-000", []string{"validate", "-f", manifests + "seed-000.yaml"}, 0},
 		{"validate_unreadable", []string{"validate", "-f", "testdata/unreadable.yaml"}, 1},
 		{"validate_invalid_policy", []string{"validate", "-f", "testdata/invalid-policy.yaml"}, 1},
+		{"validate_egress", []string{"validate", "-f", manifests + "egress.yaml"}, 0},
+		{"validate_invalid_egress", []string{"validate", "-f", "testdata/invalid-egress.yaml"}, 1},
+		{"plan_egress", []string{"plan", "-f", manifests + "egress.yaml", "--zone", "ovn-worker"}, 0},
+		{"plan_egress_nbctl", []string{"plan", "-f", manifests + "egress.yaml", "--zone", "ovn-control-plane", "-o", "nbctl"}, 0},
+		{"plan_egress_ofctl", []string{"plan", "-f", manifests + "egress.yaml", "--zone", "ovn-worker", "-o", "ofctl"}, 0},
+		{"plan_egress_stored", []string{"plan", "-f", manifests + "egress.yaml", "-o", "stored"}, 0},
+		{"explain_pod_egress", []string{"explain", "pod", "tenant/db-1", "-f", manifests + "egress.yaml"}, 0},
 		{"plan_quickstart", []string{"plan", "-f", manifests + "quickstart.yaml"}, 0},
 		{"plan_quickstart_all-zones", []string{"plan", "-f", manifests + "quickstart.yaml", "--all-zones"}, 0},
 		{"plan_quickstart_nbctl", []string{"plan", "-f", manifests + "quickstart.yaml", "--zone", "node-b", "-o", "nbctl"}, 0},
@@ -228,7 +235,7 @@ func TestStdin(t *testing.T) {
 // TestStored plans each fixture's -o stored output again (through stdin):
 // nothing is allocated and every zone plans byte for byte the same.
 func TestStored(t *testing.T) {
-	for _, name := range []string{"quickstart.yaml", "seed-000.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml"} {
+	for _, name := range []string{"quickstart.yaml", "seed-000.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml", "egress.yaml"} {
 		t.Run(name, func(t *testing.T) {
 			before := runCmd(t, "", "plan", "-f", manifests+name, "--all-zones")
 			stored := runCmd(t, "", "plan", "-f", manifests+name, "-o", "stored")
