@@ -407,6 +407,18 @@ items:
 `))
 	f.Add([]byte("kind: List\nitems: [{kind: Node, metadata: {name: a}}, {kind: List, items: []}]\n---\n{\"kind\":\"Node\",\"metadata\":{\"name\":\"b\"}}"))
 	f.Add([]byte("---\n---\n"))
+	f.Add([]byte(`kind: List
+items:
+- apiVersion: k8s.ovn.org/v1
+  kind: EgressIP
+  metadata: {name: e, annotations: {k8s.ovn.org/egressip-mark: "50001"}}
+  spec: {egressIPs: ["172.18.0.100"], namespaceSelector: {matchLabels: {a: b}}}
+  status: {items: [{node: n1, egressIP: 172.18.0.100}]}
+- apiVersion: k8s.ovn.org/v1
+  kind: EgressQoS
+  metadata: {name: default, namespace: a}
+  spec: {egress: [{dscp: 46, dstCIDR: 1.2.3.0/24}]}
+`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, err := Read(strings.NewReader(string(data)), "fuzz")
 		if err != nil {
