@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -306,4 +307,32 @@ func withKind(doc, kind string) string {
 		return fmt.Sprintf("{apiVersion: k8s.ovn.org/v1, kind: %s, metadata: {name: x}}", kind)
 	}
 	return fmt.Sprintf("{apiVersion: k8s.ovn.org/v1, kind: %s, %s", kind, doc[1:])
+}
+
+// BenchmarkLoadEgress reads, decodes, validates and loads the egress
+// fixture (two primaries, three pods, two EgressIPs, an EgressQoS) and
+// plans the egress node's zone: what `udnkit plan` does before printing.
+func BenchmarkLoadEgress(b *testing.B) {
+	data, err := os.ReadFile(fixtures + "egress.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		objs, err := Read(strings.NewReader(string(data)), "egress.yaml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		set, errs := Decode(objs)
+		if len(errs) > 0 || len(set.Validate()) > 0 {
+			b.Fatal(errs)
+		}
+		l, err := Load(set, udnkit.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := l.Cluster.Plan("ovn-worker"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
