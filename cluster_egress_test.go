@@ -452,6 +452,13 @@ func TestClusterEgressPlanNode(t *testing.T) {
 		if got := egressip.FormatBridgeIPs(plan.BridgeEgressIPs); (got == `["172.18.0.100"]`) != egress {
 			t.Errorf("%s: bridge egress IPs %s", node, got)
 		}
+		var onBridge []string
+		for _, a := range plan.Kernel.Addresses {
+			onBridge = append(onBridge, a.Dev+" "+a.Addr.String())
+		}
+		if got := strings.Join(onBridge, ","); (got == "breth0 172.18.0.100") != egress || !egress && got != "" {
+			t.Errorf("%s: the kernel plan puts %q on the bridge", node, got)
+		}
 		// Served pods' traffic to node IPs (pkt_mark 0x3f0) is SNATed to
 		// the node's own address on every node.
 		if !strings.Contains(text, "pkt_mark=0x3f0,actions=ct(commit,zone=64000,nat(src="+c.Nodes()[0].Addresses[0].Addr().String()) && node == "node1" {

@@ -11,6 +11,7 @@ import (
 	"github.com/udnkit/udnkit/flows"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/topology/egressip"
 	"github.com/udnkit/udnkit/topology/services"
 	"github.com/udnkit/udnkit/vrf"
 )
@@ -47,8 +48,9 @@ type NodePlan struct {
 	// the egress IPs' SNAT flows among them.
 	Flows []flows.Flow
 	// BridgeEgressIPs are the egress IPs assigned to the node, which go on
-	// its gateway bridge; egressip.FormatBridgeIPs spells them for the
-	// node's k8s.ovn.org/bridge-egress-ips annotation.
+	// its gateway bridge (Kernel.Addresses puts them there);
+	// egressip.FormatBridgeIPs spells them for the node's
+	// k8s.ovn.org/bridge-egress-ips annotation.
 	BridgeEgressIPs []netip.Addr
 }
 
@@ -122,6 +124,9 @@ func (s *Cluster) PlanNode(node string, local NodeLocal) (NodePlan, error) {
 		fn.ClusterIPs = slices.Compact(fn.ClusterIPs)
 		kin.Networks = append(kin.Networks, kn)
 		fin.Networks = append(fin.Networks, fn)
+	}
+	if len(s.egress.eips) > 0 {
+		kin.Node.EgressIPs = egressip.BridgeIPs(node, s.egressIPList())
 	}
 	kernel, err := vrf.Plan(kin)
 	if err != nil {

@@ -53,7 +53,8 @@
 // its addresses in the sets); a node's or an EgressIP's plans the egress rows again,
 // so removing the egress node moves its IPs and changes only the rows that follow them.
 // The egress node's [Cluster.PlanNode] holds the gateway bridge's SNAT flows of the
-// EgressIPs' marks and the egress IPs that go on the bridge (NodePlan.BridgeEgressIPs).
+// EgressIPs' marks and the egress IPs that go on the bridge (NodePlan.BridgeEgressIPs, and
+// in its kernel plan's Addresses).
 //
 // Errors: every error a package returns belongs to one of eight classes, so errors.Is
 // against this package's [ErrInvalid], [ErrConflict], [ErrExhausted], [ErrNotFound],

@@ -5,8 +5,13 @@
 //
 // Through netlink: VRF devices and their tables, the management ports'
 // addresses, MTU and VRF, the routes of protocol 85 in the plan's tables
-// and the ip rules at priority 2000 that look them up. Routes of other
-// protocols or tables and other rules are never touched. A kernel without
+// and the ip rules at priority 2000 that look them up; the egress IPs on
+// the gateway bridge, addresses of protocol 85 (IFA_PROTO, as the
+// reference marks its own; spoken on a route netlink socket of the
+// adapter's, in Config.NetNSFd's namespace, since the netlink library's
+// addresses carry no protocol), an address of another protocol at a
+// planned one refused as another owner's. Routes of other protocols or
+// tables, other rules and addresses are never touched. A kernel without
 // VRF devices (CONFIG_NET_VRF) fails the apply with a *NotSupportedError
 // before anything else changed.
 //

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/nftables"
@@ -17,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/udnkit/udnkit/backend/kernel"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/vrf"
 )
@@ -66,7 +69,7 @@ func newKernel(t testing.TB, h *netlink.Handle, ns netns.NsHandle, cgroupID func
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := kernel.New(kernel.Config{Netlink: h, NFT: conn, CgroupID: cgroupID})
+	k, err := kernel.New(kernel.Config{Netlink: h, NFT: conn, CgroupID: cgroupID, NetNSFd: int(ns)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,5 +333,91 @@ func TestApplyConvergesAfterAFailure(t *testing.T) {
 	checkObserved(t, k, desired)
 	if again := sync(t, k, desired); again != (kernel.Result{}) {
 		t.Errorf("third apply: %+v", again)
+	}
+}
+
+// TestEgressIPsOnTheBridge: the node's egress IPs go on the bridge with
+// the SDK's protocol (full length, IPv6 without DAD) and are read back as
+// the SDK's, so a second Sync changes nothing; an egress IP that moves
+// away is deleted while the bridge's own address and a hand-added one
+// stay; a planned address someone else put there is refused, not taken.
+func TestEgressIPsOnTheBridge(t *testing.T) {
+	h, ns := freshNetns(t)
+	dummy(t, h, "breth0", "172.18.0.3/16", "192.0.2.99/32")
+	k := newKernel(t, h, ns, nil)
+	withEgress := func(ips ...string) vrf.State {
+		in := vrf.Input{Node: vrf.Node{Name: "node1", Bridge: "breth0", Gateways: []netip.Addr{netip.MustParseAddr("172.18.0.1")}}}
+		for _, ip := range ips {
+			in.Node.EgressIPs = append(in.Node.EgressIPs, netip.MustParseAddr(ip))
+		}
+		s, err := vrf.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	bridgeAddrs := func() map[string]netlink.Addr {
+		l, err := h.LinkByName("breth0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := h.AddrList(l, netlink.FAMILY_ALL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]netlink.Addr{}
+		for _, a := range all {
+			out[a.IPNet.String()] = a
+		}
+		return out
+	}
+
+	desired := withEgress("172.18.0.100", "2001:db8::100")
+	if res := sync(t, k, desired); res.AddressesAdded != 2 || res.AddressesDeleted != 0 {
+		t.Errorf("first sync: %+v", res)
+	}
+	have := bridgeAddrs()
+	for _, want := range []string{"172.18.0.100/32", "2001:db8::100/128", "172.18.0.3/16", "192.0.2.99/32"} {
+		if _, ok := have[want]; !ok {
+			t.Errorf("breth0 lacks %s: %v", want, have)
+		}
+	}
+	if a := have["2001:db8::100/128"]; a.Flags&unix.IFA_F_NODAD == 0 {
+		t.Errorf("the IPv6 egress IP was added with DAD (flags %#x)", a.Flags)
+	}
+	if again := sync(t, k, desired); again != (kernel.Result{}) {
+		t.Errorf("second sync (the addresses not read back as the SDK's?): %+v", again)
+	}
+	checkObserved(t, k, desired)
+
+	// The IPv6 egress IP moves to another node.
+	if res := sync(t, k, withEgress("172.18.0.100")); res.AddressesDeleted != 1 || res.AddressesAdded != 0 {
+		t.Errorf("after the IPv6 egress IP left: %+v", res)
+	}
+	have = bridgeAddrs()
+	for _, want := range []string{"172.18.0.100/32", "172.18.0.3/16", "192.0.2.99/32"} {
+		if _, ok := have[want]; !ok {
+			t.Errorf("breth0 lost %s: %v", want, have)
+		}
+	}
+	if _, ok := have["2001:db8::100/128"]; ok {
+		t.Error("the IPv6 egress IP that left is still on breth0")
+	}
+
+	// 192.0.2.99/32 is someone else's (no protocol): planned, it is
+	// refused as another owner's and stays as it was.
+	_, _, err := k.Sync(context.Background(), withEgress("172.18.0.100", "192.0.2.99"))
+	if !errors.Is(err, sdkerr.Conflict) || !strings.Contains(err.Error(), "192.0.2.99") {
+		t.Errorf("an address of another owner planned: %v, want a conflict naming it", err)
+	}
+	if _, ok := bridgeAddrs()["192.0.2.99/32"]; !ok {
+		t.Error("the foreign address is gone")
+	}
+	observed, err := k.Observe(context.Background(), desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []vrf.Address{{Dev: "breth0", Addr: netip.MustParseAddr("172.18.0.100")}}; !slices.Equal(observed.Addresses, want) {
+		t.Errorf("observed addresses %v, want %v (the foreign ones are not the SDK's)", observed.Addresses, want)
 	}
 }

@@ -69,8 +69,9 @@
 // pkt_mark=<mark> to ct(commit,zone=64000,nat(src=<egress IP>)), and the
 // reference's pkt_mark=0x3f0 (1008) to the node IP) to add to package
 // flows' plan; BridgeIPs lists the addresses to put on the
-// bridge, and FormatBridgeIPs/ParseBridgeIPs its node annotation
-// k8s.ovn.org/bridge-egress-ips.
+// bridge (vrf.Node.EgressIPs: the kernel plan's Addresses, which
+// backend/kernel writes with protocol 85), and FormatBridgeIPs/ParseBridgeIPs
+// its node annotation k8s.ovn.org/bridge-egress-ips.
 //
 // # Where udnkit departs from the reference
 //
