@@ -463,7 +463,10 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 	var links []netlink.Link
 	byName, names := map[string]netlink.Link{}, map[int]string{} // names: link names by index
 	var addrs map[int][]netip.Prefix
-	if len(plan.Links) > 0 || len(plan.Routes) > 0 || len(plan.Addresses) > 0 {
+	// The SDK's addresses are read whenever anything else of the plan is
+	// (below), and named by these links.
+	ownAddrs := len(plan.Links)+len(plan.Routes)+len(plan.Rules)+len(plan.Addresses) > 0
+	if ownAddrs {
 		var err error
 		if links, err = k.h.LinkList(); err != nil {
 			return s, sdkerr.Errorf(sdkerr.Refused, "kernel: list links: %w", err)
@@ -503,7 +506,7 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 		}
 		s.Links = append(s.Links, got)
 	}
-	if len(plan.Links)+len(plan.Routes)+len(plan.Rules)+len(plan.Addresses) > 0 {
+	if ownAddrs {
 		// Every address of the SDK's protocol, on any device: one the plan
 		// no longer has (an egress IP moved away) is deleted.
 		var err error

@@ -420,4 +420,13 @@ func TestEgressIPsOnTheBridge(t *testing.T) {
 	if want := []vrf.Address{{Dev: "breth0", Addr: netip.MustParseAddr("172.18.0.100")}}; !slices.Equal(observed.Addresses, want) {
 		t.Errorf("observed addresses %v, want %v (the foreign ones are not the SDK's)", observed.Addresses, want)
 	}
+	// A scope of rules alone reads the addresses too, named by their
+	// device (an unnamed one would be a delete Changes.Validate refuses).
+	observed, err = k.Observe(context.Background(), vrf.State{Rules: []vrf.Rule{{Table: vrf.TableBase + 1, Mark: 0x1001}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []vrf.Address{{Dev: "breth0", Addr: netip.MustParseAddr("172.18.0.100")}}; !slices.Equal(observed.Addresses, want) {
+		t.Errorf("observed addresses of a rules-only scope %v, want %v", observed.Addresses, want)
+	}
 }
