@@ -89,11 +89,13 @@ func ownAddress(m []byte, names map[int]string) (vrf.Address, bool) {
 	}
 	ip, ok := netip.AddrFromSlice(local)
 	if !ok || int(msg.Prefixlen) != ip.BitLen() {
-		// Not an address the SDK writes: reported as a prefix-less one so
-		// that the plan's, full length, replaces it.
-		ip = netip.Addr{}
+		// Not an address the SDK writes (not full length): not reported,
+		// so neither deleted nor taken for the plan's; planned, the
+		// full-length one is added beside it (IPv4) or refused as existing
+		// (IPv6, whose addresses the kernel keys without their length).
+		return vrf.Address{}, false
 	}
-	return vrf.Address{Dev: names[int(msg.Index)], Addr: ip}, ip.IsValid()
+	return vrf.Address{Dev: names[int(msg.Index)], Addr: ip}, true
 }
 
 // addAddress puts a on its device, full length, scope global, protocol
