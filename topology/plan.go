@@ -139,18 +139,13 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 	if err := CheckNames(nil, in.Nodes, in.Zone); err != nil {
 		return nil, fmt.Errorf("%s: %w", n, err)
 	}
-	for i, s := range append([]string{in.Cluster.PhysicalNetworkName, in.Cluster.ExternalBridge}, in.LegacyNodes...) {
-		if msg := names.ControlError(s); msg != "" {
-			what := [2]string{"cluster: physicalNetworkName", "cluster: externalBridge"}
-			field := "legacyNodes[" + strconv.Itoa(i-2) + "]"
-			if i < 2 {
-				field = what[i]
-			}
-			return nil, errf("%s: %s %s: %w: %s", n, field, names.Quote(s), ErrInvalid, msg)
-		}
-	}
-	if err := in.Cluster.checkBridge(); err != nil {
+	if err := in.Cluster.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", n, err)
+	}
+	for i, s := range in.LegacyNodes {
+		if msg := names.ControlError(s); msg != "" {
+			return nil, errf("%s: legacyNodes[%d] %s: %w: %s", n, i, names.Quote(s), ErrInvalid, msg)
+		}
 	}
 	p := &planner{in: in, n: n, c: in.Cluster.withDefaults(), mode: m, p: n.Prefix(), primary: n.IsPrimary()}
 	p.names = p.newWideNames()
