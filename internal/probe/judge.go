@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os/exec"
 	"slices"
 	"strings"
@@ -128,7 +129,8 @@ func (p *Plan) outcome(pr Probe, t Trace) (Outcome, string) {
 		if !ok || rem.Node != pr.To.Node {
 			continue
 		}
-		if rem.Owner == pr.To.Network || (rem.Owner == pr.Intent.Via && rem.Owner != "" && strings.Contains(o.Port, "-to-"+pr.To.Network)) {
+		if rem.Owner == pr.To.Network || (rem.Owner == pr.Intent.Via && rem.Owner != "" &&
+			slices.ContainsFunc(rem.Dests, func(d netip.Prefix) bool { return d.Contains(pr.To.IP) })) {
 			return Delivered, o.Datapath + ": to node " + rem.Node + " through " + o.Port
 		}
 	}

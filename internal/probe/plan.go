@@ -70,6 +70,10 @@ type Probe struct {
 // network, or a connect).
 type RemotePort struct {
 	Node, Owner string
+	// Dests are the prefixes the routes of the port's router send
+	// through it (a connect router's routes to a network's host subnet
+	// on the node): what it leads to.
+	Dests []netip.Prefix
 }
 
 // PodRef names a pod of the manifests and its node.
@@ -130,7 +134,7 @@ func Probes(c *udnkit.Cluster, state topology.State, cfg Config) (*Plan, error) 
 	index := indexState(state)
 	for port, rp := range index.remote {
 		if n, ok := chassis[rp.Node]; ok {
-			p.Remote[port] = RemotePort{Node: n, Owner: rp.Owner}
+			p.Remote[port] = RemotePort{Node: n, Owner: rp.Owner, Dests: rp.Dests}
 		}
 	}
 	names := c.Names()
@@ -274,6 +278,7 @@ type stateIndex struct {
 
 func indexState(s topology.State) stateIndex {
 	x := stateIndex{ports: map[string]topology.SwitchPort{}, routers: map[string]topology.RouterPort{}, remote: map[string]RemotePort{}, peers: map[string][]string{}}
+	routes := map[string][]topology.StaticRoute{} // by router
 	for o := range s.Objects() {
 		switch o := o.(type) {
 		case topology.SwitchPort:
@@ -289,7 +294,23 @@ func indexState(s topology.State) stateIndex {
 			if ch, _ := o.Options.Get("requested-chassis"); ch != "" && o.Peer == "" {
 				x.remote[o.Name] = RemotePort{Node: ch, Owner: o.Owner.Network}
 			}
+		case topology.StaticRoute:
+			routes[o.Router] = append(routes[o.Router], o)
 		}
+	}
+	// A remote router port leads to the prefixes its router routes through
+	// a next hop on its networks.
+	for name, rem := range x.remote {
+		rp, ok := x.routers[name]
+		if !ok {
+			continue
+		}
+		for _, r := range routes[rp.Router] {
+			if slices.ContainsFunc(rp.Networks, func(n netip.Prefix) bool { return n.Contains(r.Nexthop) }) {
+				rem.Dests = append(rem.Dests, r.Prefix)
+			}
+		}
+		x.remote[name] = rem
 	}
 	return x
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,10 +113,13 @@ func TestProbesSeed001(t *testing.T) {
 		t.Errorf("flow\n%s\nwant\n%s", got, flow)
 	}
 	for port, want := range map[string]probe.RemotePort{
-		"blue_blue.network_tstor-ovn-worker2":                   {Node: "ovn-worker2", Owner: "blue_blue-network"},
-		"colored-enterprise-to-green_green-network-ovn-worker2": {Node: "ovn-worker2", Owner: "colored-enterprise"},
+		"blue_blue.network_tstor-ovn-worker2": {Node: "ovn-worker2", Owner: "blue_blue-network"},
+		// The connect router routes green's host subnet on ovn-worker2
+		// through its port there.
+		"colored-enterprise-to-green_green-network-ovn-worker2": {Node: "ovn-worker2", Owner: "colored-enterprise",
+			Dests: []netip.Prefix{netip.MustParsePrefix("10.2.2.0/24")}},
 	} {
-		if got := p.Remote[port]; got != want {
+		if got := p.Remote[port]; got.Node != want.Node || got.Owner != want.Owner || !slices.Equal(got.Dests, want.Dests) {
 			t.Errorf("Remote[%s] = %+v, want %+v", port, got, want)
 		}
 	}
