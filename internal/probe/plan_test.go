@@ -281,3 +281,30 @@ spec: {topology: Layer3, role: Primary, subnets: ["10.131.0.0/16/24"]}`} {
 		t.Errorf("%d probes, want 11", n)
 	}
 }
+
+// TestJudgeConnectPortByRoute: a connect's remote port delivers to the
+// network whose destination its router routes through it, whatever the
+// port is called (the reference profile's crtor- names), and not to
+// another network whose name starts the same.
+func TestJudgeConnectPortByRoute(t *testing.T) {
+	const port = "crtor-ce_x_node2"
+	p := &probe.Plan{Remote: map[string]probe.RemotePort{port: {Node: "node2", Owner: "ce",
+		Dests: []netip.Prefix{netip.MustParsePrefix("10.2.2.0/24")}}}}
+	trace := "ingress(dp=\"connect_router_ce\", inport=\"crtor-ce_y_node1\")\n" +
+		"-----------------------------------------------------------\n" +
+		" 0. lr_in_admission: 1, priority 50, uuid 00000000\n" +
+		"    /* output to \"" + port + "\", type \"remote\" */;\n"
+	for _, tc := range []struct {
+		network, ip string
+		want        probe.Outcome
+	}{
+		{"x", "10.2.2.2", probe.Delivered},
+		{"x-2", "10.3.2.2", probe.Elsewhere},
+	} {
+		pr := probe.Probe{To: probe.Endpoint{Network: tc.network, Node: "node2", IP: netip.MustParseAddr(tc.ip)},
+			Intent: probe.Intent{Delivered: true, Via: "ce"}}
+		if r := p.Judge(pr, trace, nil); r.Outcome != tc.want {
+			t.Errorf("to %s (%s): %s at %q, want %s", tc.network, tc.ip, r.Outcome, r.Where, tc.want)
+		}
+	}
+}
