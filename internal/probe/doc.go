@@ -44,7 +44,8 @@
 // another node, into a port that leaves the zone toward that node (a
 // remote switch port or a router port with a requested chassis and no
 // peer) owned by the destination's network or by the connect joining them
-// (its port named "…-to-<network>…"). Otherwise it is elsewhere (output
+// (a port through which the connect router routes the destination's
+// host subnet, RemotePort.Dests). Otherwise it is elsewhere (output
 // to another port: an overlapping address of another network), left (out
 // through a localnet port: the gateway router's SNAT toward the underlay,
 // which is how OVN parts unconnected primary networks; the host and the
