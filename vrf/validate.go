@@ -279,6 +279,17 @@ func (s State) Validate() error {
 	if err := s.validateKernel(); err != nil {
 		return err
 	}
+	if s.Bridge != "" {
+		if err := netdev.Check(s.Bridge); err != nil {
+			return invalid("bridge", "%v", err)
+		}
+	}
+	for i, a := range s.Addresses {
+		if a.Dev != s.Bridge {
+			return invalid(fmt.Sprintf("addresses[%d].dev", i), "%s is not the bridge %q (the only device the SDK's addresses go on)",
+				netdev.Bounded(a.Dev), netdev.Bounded(s.Bridge))
+		}
+	}
 	return s.NFT.Validate()
 }
 

@@ -143,6 +143,7 @@ func TestStateValidateRefusesHandBuiltStates(t *testing.T) {
 		},
 		"address on a bad device": func(s *State) { s.Addresses = []Address{{Dev: "a/b", Addr: addr("172.18.0.100")}} },
 		"multicast address":       func(s *State) { s.Addresses = []Address{{Dev: "breth0", Addr: addr("224.0.0.5")}} },
+		"address off the bridge":  func(s *State) { s.Addresses = []Address{{Dev: "eth1", Addr: addr("172.18.0.100")}} },
 	} {
 		s := mustPlan(t, seedNode())
 		if err := s.Validate(); err != nil {

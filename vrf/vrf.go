@@ -226,9 +226,13 @@ type Warning struct {
 
 // State is a node's desired kernel state for its primary networks.
 type State struct {
-	Links     []Link
-	Routes    []Route
-	Rules     []Rule
+	Links  []Link
+	Routes []Route
+	Rules  []Rule
+	// Bridge is the gateway bridge the egress IPs (Addresses) go on: the
+	// SDK's addresses are read there, so one that left the plan is
+	// deleted, and nowhere else. Empty: no address is read or written.
+	Bridge    string
 	Addresses []Address
 	// NFT is the nftables plan of table inet NFTTable.
 	NFT NFT
@@ -262,6 +266,7 @@ func Plan(in Input) (State, error) {
 		}
 	}
 	s.NFT = planNFT(in, nets)
+	s.Bridge = nd.Bridge
 	for _, ip := range nd.EgressIPs {
 		s.Addresses = append(s.Addresses, Address{Dev: nd.Bridge, Addr: ip})
 	}

@@ -35,8 +35,8 @@ func (k *Kernel) routeRequest(typ uint16, flags uint16) (*nl.NetlinkRequest, *nl
 }
 
 // listAddresses returns the addresses of protocol vrf.AddressProtocol on
-// every device, named by names (link names by index).
-func (k *Kernel) listAddresses(names map[int]string) ([]vrf.Address, error) {
+// the device of index dev, named by names (link names by index).
+func (k *Kernel) listAddresses(dev int, names map[int]string) ([]vrf.Address, error) {
 	req, s, err := k.routeRequest(unix.RTM_GETADDR, unix.NLM_F_DUMP)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (k *Kernel) listAddresses(names map[int]string) ([]vrf.Address, error) {
 	}
 	var out []vrf.Address
 	for _, m := range msgs {
-		if a, ok := ownAddress(m, names); ok {
+		if a, ok := ownAddress(m, names); ok && int(nl.DeserializeIfAddrmsg(m).Index) == dev {
 			out = append(out, a)
 		}
 	}

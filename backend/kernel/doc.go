@@ -6,7 +6,8 @@
 // Through netlink: VRF devices and their tables, the management ports'
 // addresses, MTU and VRF, the routes of protocol 85 in the plan's tables
 // and the ip rules at priority 2000 that look them up; the egress IPs on
-// the gateway bridge, addresses of protocol 85 (IFA_PROTO, as the
+// the gateway bridge (vrf.State.Bridge: no other device's addresses are
+// read), addresses of protocol 85 (IFA_PROTO, as the
 // reference marks its own; spoken on a route netlink socket of the
 // adapter's, in Config.NetNSFd's namespace, since the netlink library's
 // addresses carry no protocol), an address of another protocol at a

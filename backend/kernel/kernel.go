@@ -463,10 +463,10 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 	var links []netlink.Link
 	byName, names := map[string]netlink.Link{}, map[int]string{} // names: link names by index
 	var addrs map[int][]netip.Prefix
-	// The SDK's addresses are read whenever anything else of the plan is
-	// (below), and named by these links.
-	ownAddrs := len(plan.Links)+len(plan.Routes)+len(plan.Rules)+len(plan.Addresses) > 0
-	if ownAddrs {
+	// The SDK's addresses are read on the plan's bridge (below), found by
+	// these links.
+	ownAddrs := plan.Bridge != ""
+	if len(plan.Links) > 0 || len(plan.Routes) > 0 || ownAddrs {
 		var err error
 		if links, err = k.h.LinkList(); err != nil {
 			return s, sdkerr.Errorf(sdkerr.Refused, "kernel: list links: %w", err)
@@ -507,11 +507,15 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 		s.Links = append(s.Links, got)
 	}
 	if ownAddrs {
-		// Every address of the SDK's protocol, on any device: one the plan
-		// no longer has (an egress IP moved away) is deleted.
-		var err error
-		if s.Addresses, err = k.listAddresses(names); err != nil {
-			return s, err
+		// Every address of the SDK's protocol on the bridge: one the plan
+		// no longer has (an egress IP moved away) is deleted. Other
+		// devices' are not the SDK's to read.
+		s.Bridge = plan.Bridge
+		if br, ok := byName[plan.Bridge]; ok {
+			var err error
+			if s.Addresses, err = k.listAddresses(br.Attrs().Index, names); err != nil {
+				return s, err
+			}
 		}
 	}
 	tables := planTables(plan)

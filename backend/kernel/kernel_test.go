@@ -420,13 +420,33 @@ func TestEgressIPsOnTheBridge(t *testing.T) {
 	if want := []vrf.Address{{Dev: "breth0", Addr: netip.MustParseAddr("172.18.0.100")}}; !slices.Equal(observed.Addresses, want) {
 		t.Errorf("observed addresses %v, want %v (the foreign ones are not the SDK's)", observed.Addresses, want)
 	}
-	// A scope of rules alone reads the addresses too, named by their
-	// device (an unnamed one would be a delete Changes.Validate refuses).
+	// A scope without the bridge (rules alone) reads no address: none is
+	// deleted by its Sync.
 	observed, err = k.Observe(context.Background(), vrf.State{Rules: []vrf.Rule{{Table: vrf.TableBase + 1, Mark: 0x1001}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []vrf.Address{{Dev: "breth0", Addr: netip.MustParseAddr("172.18.0.100")}}; !slices.Equal(observed.Addresses, want) {
-		t.Errorf("observed addresses of a rules-only scope %v, want %v", observed.Addresses, want)
+	if len(observed.Addresses) != 0 {
+		t.Errorf("observed addresses of a scope without the bridge: %v", observed.Addresses)
+	}
+
+	// An address of the SDK's protocol on another device (another
+	// bridge's, or the reference's) is not read on breth0's plan: the
+	// next Sync leaves it.
+	dummy(t, h, "other0")
+	other := withEgress("198.51.100.5")
+	other.Bridge, other.Addresses[0].Dev = "other0", "other0"
+	if res := sync(t, k, other); res.AddressesAdded != 1 || res.AddressesDeleted != 0 {
+		t.Errorf("other0's egress IP: %+v", res)
+	}
+	if res := sync(t, k, withEgress("172.18.0.100")); res != (kernel.Result{}) {
+		t.Errorf("breth0's plan after other0 got an address of protocol 85: %+v", res)
+	}
+	l, err := h.LinkByName("other0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all, err := h.AddrList(l, netlink.FAMILY_V4); err != nil || len(all) != 1 || all[0].IPNet.String() != "198.51.100.5/32" {
+		t.Errorf("other0's addresses: %v, %v", all, err)
 	}
 }
