@@ -189,20 +189,16 @@ func (s *Cluster) EgressQoSPlanned(namespace, zone string) bool {
 // egressNodes returns every node as the assignment sees it.
 func (s *Cluster) egressNodes() []egressip.Node {
 	all := s.nodeList(false)
-	var hostIPs []netip.Addr
-	for _, nd := range all {
-		for _, a := range nd.Addresses {
-			hostIPs = append(hostIPs, a.Addr())
-		}
-	}
 	out := make([]egressip.Node, 0, len(all))
 	for _, nd := range all {
-		var own []netip.Addr
+		// Its own addresses: Assign refuses an egress IP equal to any
+		// node's, so each node lists its own alone.
+		own := make([]netip.Addr, 0, len(nd.Addresses))
 		for _, a := range nd.Addresses {
 			own = append(own, a.Addr())
 		}
 		out = append(out, egressip.Node{Name: nd.Name, Assignable: s.egress.assignable[nd.Name], Ready: notReady(nd) == "",
-			Subnets: slices.Clone(nd.Addresses), HostIPs: append(own, hostIPs...)})
+			Subnets: slices.Clone(nd.Addresses), HostIPs: own})
 	}
 	return out
 }
