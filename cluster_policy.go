@@ -164,7 +164,7 @@ func (s *Cluster) policyPod(entry *podEntry) (policy.Pod, bool) {
 	if s.cfg.Policy.DefaultNetworkIsolation && len(p.Networks) > 0 {
 		// Its infrastructure-locked port on the default network, as the
 		// reference's default network controller names it.
-		p.DefaultPort = entry.pod.Namespace + "_" + entry.pod.Name
+		p.DefaultPort = pods.PortName(entry.pod.Namespace, entry.pod.Name, "")
 		p.OpenPorts = slices.Clone(entry.openPorts)
 	}
 	return p, len(p.Networks) > 0
