@@ -262,25 +262,24 @@ func (s *Cluster) egressInput(nw *network, zone string, nodes []topology.Node, p
 }
 
 // namespaceLabels returns a namespace's labels with the name label the API
-// server gives every namespace (selectors rely on it).
+// server gives every namespace (selectors rely on it), unless it has one
+// of its own, as policyNamespace and netconf.SelectNamespaces read it.
 func namespaceLabels(name string, labels map[string]string) egressip.Labels {
 	kv := make([]string, 0, 2*len(labels)+2)
-	kv = append(kv, metadataName, name)
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		if k != metadataName {
-			kv = append(kv, k, labels[k])
-		}
+	kv = append(kv, metadataName, name) // NewLabels keeps a later duplicate: the namespace's own
+	for k, v := range labels {
+		kv = append(kv, k, v)
 	}
-	return egressip.NewLabels(kv...)
+	return egressip.NewLabels(kv...) // sorts by key
 }
 
 // podLabels returns a pod's labels as the egress planners take them.
 func podLabels(labels map[string]string) egressip.Labels {
 	kv := make([]string, 0, 2*len(labels))
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		kv = append(kv, k, labels[k])
+	for k, v := range labels {
+		kv = append(kv, k, v)
 	}
-	return egressip.NewLabels(kv...)
+	return egressip.NewLabels(kv...) // sorts by key
 }
 
 // egressPod is a pod as the EgressIP planner sees it on a network: false
