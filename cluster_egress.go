@@ -233,9 +233,11 @@ func egressNetwork(nw *network) bool {
 	return nw.n.IsPrimary() && (nw.n.Topology == udn.TopologyLayer3 || nw.n.Topology == udn.TopologyLayer2)
 }
 
-// egressInput is the EgressIP planner's input for one network and zone,
-// without the pods when pods is false.
-func (s *Cluster) egressInput(nw *network, zone string, nodes []topology.Node, pods bool) egressip.Input {
+// egressInput is the EgressIP planner's input for one network and zone:
+// every namespace of the network and its pods when podNS is "", else
+// namespace podNS alone (when the network serves it) and no pods, what
+// one pod of podNS needs (egressip.PodPolicies, egressip.Select).
+func (s *Cluster) egressInput(nw *network, zone string, nodes []topology.Node, podNS string) egressip.Input {
 	in := egressip.Input{Network: nw.n, Nodes: nodes, Zone: zone, Profile: s.cfg.Profile, EgressIPs: s.egressIPList(),
 		ServiceIPs: s.cfg.Cluster.ServiceIPs}
 	for _, nd := range nodes {
@@ -246,16 +248,22 @@ func (s *Cluster) egressInput(nw *network, zone string, nodes []topology.Node, p
 			in.EgressNodes = append(in.EgressNodes, nd.Name)
 		}
 	}
+	if podNS != "" {
+		// A namespace never set (a UDN's) has no labels but its name, as
+		// namespaceList gives it.
+		if slices.Contains(nw.namespaces, podNS) {
+			in.Namespaces = []egressip.Namespace{{Name: podNS, Labels: namespaceLabels(podNS, s.spaces[podNS].Labels)}}
+		}
+		return in
+	}
 	for _, ns := range s.namespaceList() {
 		if slices.Contains(nw.namespaces, ns.Name) {
 			in.Namespaces = append(in.Namespaces, egressip.Namespace{Name: ns.Name, Labels: namespaceLabels(ns.Name, ns.Labels)})
 		}
 	}
-	if pods {
-		for _, key := range slices.Sorted(maps.Keys(s.pods)) {
-			if p, ok := egressPod(s.pods[key], nw.n.Name); ok {
-				in.Pods = append(in.Pods, p)
-			}
+	for _, key := range slices.Sorted(maps.Keys(s.pods)) {
+		if p, ok := egressPod(s.pods[key], nw.n.Name); ok {
+			in.Pods = append(in.Pods, p)
 		}
 	}
 	return in
@@ -355,7 +363,7 @@ func (s *Cluster) egressStates(zone string, nodes []topology.Node) (eip, qos top
 			if !egressNetwork(nw) {
 				continue
 			}
-			st, err := egressip.Plan(s.egressInput(nw, zone, nodes, true))
+			st, err := egressip.Plan(s.egressInput(nw, zone, nodes, ""))
 			if err != nil {
 				return topology.State{}, topology.State{}, err
 			}
@@ -423,10 +431,12 @@ func (s *Cluster) egressPodChanges(zp *zonePlan, zone string, ev Event, nodes []
 		}
 	}
 	var nets []string
+	var podNS string // the event's pod: one key, one namespace
 	for _, e := range []*podEntry{before, after} {
 		if e == nil {
 			continue
 		}
+		podNS = e.pod.Namespace
 		for _, a := range e.atts {
 			if a.Role == "primary" && a.Network != nil && !slices.Contains(nets, a.Network.Name) {
 				nets = append(nets, a.Network.Name)
@@ -456,7 +466,7 @@ func (s *Cluster) egressPodChanges(zp *zonePlan, zone string, ev Event, nodes []
 			continue
 		}
 		if len(s.egress.eips) > 0 {
-			in := s.egressInput(nw, zone, nodes, false)
+			in := s.egressInput(nw, zone, nodes, podNS)
 			var pols [2][]topology.Policy
 			for i, e := range []*podEntry{before, after} {
 				p, ok := egressPod(e, name)
