@@ -189,20 +189,16 @@ func (s *Cluster) EgressQoSPlanned(namespace, zone string) bool {
 // egressNodes returns every node as the assignment sees it.
 func (s *Cluster) egressNodes() []egressip.Node {
 	all := s.nodeList(false)
-	var hostIPs []netip.Addr
-	for _, nd := range all {
-		for _, a := range nd.Addresses {
-			hostIPs = append(hostIPs, a.Addr())
-		}
-	}
 	out := make([]egressip.Node, 0, len(all))
 	for _, nd := range all {
-		var own []netip.Addr
+		// Its own addresses: Assign refuses an egress IP equal to any
+		// node's, so each node lists its own alone.
+		own := make([]netip.Addr, 0, len(nd.Addresses))
 		for _, a := range nd.Addresses {
 			own = append(own, a.Addr())
 		}
 		out = append(out, egressip.Node{Name: nd.Name, Assignable: s.egress.assignable[nd.Name], Ready: notReady(nd) == "",
-			Subnets: slices.Clone(nd.Addresses), HostIPs: append(own, hostIPs...)})
+			Subnets: slices.Clone(nd.Addresses), HostIPs: own})
 	}
 	return out
 }
@@ -237,9 +233,11 @@ func egressNetwork(nw *network) bool {
 	return nw.n.IsPrimary() && (nw.n.Topology == udn.TopologyLayer3 || nw.n.Topology == udn.TopologyLayer2)
 }
 
-// egressInput is the EgressIP planner's input for one network and zone,
-// without the pods when pods is false.
-func (s *Cluster) egressInput(nw *network, zone string, nodes []topology.Node, pods bool) egressip.Input {
+// egressInput is the EgressIP planner's input for one network and zone:
+// every namespace of the network and its pods when podNS is "", else
+// namespace podNS alone (when the network serves it) and no pods, what
+// one pod of podNS needs (egressip.PodPolicies, egressip.Select).
+func (s *Cluster) egressInput(nw *network, zone string, nodes []topology.Node, podNS string) egressip.Input {
 	in := egressip.Input{Network: nw.n, Nodes: nodes, Zone: zone, Profile: s.cfg.Profile, EgressIPs: s.egressIPList(),
 		ServiceIPs: s.cfg.Cluster.ServiceIPs}
 	for _, nd := range nodes {
@@ -250,41 +248,46 @@ func (s *Cluster) egressInput(nw *network, zone string, nodes []topology.Node, p
 			in.EgressNodes = append(in.EgressNodes, nd.Name)
 		}
 	}
+	if podNS != "" {
+		// A namespace never set (a UDN's) has no labels but its name, as
+		// namespaceList gives it.
+		if slices.Contains(nw.namespaces, podNS) {
+			in.Namespaces = []egressip.Namespace{{Name: podNS, Labels: namespaceLabels(podNS, s.spaces[podNS].Labels)}}
+		}
+		return in
+	}
 	for _, ns := range s.namespaceList() {
 		if slices.Contains(nw.namespaces, ns.Name) {
 			in.Namespaces = append(in.Namespaces, egressip.Namespace{Name: ns.Name, Labels: namespaceLabels(ns.Name, ns.Labels)})
 		}
 	}
-	if pods {
-		for _, key := range slices.Sorted(maps.Keys(s.pods)) {
-			if p, ok := egressPod(s.pods[key], nw.n.Name); ok {
-				in.Pods = append(in.Pods, p)
-			}
+	for _, key := range slices.Sorted(maps.Keys(s.pods)) {
+		if p, ok := egressPod(s.pods[key], nw.n.Name); ok {
+			in.Pods = append(in.Pods, p)
 		}
 	}
 	return in
 }
 
 // namespaceLabels returns a namespace's labels with the name label the API
-// server gives every namespace (selectors rely on it).
+// server gives every namespace (selectors rely on it), unless it has one
+// of its own, as policyNamespace and netconf.SelectNamespaces read it.
 func namespaceLabels(name string, labels map[string]string) egressip.Labels {
 	kv := make([]string, 0, 2*len(labels)+2)
-	kv = append(kv, metadataName, name)
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		if k != metadataName {
-			kv = append(kv, k, labels[k])
-		}
+	kv = append(kv, metadataName, name) // NewLabels keeps a later duplicate: the namespace's own
+	for k, v := range labels {
+		kv = append(kv, k, v)
 	}
-	return egressip.NewLabels(kv...)
+	return egressip.NewLabels(kv...) // sorts by key
 }
 
 // podLabels returns a pod's labels as the egress planners take them.
 func podLabels(labels map[string]string) egressip.Labels {
 	kv := make([]string, 0, 2*len(labels))
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		kv = append(kv, k, labels[k])
+	for k, v := range labels {
+		kv = append(kv, k, v)
 	}
-	return egressip.NewLabels(kv...)
+	return egressip.NewLabels(kv...) // sorts by key
 }
 
 // egressPod is a pod as the EgressIP planner sees it on a network: false
@@ -360,7 +363,7 @@ func (s *Cluster) egressStates(zone string, nodes []topology.Node) (eip, qos top
 			if !egressNetwork(nw) {
 				continue
 			}
-			st, err := egressip.Plan(s.egressInput(nw, zone, nodes, true))
+			st, err := egressip.Plan(s.egressInput(nw, zone, nodes, ""))
 			if err != nil {
 				return topology.State{}, topology.State{}, err
 			}
@@ -428,10 +431,12 @@ func (s *Cluster) egressPodChanges(zp *zonePlan, zone string, ev Event, nodes []
 		}
 	}
 	var nets []string
+	var podNS string // the event's pod: one key, one namespace
 	for _, e := range []*podEntry{before, after} {
 		if e == nil {
 			continue
 		}
+		podNS = e.pod.Namespace
 		for _, a := range e.atts {
 			if a.Role == "primary" && a.Network != nil && !slices.Contains(nets, a.Network.Name) {
 				nets = append(nets, a.Network.Name)
@@ -461,7 +466,7 @@ func (s *Cluster) egressPodChanges(zp *zonePlan, zone string, ev Event, nodes []
 			continue
 		}
 		if len(s.egress.eips) > 0 {
-			in := s.egressInput(nw, zone, nodes, false)
+			in := s.egressInput(nw, zone, nodes, podNS)
 			var pols [2][]topology.Policy
 			for i, e := range []*podEntry{before, after} {
 				p, ok := egressPod(e, name)

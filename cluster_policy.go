@@ -164,7 +164,7 @@ func (s *Cluster) policyPod(entry *podEntry) (policy.Pod, bool) {
 	if s.cfg.Policy.DefaultNetworkIsolation && len(p.Networks) > 0 {
 		// Its infrastructure-locked port on the default network, as the
 		// reference's default network controller names it.
-		p.DefaultPort = entry.pod.Namespace + "_" + entry.pod.Name
+		p.DefaultPort = pods.PortName(entry.pod.Namespace, entry.pod.Name, "")
 		p.OpenPorts = slices.Clone(entry.openPorts)
 	}
 	return p, len(p.Networks) > 0
@@ -253,26 +253,25 @@ func (s *Cluster) policyState(zp *zonePlan, zone string, nodes []topology.Node) 
 // the Cluster planned (policy.Planner.Allows: what the zone's rows
 // enforce).
 func (s *Cluster) Allows(zone string, from, to policy.Endpoint, proto policy.Protocol, port int32) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	zp, ok := s.planned[zone]
-	if !ok || zp.policy == nil {
-		return false, fmt.Errorf("zone %q: %w: Plan it first", zone, ErrNotPlanned)
-	}
-	return zp.policy.Allows(from, to, proto, port), nil
+	return s.verdict(zone, func(p *policy.Planner) bool { return p.Allows(from, to, proto, port) })
 }
 
 // AllowsEgress is Allows without the destination's ingress policies
 // (policy.Planner.AllowsEgress): what the source's zone enforces for a
 // destination pod of another zone.
 func (s *Cluster) AllowsEgress(zone string, from, to policy.Endpoint, proto policy.Protocol, port int32) (bool, error) {
+	return s.verdict(zone, func(p *policy.Planner) bool { return p.AllowsEgress(from, to, proto, port) })
+}
+
+// verdict asks the planner of a zone the Cluster planned.
+func (s *Cluster) verdict(zone string, ask func(*policy.Planner) bool) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	zp, ok := s.planned[zone]
 	if !ok || zp.policy == nil {
 		return false, fmt.Errorf("zone %q: %w: Plan it first", zone, ErrNotPlanned)
 	}
-	return zp.policy.AllowsEgress(from, to, proto, port), nil
+	return ask(zp.policy), nil
 }
 
 // metadataName is the label the API server gives every namespace.

@@ -171,29 +171,10 @@ func PlanNodes(in Input, nodes ...string) (topology.State, error) {
 func plan(in Input, only map[string]bool) (topology.State, error) {
 	want := func(node string) bool { return only == nil || only[node] }
 	n := in.Network
-	if n == nil || !n.IsPrimary() || n.ID == 0 {
-		return topology.State{}, fmt.Errorf("egressip: network: %w: need a primary network with its ID", ErrInvalid)
+	nodes, router, own, err := setup(in)
+	if err != nil {
+		return topology.State{}, err
 	}
-	switch {
-	case n.Topology == udn.TopologyLayer3:
-	case n.Topology == udn.TopologyLayer2 && in.Layer2 == topology.Layer2TransitRouter:
-	default:
-		return topology.State{}, fmt.Errorf("egressip: network %q: %w: %s %s", n.Name, ErrUnsupported, n.Topology, in.Layer2)
-	}
-	if in.Zone == "" {
-		return topology.State{}, fmt.Errorf("egressip: network %q: zone: %w: empty", n.Name, ErrInvalid)
-	}
-	nodes := make(map[string]*topology.Node, len(in.Nodes))
-	for i := range in.Nodes {
-		nodes[in.Nodes[i].Name] = &in.Nodes[i]
-	}
-	var router string
-	if n.Topology == udn.TopologyLayer3 {
-		router = n.Prefix() + "ovn_cluster_router"
-	} else {
-		router = n.Prefix() + "transit_router"
-	}
-	own := topology.Owner{Controller: Controller, Network: n.Name, Topology: n.Topology, Role: n.Role}
 	var e topology.Emitter
 	e.Own(Controller, n.Name)
 	if only != nil {
@@ -288,28 +269,20 @@ func plan(in Input, only map[string]bool) (topology.State, error) {
 // its EgressIP's egress nodes in the zone; none when no EgressIP serves
 // it. Its cost is the pod's and the EgressIPs', not the other pods': a
 // controller diffs a pod's change with it (topology.ObjectChanges)
-// instead of planning the network again. Sorted as a State sorts them.
+// instead of planning the network again. Sorted as a State sorts them;
+// the networks and zones Plan refuses it refuses alike.
 func PodPolicies(in Input, pod Pod) ([]topology.Policy, error) {
-	n := in.Network
-	if n == nil || !n.IsPrimary() || n.ID == 0 {
-		return nil, fmt.Errorf("egressip: network: %w: need a primary network with its ID", ErrInvalid)
+	nodes, router, own, err := setup(in)
+	if err != nil {
+		return nil, err
 	}
 	served := Select(in.EgressIPs, in.Namespaces, []Pod{pod})
 	if len(served) == 0 {
 		return nil, nil
 	}
-	nodes := make(map[string]*topology.Node, len(in.Nodes))
-	for i := range in.Nodes {
-		nodes[in.Nodes[i].Name] = &in.Nodes[i]
-	}
-	router := n.Prefix() + "ovn_cluster_router"
-	if n.Topology == udn.TopologyLayer2 {
-		router = n.Prefix() + "transit_router"
-	}
-	own := topology.Owner{Controller: Controller, Network: n.Name, Topology: n.Topology, Role: n.Role}
 	var e topology.Emitter
-	e.Own(Controller, n.Name)
-	if err := servedRows(&e, in, nodes, router, own, families(n), served[0], map[netip.Addr]bool{}, func(string) bool { return true }); err != nil {
+	e.Own(Controller, in.Network.Name)
+	if err := servedRows(&e, in, nodes, router, own, families(in.Network), served[0], map[netip.Addr]bool{}, func(string) bool { return true }); err != nil {
 		return nil, err
 	}
 	st, err := e.State()
@@ -321,6 +294,33 @@ func PodPolicies(in Input, pod Pod) ([]topology.Policy, error) {
 		out = append(out, o.(topology.Policy))
 	}
 	return out, nil
+}
+
+// setup checks what Plan and PodPolicies refuse (a network that is not a
+// primary Layer3 or transit-router Layer2 one with its ID, no zone) and
+// returns the nodes by name, the network's cluster or transit router and
+// the owner of its rows.
+func setup(in Input) (map[string]*topology.Node, string, topology.Owner, error) {
+	n := in.Network
+	if n == nil || !n.IsPrimary() || n.ID == 0 {
+		return nil, "", topology.Owner{}, fmt.Errorf("egressip: network: %w: need a primary network with its ID", ErrInvalid)
+	}
+	router := n.Prefix() + "ovn_cluster_router"
+	switch {
+	case n.Topology == udn.TopologyLayer3:
+	case n.Topology == udn.TopologyLayer2 && in.Layer2 == topology.Layer2TransitRouter:
+		router = n.Prefix() + "transit_router"
+	default:
+		return nil, "", topology.Owner{}, fmt.Errorf("egressip: network %q: %w: %s %s", n.Name, ErrUnsupported, n.Topology, in.Layer2)
+	}
+	if in.Zone == "" {
+		return nil, "", topology.Owner{}, fmt.Errorf("egressip: network %q: zone: %w: empty", n.Name, ErrInvalid)
+	}
+	nodes := make(map[string]*topology.Node, len(in.Nodes))
+	for i := range in.Nodes {
+		nodes[in.Nodes[i].Name] = &in.Nodes[i]
+	}
+	return nodes, router, topology.Owner{Controller: Controller, Network: n.Name, Topology: n.Topology, Role: n.Role}, nil
 }
 
 // servedRows emits the rows of one served pod: the reroute on router and

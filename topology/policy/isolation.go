@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -139,9 +140,9 @@ func (p *Planner) isolationRows() []topology.Object {
 	}
 	var ports []string
 	var open []topology.Object
-	for _, ns := range sortedKeys(p.pods) {
+	for _, ns := range slices.Sorted(maps.Keys(p.pods)) {
 		m := p.pods[ns]
-		for _, name := range sortedKeys(m) {
+		for _, name := range slices.Sorted(maps.Keys(m)) {
 			pod := m[name]
 			if p.isolationOf(pod).port == "" {
 				continue
@@ -212,15 +213,6 @@ func (p *Planner) meterRows() []topology.Object {
 		topology.Meter{Owner: own, Name: MeterName, Unit: "pktps", Fair: true},
 		topology.MeterBand{Owner: own, Meter: MeterName, Action: "drop", Rate: p.meterRate},
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // isolationView is what of a pod the isolation rows read.

@@ -222,7 +222,7 @@ func PodFrom(pod *corev1.Pod, networks map[string]string) (p policy.Pod, ok bool
 		// Its primary network is a user-defined one: its port on the
 		// default network (the reference's "<namespace>_<name>") is
 		// isolated, but for its open default ports.
-		p.DefaultPort = pod.Namespace + "_" + pod.Name
+		p.DefaultPort = pods.PortName(pod.Namespace, pod.Name, "")
 		if raw, ok := pod.Annotations[policy.AnnotationOpenPorts]; ok {
 			if p.OpenPorts, err = policy.ParseOpenPorts(raw); err != nil {
 				return policy.Pod{}, false, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
