@@ -202,19 +202,17 @@ func (s *snapshot) derive(prev *snapshot) error {
 			newOut = outRefs(r.table, nw)
 		}
 		for _, x := range oldOut {
-			if !slices.Contains(newOut, x) {
+			if _, found := slices.BinarySearch(newOut, x); !found {
 				ix.unref(x, r.uuid)
 			}
-			dirty[x] = struct{}{}
 		}
 		for _, x := range newOut {
-			if !slices.Contains(oldOut, x) {
+			if _, found := slices.BinarySearch(oldOut, x); !found {
 				ix.ref(x, r.uuid, prev == nil)
 			}
-			dirty[x] = struct{}{}
 		}
-		for _, x := range ix.in[r.uuid] {
-			dirty[x] = struct{}{}
+		if prev != nil {
+			s.spread(r, old, nw, oldOut, newOut, dirty)
 		}
 		dirty[r.uuid] = struct{}{}
 		if !keepRefs {
@@ -318,6 +316,59 @@ func (s *snapshot) derive(prev *snapshot) error {
 		s.nets = prev.nets
 	}
 	return nil
+}
+
+// spread marks dirty the rows whose index may change with row r's change
+// from old to nw (either nil: added or deleted). The rows it references
+// read its name and owner (members their parent's, load balancers the
+// rows holding them, groups their referrers') and whether it holds them:
+// all of them when its name or owner changed, else those it started or
+// stopped holding in some column. The rows referencing it read its name
+// (or, for a gateway chassis, the whole row).
+func (s *snapshot) spread(r rowRef, old, nw model.Model, oldOut, newOut []string, dirty map[string]struct{}) {
+	renamed := old == nil || nw == nil
+	if !renamed {
+		a, _ := rowName(old)
+		b, _ := rowName(nw)
+		renamed = a != b
+	}
+	whole := renamed
+	if !whole {
+		oa, oka := ownerOf(rowIDs(old))
+		ob, okb := ownerOf(rowIDs(nw))
+		whole = oka != okb || oa != ob
+	}
+	if whole {
+		for _, x := range oldOut {
+			dirty[x] = struct{}{}
+		}
+		for _, x := range newOut {
+			dirty[x] = struct{}{}
+		}
+	} else {
+		for _, c := range refColumns[r.table] {
+			a, b := nbrow.UUIDs(old, c), nbrow.UUIDs(nw, c)
+			if slices.Equal(a, b) {
+				continue
+			}
+			a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
+			for _, x := range a {
+				if _, found := slices.BinarySearch(b, x); !found {
+					dirty[x] = struct{}{}
+				}
+			}
+			for _, x := range b {
+				if _, found := slices.BinarySearch(a, x); !found {
+					dirty[x] = struct{}{}
+				}
+			}
+		}
+	}
+	if renamed || r.table == nbdb.GatewayChassisTable {
+		for _, x := range s.ix.in[r.uuid] {
+			dirty[x] = struct{}{}
+		}
+	}
 }
 
 // convert derives the rowInfo of row u of table t (out: its references)
