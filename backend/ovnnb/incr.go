@@ -1,6 +1,7 @@
 package ovnnb
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -52,15 +53,30 @@ type rowIndex struct {
 	// more than one are duplicates (the kept one is owned[key]).
 	cands map[objKey][]string
 	dups  map[objKey]bool // keys with more than one candidate
-	// byNet maps a network to the keys of its owned objects.
-	byNet map[string]map[objKey]struct{}
+	// byNet maps a part (controller, network, node) to the keys of its
+	// owned objects.
+	byNet map[part]map[objKey]struct{}
 	// brokenRows maps a network to its rows that could not be read back.
 	brokenRows map[string]map[string]error
 	// reindexed counts the rows converted building this snapshot.
 	reindexed int
 	// netsOwn holds, while the snapshot is built, the networks whose
 	// byNet set is this snapshot's own (copied or new): modified in place.
-	netsOwn map[string]bool
+	netsOwn map[part]bool
+}
+
+// part is the owner of a part of a State: a network's objects of one
+// controller and one node ("" for the network-wide ones). Each part's
+// State is built once and kept while none of its objects changes.
+type part struct {
+	network string
+	ctl     topology.Controller // canonical
+	node    string
+}
+
+func partOf(o observed) part {
+	own := o.obj.OwnedBy()
+	return part{own.Network, canonController(own.Controller), own.Node}
 }
 
 // rowInfo is what index derived from one row; replaced, never modified.
@@ -109,7 +125,7 @@ func (s *snapshot) derive(prev *snapshot) error {
 			total += len(s.rows[t])
 		}
 		s.ix = &rowIndex{info: make(map[string]*rowInfo, total), in: make(map[string][]string, total),
-			cands: make(map[objKey][]string, total), dups: map[objKey]bool{}, byNet: map[string]map[objKey]struct{}{},
+			cands: make(map[objKey][]string, total), dups: map[objKey]bool{}, byNet: map[part]map[objKey]struct{}{},
 			brokenRows: map[string]map[string]error{}}
 		s.owned = make(map[objKey]observed, total)
 		s.name = make(map[string]string, total)
@@ -117,7 +133,7 @@ func (s *snapshot) derive(prev *snapshot) error {
 		if !keepRefs {
 			s.lbgRefs = map[string][]lbgRef{}
 		}
-		s.netState = map[string]topology.State{}
+		s.netState = map[part]topology.State{}
 		changed = make([]rowRef, 0, total)
 		for _, t := range snapshotTables {
 			for u := range s.rows[t] {
@@ -143,11 +159,11 @@ func (s *snapshot) derive(prev *snapshot) error {
 		s.netState = maps.Clone(prev.netState)
 		prev.memo.Unlock()
 		if s.netState == nil {
-			s.netState = map[string]topology.State{}
+			s.netState = map[part]topology.State{}
 		}
 	}
 	ix := s.ix
-	ix.netsOwn = map[string]bool{}
+	ix.netsOwn = map[part]bool{}
 	// The derived state of the changed rows before this change, for
 	// undoing it (nil: the row is new).
 	oldInfo := make(map[string]*rowInfo, len(changed))
@@ -236,7 +252,7 @@ func (s *snapshot) derive(prev *snapshot) error {
 		}
 		return ix.info[u]
 	}
-	dirtyNets := map[string]bool{}
+	dirtyNets := map[part]bool{}
 	brokenNets := map[string]bool{}
 	for len(dirty) > 0 {
 		keys := map[objKey]bool{}
@@ -311,9 +327,18 @@ func (s *snapshot) derive(prev *snapshot) error {
 	}
 	ix.netsOwn = nil
 	if prev == nil || len(dirtyNets) > 0 {
-		s.nets = slices.Sorted(maps.Keys(ix.byNet))
+		s.netParts = map[string][]part{}
+		for p := range ix.byNet {
+			s.netParts[p.network] = append(s.netParts[p.network], p)
+		}
+		for _, ps := range s.netParts {
+			slices.SortFunc(ps, func(a, b part) int {
+				return cmp.Or(strings.Compare(string(a.ctl), string(b.ctl)), strings.Compare(a.node, b.node))
+			})
+		}
+		s.nets = slices.Sorted(maps.Keys(s.netParts))
 	} else {
-		s.nets = prev.nets
+		s.nets, s.netParts = prev.nets, prev.netParts
 	}
 	return nil
 }
@@ -482,12 +507,12 @@ func (s *snapshot) attachedTo(u string, cols []topology.ParentColumn) [][]string
 // rule of keeps) as the owned object, records the others as extras and
 // the networks whose objects changed; the members of rows that became or
 // stopped being extras go to next.
-func (s *snapshot) resolve(keys map[objKey]bool, dirtyNets map[string]bool, next map[string]struct{}) {
+func (s *snapshot) resolve(keys map[objKey]bool, dirtyNets map[part]bool, next map[string]struct{}) {
 	ix := s.ix
 	dupsChanged := false
 	for key := range keys {
 		if o, ok := s.owned[key]; ok {
-			n := o.obj.OwnedBy().Network
+			n := partOf(o)
 			dirtyNets[n] = true
 			ix.unNet(n, key)
 			delete(s.owned, key)
@@ -512,7 +537,7 @@ func (s *snapshot) resolve(keys map[objKey]bool, dirtyNets map[string]bool, next
 			}
 		}
 		s.owned[key] = w
-		n := w.obj.OwnedBy().Network
+		n := partOf(w)
 		dirtyNets[n] = true
 		ix.addNet(n, key)
 	}
@@ -619,9 +644,9 @@ func (ix *rowIndex) uncand(k objKey, u string) {
 	}
 }
 
-// ownNet returns network n's key set, copied first if it is the previous
+// ownNet returns part n's key set, copied first if it is the previous
 // snapshot's.
-func (ix *rowIndex) ownNet(n string) map[objKey]struct{} {
+func (ix *rowIndex) ownNet(n part) map[objKey]struct{} {
 	ks := ix.byNet[n]
 	if !ix.netsOwn[n] {
 		ks = maps.Clone(ks)
@@ -634,9 +659,9 @@ func (ix *rowIndex) ownNet(n string) map[objKey]struct{} {
 	return ks
 }
 
-func (ix *rowIndex) addNet(n string, k objKey) { ix.ownNet(n)[k] = struct{}{} }
+func (ix *rowIndex) addNet(n part, k objKey) { ix.ownNet(n)[k] = struct{}{} }
 
-func (ix *rowIndex) unNet(n string, k objKey) { delete(ix.ownNet(n), k) }
+func (ix *rowIndex) unNet(n part, k objKey) { delete(ix.ownNet(n), k) }
 
 func (ix *rowIndex) setBroken(n, u string, err error) {
 	rows := maps.Clone(ix.brokenRows[n])

@@ -429,8 +429,9 @@ func TestDeriveProperty(t *testing.T) {
 
 // TestDeriveTouchesOnlyChangedRows: an update of one row re-indexes that
 // row and its neighbours (the rows it references and that reference it),
-// not the table; an unchanged cache re-indexes nothing; and an unchanged
-// network's State is carried over, not rebuilt.
+// not the table; an unchanged cache re-indexes nothing; and the State of
+// every part (controller, network, node) but the port's is carried over,
+// not rebuilt.
 func TestDeriveTouchesOnlyChangedRows(t *testing.T) {
 	rows := planRows(t, monBigPlan(t, 20, 10))
 	total := 0
@@ -479,18 +480,19 @@ func TestDeriveTouchesOnlyChangedRows(t *testing.T) {
 	if d := topology.Diff(st0, st1); len(d) != 1 || d[0].Key != lsp.Name {
 		t.Fatalf("the change read back as %v", d)
 	}
-	net, _ := ownerOf(lsp.ExternalIDs)
+	own, _ := ownerOf(lsp.ExternalIDs)
+	changedPart := part{own.Network, canonController(own.Controller), own.Node}
 	s1.memo.Lock()
 	defer s1.memo.Unlock()
-	if len(s1.netState) != len(s1.nets) {
-		t.Fatalf("States rebuilt: %d networks, %d states", len(s1.nets), len(s1.netState))
+	if len(s1.netState) != len(s1.ix.byNet) || len(s1.netState) < 2 {
+		t.Fatalf("%d part States for %d parts", len(s1.netState), len(s1.ix.byNet))
 	}
-	for _, n := range s1.nets {
+	for p := range s1.ix.byNet {
 		s0.memo.Lock()
-		a, b := s0.netState[n], s1.netState[n]
+		a, b := s0.netState[p], s1.netState[p]
 		s0.memo.Unlock()
-		if same := reflect.ValueOf(a).FieldByName("parts").Pointer() == reflect.ValueOf(b).FieldByName("parts").Pointer(); (n == net.Network) == same {
-			t.Errorf("network %s: State carried over %v, it changed %v", n, same, n == net.Network)
+		if same := reflect.ValueOf(a).FieldByName("parts").Pointer() == reflect.ValueOf(b).FieldByName("parts").Pointer(); (p == changedPart) == same {
+			t.Errorf("part %v: State carried over %v, it changed %v", p, same, p == changedPart)
 		}
 	}
 }

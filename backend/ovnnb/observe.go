@@ -62,13 +62,15 @@ type snapshot struct {
 	lbgRefs map[string][]lbgRef
 	// ix is what index derived from each row (see derive).
 	ix *rowIndex
-	// nets are the networks of the owned objects, sorted.
-	nets []string
+	// nets are the networks of the owned objects, sorted; netParts their
+	// parts, sorted.
+	nets     []string
+	netParts map[string][]part
 
-	// memo guards each network's State, built once per snapshot (and
-	// kept by derive for the networks a change does not touch).
+	// memo guards each part's State, built once per snapshot (and kept
+	// by derive for the parts a change does not touch).
 	memo     sync.Mutex
-	netState map[string]topology.State
+	netState map[part]topology.State
 }
 
 // snapshotTables are read by one select transaction: the kinds' tables
@@ -328,13 +330,15 @@ func (s *snapshot) state(networks []string) (topology.State, error) {
 	if len(networks) == 0 {
 		networks = s.nets
 	}
-	parts := make([]topology.State, 0, len(networks))
+	var parts []topology.State
 	for _, n := range networks {
-		st, err := s.networkState(n)
-		if err != nil {
-			return topology.State{}, err
+		for _, p := range s.netParts[n] {
+			st, err := s.partState(p)
+			if err != nil {
+				return topology.State{}, err
+			}
+			parts = append(parts, st)
 		}
-		parts = append(parts, st)
 	}
 	st, err := scope.Merge(parts...)
 	if err != nil {
@@ -343,15 +347,14 @@ func (s *snapshot) state(networks []string) (topology.State, error) {
 	return st, nil
 }
 
-// networkState returns the owned objects of network n as a State (that
-// speaks for the (controller, network) pairs of its objects only), built
-// once per snapshot: States are immutable, so Observes of an unchanged
-// cache share them. s.memo is held.
-func (s *snapshot) networkState(n string) (topology.State, error) {
-	if st, ok := s.netState[n]; ok {
+// partState returns the owned objects of part p as a State, built once
+// per snapshot and kept by the next while p's objects do not change:
+// States are immutable, so Observes share them. s.memo is held.
+func (s *snapshot) partState(p part) (topology.State, error) {
+	if st, ok := s.netState[p]; ok {
 		return st, nil
 	}
-	keys := slices.Collect(maps.Keys(s.ix.byNet[n]))
+	keys := slices.Collect(maps.Keys(s.ix.byNet[p]))
 	slices.SortFunc(keys, func(a, b objKey) int {
 		if a.kind != b.kind {
 			return int(a.kind) - int(b.kind)
@@ -364,8 +367,8 @@ func (s *snapshot) networkState(n string) (topology.State, error) {
 	}
 	st, err := b.State()
 	if err != nil {
-		return topology.State{}, fmt.Errorf("ovnnb: observed rows of network %q do not form a state: %w", n, err)
+		return topology.State{}, fmt.Errorf("ovnnb: observed rows of network %q do not form a state: %w", p.network, err)
 	}
-	s.netState[n] = st
+	s.netState[p] = st
 	return st, nil
 }
