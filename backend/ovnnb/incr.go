@@ -157,6 +157,7 @@ func (s *snapshot) derive(prev *snapshot) error {
 		s.broken = prev.broken
 		prev.memo.Lock()
 		s.netState = maps.Clone(prev.netState)
+		s.netMerged = maps.Clone(prev.netMerged)
 		prev.memo.Unlock()
 		if s.netState == nil {
 			s.netState = map[part]topology.State{}
@@ -321,6 +322,7 @@ func (s *snapshot) derive(prev *snapshot) error {
 	}
 	for n := range dirtyNets {
 		delete(s.netState, n)
+		delete(s.netMerged, n.network)
 		if len(ix.byNet[n]) == 0 {
 			delete(ix.byNet, n)
 		}

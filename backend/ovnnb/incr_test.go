@@ -495,4 +495,12 @@ func TestDeriveTouchesOnlyChangedRows(t *testing.T) {
 			t.Errorf("part %v: State carried over %v, it changed %v", p, same, p == changedPart)
 		}
 	}
+	for _, n := range s1.nets {
+		s0.memo.Lock()
+		a, b := s0.netMerged[n], s1.netMerged[n]
+		s0.memo.Unlock()
+		if same := reflect.ValueOf(a).FieldByName("parts").Pointer() == reflect.ValueOf(b).FieldByName("parts").Pointer(); (n == own.Network) == same {
+			t.Errorf("network %s: State carried over %v, it changed %v", n, same, n == own.Network)
+		}
+	}
 }

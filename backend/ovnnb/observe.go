@@ -71,6 +71,8 @@ type snapshot struct {
 	// by derive for the parts a change does not touch).
 	memo     sync.Mutex
 	netState map[part]topology.State
+	// netMerged holds each network's State: its parts' merged.
+	netMerged map[string]topology.State
 }
 
 // snapshotTables are read by one select transaction: the kinds' tables
@@ -330,20 +332,47 @@ func (s *snapshot) state(networks []string) (topology.State, error) {
 	if len(networks) == 0 {
 		networks = s.nets
 	}
-	var parts []topology.State
+	parts := make([]topology.State, 0, len(networks))
 	for _, n := range networks {
-		for _, p := range s.netParts[n] {
-			st, err := s.partState(p)
-			if err != nil {
-				return topology.State{}, err
-			}
-			parts = append(parts, st)
+		st, err := s.networkState(n)
+		if err != nil {
+			return topology.State{}, err
 		}
+		parts = append(parts, st)
 	}
 	st, err := scope.Merge(parts...)
 	if err != nil {
 		return topology.State{}, fmt.Errorf("ovnnb: observed rows do not form a state: %w", err)
 	}
+	return st, nil
+}
+
+// networkState returns network n's State (its parts merged), built once
+// per snapshot and kept by the next while none of its parts changes.
+// s.memo is held.
+func (s *snapshot) networkState(n string) (topology.State, error) {
+	if st, ok := s.netMerged[n]; ok {
+		return st, nil
+	}
+	var parts []topology.State
+	for _, p := range s.netParts[n] {
+		st, err := s.partState(p)
+		if err != nil {
+			return topology.State{}, err
+		}
+		parts = append(parts, st)
+	}
+	var st topology.State
+	if len(parts) > 0 {
+		var err error
+		if st, err = parts[0].Merge(parts[1:]...); err != nil {
+			return topology.State{}, fmt.Errorf("ovnnb: observed rows of network %q do not form a state: %w", n, err)
+		}
+	}
+	if s.netMerged == nil {
+		s.netMerged = map[string]topology.State{}
+	}
+	s.netMerged[n] = st
 	return st, nil
 }
 
