@@ -70,9 +70,10 @@ func icPlan(tb testing.TB, nodes, networks int) topology.State {
 //     operations Apply sends (Client.Operations, marshalled off the
 //     clock); each is undone off the clock.
 //
-// 500x100 is large: run it alone (-bench 'Scale/500x100').
+// 500x100 is large and 1000x100 (the 331,000-object zone) larger:
+// run each alone (-bench 'Scale/1000x100/(NoopSync|Observe)/monitor').
 func BenchmarkScale(b *testing.B) {
-	for _, size := range []struct{ networks, nodes int }{{100, 100}, {500, 100}} {
+	for _, size := range []struct{ networks, nodes int }{{100, 100}, {500, 100}, {1000, 100}} {
 		b.Run(fmt.Sprintf("%dx%d", size.networks, size.nodes), func(b *testing.B) {
 			benchScale(b, size.networks, size.nodes)
 		})
