@@ -42,6 +42,36 @@ var refColumns = func() map[string][]string {
 
 func isUUIDType(b *ovsdb.BaseType) bool { return b != nil && b.Type == ovsdb.TypeUUID }
 
+// soleMemberColumn maps a parent table and a member table to the parent's
+// member column holding rows of that table when it is the only column of
+// the parent referencing that table: a row of the member table that the
+// parent references is then in that column, with no search of it (a
+// router's static_routes hold hundreds).
+var soleMemberColumn = func() map[[2]string]string {
+	sch := nbdb.Schema()
+	refs := map[[2]string][]string{}
+	for t, cols := range refColumns {
+		for _, c := range cols {
+			cs := sch.Tables[t].Column(c)
+			for _, b := range []*ovsdb.BaseType{cs.TypeObj.Key, cs.TypeObj.Value} {
+				if !isUUIDType(b) {
+					continue
+				}
+				if rt, err := b.RefTable(); err == nil && rt != "" {
+					refs[[2]string{t, rt}] = append(refs[[2]string{t, rt}], c)
+				}
+			}
+		}
+	}
+	out := map[[2]string]string{}
+	for k, cols := range refs {
+		if len(cols) == 1 && nbrow.IsMemberColumn(k[0], cols[0]) {
+			out[k] = cols[0]
+		}
+	}
+	return out
+}()
+
 // rowIndex is what index derived from each row, kept with the snapshot so
 // that the snapshot of the next cache state re-indexes only the rows a
 // change touches (derive). Its maps are shared with later snapshots
@@ -143,6 +173,15 @@ func (s *snapshot) derive(prev *snapshot) error {
 	} else {
 		prevRows = prev.rows
 		changed = diffRows(prev.rows, s.rows)
+		total := 0
+		for _, t := range snapshotTables {
+			total += len(s.rows[t])
+		}
+		if 4*len(changed) > total {
+			// Most rows changed (a Sync from empty): building from
+			// scratch appends where deriving would copy.
+			return s.derive(nil)
+		}
 		p := prev.ix
 		s.ix = &rowIndex{info: maps.Clone(p.info), in: maps.Clone(p.in), cands: maps.Clone(p.cands),
 			dups: maps.Clone(p.dups), byNet: maps.Clone(p.byNet), brokenRows: maps.Clone(p.brokenRows)}
@@ -462,9 +501,14 @@ func (s *snapshot) parentRow(u string) (string, string) {
 		if _, ok := ownerOf(rowIDs(m)); !ok {
 			continue
 		}
+		if ui := s.ix.info[u]; ui != nil {
+			if _, ok := soleMemberColumn[[2]string{ri.table, ui.table}]; ok {
+				return ri.table, r // in is sorted: the smallest
+			}
+		}
 		for _, c := range cols {
 			if slices.Contains(nbrow.UUIDs(m, c), u) {
-				return ri.table, r // in is sorted: the smallest
+				return ri.table, r
 			}
 		}
 	}
