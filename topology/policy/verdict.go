@@ -34,6 +34,17 @@ func (p *Planner) Allows(from, to Endpoint, proto Protocol, port int32) bool {
 	return true
 }
 
+// AllowsEgress is Allows without the destination's ingress policies: what
+// the source's zone enforces when the destination pod lives in another
+// zone (its ingress ACLs are on its own node's switch).
+func (p *Planner) AllowsEgress(from, to Endpoint, proto Protocol, port int32) bool {
+	src, dst := p.endpointPod(from), p.endpointPod(to)
+	if src != nil && dst != nil && !p.connected(src, dst) {
+		return false
+	}
+	return src == nil || p.admits(src, Egress, dst, to.IP, dst, proto, port)
+}
+
 func (p *Planner) endpointPod(e Endpoint) *Pod {
 	if e.Name == "" {
 		return nil
