@@ -302,7 +302,8 @@ func mutateRows(rng *rand.Rand, rows map[string]map[string]model.Model, n int) s
 
 // withServices adds to plan, for each network, a load balancer attached
 // to its switches and groups, a port group of its switch ports with an
-// ACL, and an address set: rows whose owners and names come from others.
+// ACL, an address set and a QoS rule on a switch: rows whose owners and
+// names come from others.
 func withServices(tb testing.TB, plan topology.State) topology.State {
 	tb.Helper()
 	var b topology.Builder
@@ -337,6 +338,7 @@ func withServices(tb testing.TB, plan topology.State) topology.State {
 		b.Add(pg)
 		b.Add(topology.ACL{Owner: own, PortGroup: pg.Name, Direction: "to-lport", Priority: 1000, Match: "ip4", Action: "allow"})
 		b.Add(topology.AddressSet{Owner: own, Name: n + "_as", Addresses: []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}})
+		b.Add(topology.QoS{Owner: own, Switch: switches[n][0], Direction: "to-lport", Priority: 100, Match: "ip4", Action: topology.IntOptions{{Key: topology.QoSDSCP, Value: 10}}})
 	}
 	out, err := b.State()
 	if err != nil {
@@ -396,7 +398,7 @@ func TestDeriveProperty(t *testing.T) {
 		seeds = v
 	}
 	base := planRows(t, withServices(t, monBigPlan(t, 3, 4)))
-	for _, tb := range []string{nbdb.LoadBalancerTable, nbdb.PortGroupTable, nbdb.ACLTable, nbdb.AddressSetTable, nbdb.LoadBalancerGroupTable} {
+	for _, tb := range []string{nbdb.LoadBalancerTable, nbdb.PortGroupTable, nbdb.ACLTable, nbdb.AddressSetTable, nbdb.LoadBalancerGroupTable, nbdb.QoSTable} {
 		if len(base[tb]) == 0 {
 			t.Fatalf("no %s row in the rows", tb)
 		}
