@@ -134,11 +134,23 @@
 // adapter's tables, narrowed to the columns Observe reads, and Observe
 // builds its State from that client cache instead of a select (the State
 // is a copy of nothing the cache holds: later cache updates do not change
-// it). The snapshot of the cache, with each network's State, is built once
-// and reused while the cache does not change (the cache replaces a changed
-// row's model, so the same models are the same rows): an Observe of an
+// it). The snapshot of the cache, with the State of each network and of
+// each part of one (controller, network, node), is built once and reused
+// while the cache does not change (the cache replaces a changed row's
+// model, so the same models are the same rows): an Observe of an
 // unchanged cache costs one pass over its rows, and a Sync whose diff is
-// empty sends nothing at all. Apply and Sync plan against that snapshot
+// empty sends nothing at all. After a change, the next snapshot is derived
+// from the last: only the rows that changed and their neighbours along
+// references (the rows a changed row holds or stopped holding, all of
+// them when its name or owner changed; the rows referencing a row added,
+// deleted or renamed) are converted again, and only the parts whose
+// objects changed get a new State; the rest is shared. What a row reads
+// back as depends on nothing but the row and those neighbours (its
+// parent's name and owner, the names it references, the rows holding a
+// load balancer or referencing a group, a duplicate's rival), which is
+// what makes the derived snapshot equal to one built from scratch
+// (TestDeriveProperty). Telling what changed still compares every row's
+// model with the last snapshot's (pointers, no decoding). Apply and Sync plan against that snapshot
 // and check, each row by its UUID (which the server finds without a
 // scan), that the rows the plan touches or refers to (the rows it
 // updates, deletes, mutates or waits on, the members it moves, the rows
@@ -149,7 +161,7 @@
 // of its writes, so the server refuses it whole if the cache lagged; a
 // plan of several transactions reads the rows back first. Whenever a
 // check or any other wait of such a plan fails, the plan fails on the
-// cache, or it would check more than 2000 rows, they read and plan with
+// cache, or it would check more than 50,000 rows, they read and plan with
 // selects as without the monitor, so a refusal is still decided on a
 // fresh read. The guards are unchanged: the wait on a deleted parent's
 // members, the wait-guarded creates and the name indexes refuse what

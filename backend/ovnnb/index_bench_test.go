@@ -6,6 +6,7 @@ import (
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 
+	"github.com/udnkit/udnkit/internal/nbdb"
 	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/topology"
 )
@@ -56,4 +57,41 @@ func BenchmarkSnapshotIndex(b *testing.B) {
 			b.Fatalf("%d objects indexed, want %d", len(s.owned), want.Len())
 		}
 	}
+}
+
+// BenchmarkSnapshotDerive indexes the rows of a 100-node x 20-network
+// plan after one switch port changed, from the snapshot before the change
+// (what a monitored read after an update does), beside the full index of
+// the same rows.
+func BenchmarkSnapshotDerive(b *testing.B) {
+	rows := planRows(b, monBigPlan(b, 100, 20))
+	prev := fullIndex(b, rows)
+	if _, err := prev.state(nil); err != nil {
+		b.Fatal(err)
+	}
+	next := cloneRows(rows)
+	for u, m := range next[nbdb.LogicalSwitchPortTable] {
+		lsp := model.Clone(m).(*nbdb.LogicalSwitchPort)
+		lsp.Addresses = []string{"0a:58:0a:00:00:09 10.0.0.9"}
+		next[nbdb.LogicalSwitchPortTable][u] = lsp
+		break
+	}
+	b.Run("derive", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s := derived(b, prev, next)
+			if _, err := s.state(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("full", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s := fullIndex(b, next)
+			if _, err := s.state(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

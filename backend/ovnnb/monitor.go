@@ -543,7 +543,8 @@ func (m *monitor) echo(ctx context.Context) error {
 // indexed returns the snapshot of rows (a cache read, see cacheRows): the
 // last one built when the cache has not changed since (the cache replaces
 // a model on every change, so the same models are the same rows), else a
-// new one, kept for the next call.
+// new one derived from the last (re-indexing the rows that changed and
+// their neighbours), kept for the next call.
 func (m *monitor) indexed(rows map[string]map[string]model.Model) (*snapshot, error) {
 	m.mu.Lock()
 	last := m.last
@@ -555,7 +556,9 @@ func (m *monitor) indexed(rows map[string]map[string]model.Model) (*snapshot, er
 	}
 	s := newSnapshot()
 	s.rows = rows
-	if err := s.index(); err != nil {
+	// Only the rows the updates since the last snapshot touched are
+	// indexed again (derive).
+	if err := s.derive(last); err != nil {
 		return nil, err
 	}
 	m.mu.Lock()

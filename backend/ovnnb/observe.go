@@ -60,14 +60,19 @@ type snapshot struct {
 	// the zero Owner); read apart from the rows in partial snapshots, else
 	// built by index.
 	lbgRefs map[string][]lbgRef
-
-	// memo guards what state builds once per snapshot: the keys of the
-	// owned objects by network, the networks sorted, and each network's
-	// State.
-	memo     sync.Mutex
-	byNet    map[string][]objKey
+	// ix is what index derived from each row (see derive).
+	ix *rowIndex
+	// nets are the networks of the owned objects, sorted; netParts their
+	// parts, sorted.
 	nets     []string
-	netState map[string]topology.State
+	netParts map[string][]part
+
+	// memo guards each part's State, built once per snapshot (and kept
+	// by derive for the parts a change does not touch).
+	memo     sync.Mutex
+	netState map[part]topology.State
+	// netMerged holds each network's State: its parts' merged.
+	netMerged map[string]topology.State
 }
 
 // snapshotTables are read by one select transaction: the kinds' tables
@@ -217,156 +222,6 @@ func rowIDs(m model.Model) map[string]string {
 	return nil
 }
 
-// index builds the name maps and converts the owned rows to objects.
-func (s *snapshot) index() error {
-	total := 0
-	for _, rows := range s.rows {
-		total += len(rows)
-	}
-	if len(s.owned) == 0 && total > 64 {
-		// Sized once: growing them row by row cost a quarter of the time.
-		s.owned = make(map[objKey]observed, total)
-		s.name = make(map[string]string, total)
-		s.mine = make(map[string]topology.Controller, total)
-	}
-	for _, k := range topology.Kinds() {
-		for u, m := range s.rows[k.Table()] {
-			if n, ok := rowName(m); ok {
-				s.name[u] = n
-				if s.byName[k] == nil {
-					s.byName[k] = map[string][]string{}
-				}
-				s.byName[k][n] = append(s.byName[k][n], u)
-			}
-		}
-	}
-	for u, m := range s.rows[nbdb.GatewayChassisTable] {
-		s.gcs[u] = m.(*nbdb.GatewayChassis)
-	}
-	parent := make(map[string]rowRef, total) // member UUID → its parent
-	for _, t := range parentTables {
-		cols := nbrow.MemberColumns(t)
-		for u, m := range s.rows[t] {
-			if _, ok := ownerOf(rowIDs(m)); !ok {
-				continue
-			}
-			for _, col := range cols {
-				for _, c := range nbrow.UUIDs(m, col) {
-					parent[c] = rowRef{t, u}
-				}
-			}
-		}
-	}
-	// Load_Balancer_Group has no external_ids: a group is owned when the
-	// rows that reference it are all owned by one (controller, network).
-	if s.lbgRefs == nil {
-		s.lbgRefs = map[string][]lbgRef{}
-		for _, r := range lbgReferrers {
-			for u, m := range s.rows[r.table] {
-				addLBGRefs(s.lbgRefs, u, rowIDs(m), nbrow.UUIDs(m, r.column))
-			}
-		}
-	}
-	names := func(u string) string {
-		if n, ok := s.name[u]; ok {
-			return n
-		}
-		return u
-	}
-	attached := s.attachments()
-	for _, k := range topology.Kinds() {
-		hasAttachments := len(k.Descriptor().Attachments) > 0
-		for u, m := range s.rows[k.Table()] {
-			owner, ok := s.rowOwner(u, m)
-			if !ok {
-				continue
-			}
-			pr := parent[u]
-			p := pr.uuid
-			if s.extra[p] {
-				// A member of a duplicate parent goes with it when Sync
-				// deletes that parent.
-				s.mine[u] = canonController(owner.Controller)
-				continue
-			}
-			obj, err := fromRow(m, owner, names, pr.table, s.name[p], s.gcs)
-			if err != nil {
-				// One network's malformed row fails that network's
-				// Observe and Sync, not every network's.
-				if s.broken[owner.Network] == nil {
-					s.broken[owner.Network] = fmt.Errorf("%w: network %q: %v", ErrSchema, owner.Network, err)
-				}
-				continue
-			}
-			if hasAttachments {
-				obj = topology.WithAttached(obj, attached[u])
-			}
-			if _, member, isMember := parentOf(obj); isMember && member == "" {
-				// A member of no owned parent is not the SDK's to manage.
-				continue
-			}
-			key := objKey{k, obj.Key()}
-			o := observed{uuid: u, obj: obj, parent: p}
-			s.mine[u] = canonController(owner.Controller)
-			if prev, dup := s.owned[key]; dup {
-				// A duplicate (left by a writer without the create guard,
-				// see Apply): keep one, deterministically, and let Sync
-				// delete the others.
-				if !s.keeps(prev, o) {
-					prev, o = o, prev
-				}
-				s.extras = append(s.extras, prev)
-				s.extra[prev.uuid] = true
-			}
-			s.owned[key] = o
-		}
-	}
-	return nil
-}
-
-// attachments maps the UUID of every row of a kind with attachments (a
-// load balancer) that owned rows hold (groups, switches, routers) to the
-// names of those rows, in the order of its descriptor's Attachments,
-// sorted. A row udnkit does not own may hold the SDK's load balancers too:
-// that is its owner's business, so it is neither reported nor, through a
-// Diff, detached.
-func (s *snapshot) attachments() map[string][][]string {
-	out := map[string][][]string{}
-	for _, k := range topology.Kinds() {
-		s.attachmentsOf(k.Descriptor().Attachments, out)
-	}
-	for _, a := range out {
-		for j := range a {
-			slices.Sort(a[j])
-			a[j] = slices.Compact(a[j])
-		}
-	}
-	return out
-}
-
-func (s *snapshot) attachmentsOf(cols []topology.ParentColumn, out map[string][][]string) {
-	for j, c := range cols {
-		for u, m := range s.rows[c.Kind.Table()] {
-			lbs := nbrow.UUIDs(m, c.Column)
-			if len(lbs) == 0 {
-				continue // most rows: no owner to look up
-			}
-			name := s.name[u]
-			if _, owned := s.rowOwner(u, m); name == "" || !owned {
-				continue
-			}
-			for _, lb := range lbs {
-				a := out[lb]
-				if a == nil {
-					a = make([][]string, len(cols))
-					out[lb] = a
-				}
-				a[j] = append(a[j], name)
-			}
-		}
-	}
-}
-
 // rowOwner returns the owner of row u (m): a load balancer group's from
 // the rows that reference it (it has no external_ids), any other row's
 // from its external_ids. ok is false for a row udnkit does not own.
@@ -466,15 +321,6 @@ func (s *snapshot) state(networks []string) (topology.State, error) {
 	}
 	s.memo.Lock()
 	defer s.memo.Unlock()
-	if s.byNet == nil {
-		s.byNet = map[string][]objKey{}
-		for k, o := range s.owned {
-			n := o.obj.OwnedBy().Network
-			s.byNet[n] = append(s.byNet[n], k)
-		}
-		s.nets = slices.Sorted(maps.Keys(s.byNet))
-		s.netState = map[string]topology.State{}
-	}
 	var own topology.Builder
 	for _, n := range networks {
 		own.Own(n)
@@ -501,15 +347,43 @@ func (s *snapshot) state(networks []string) (topology.State, error) {
 	return st, nil
 }
 
-// networkState returns the owned objects of network n as a State (that
-// speaks for the (controller, network) pairs of its objects only), built
-// once per snapshot: States are immutable, so Observes of an unchanged
-// cache share them. s.memo is held.
+// networkState returns network n's State (its parts merged), built once
+// per snapshot and kept by the next while none of its parts changes.
+// s.memo is held.
 func (s *snapshot) networkState(n string) (topology.State, error) {
-	if st, ok := s.netState[n]; ok {
+	if st, ok := s.netMerged[n]; ok {
 		return st, nil
 	}
-	keys := s.byNet[n]
+	var parts []topology.State
+	for _, p := range s.netParts[n] {
+		st, err := s.partState(p)
+		if err != nil {
+			return topology.State{}, err
+		}
+		parts = append(parts, st)
+	}
+	var st topology.State
+	if len(parts) > 0 {
+		var err error
+		if st, err = parts[0].Merge(parts[1:]...); err != nil {
+			return topology.State{}, fmt.Errorf("ovnnb: observed rows of network %q do not form a state: %w", n, err)
+		}
+	}
+	if s.netMerged == nil {
+		s.netMerged = map[string]topology.State{}
+	}
+	s.netMerged[n] = st
+	return st, nil
+}
+
+// partState returns the owned objects of part p as a State, built once
+// per snapshot and kept by the next while p's objects do not change:
+// States are immutable, so Observes share them. s.memo is held.
+func (s *snapshot) partState(p part) (topology.State, error) {
+	if st, ok := s.netState[p]; ok {
+		return st, nil
+	}
+	keys := slices.Collect(maps.Keys(s.ix.byNet[p]))
 	slices.SortFunc(keys, func(a, b objKey) int {
 		if a.kind != b.kind {
 			return int(a.kind) - int(b.kind)
@@ -522,8 +396,8 @@ func (s *snapshot) networkState(n string) (topology.State, error) {
 	}
 	st, err := b.State()
 	if err != nil {
-		return topology.State{}, fmt.Errorf("ovnnb: observed rows of network %q do not form a state: %w", n, err)
+		return topology.State{}, fmt.Errorf("ovnnb: observed rows of network %q do not form a state: %w", p.network, err)
 	}
-	s.netState[n] = st
+	s.netState[p] = st
 	return st, nil
 }
