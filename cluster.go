@@ -111,6 +111,9 @@ func New(cfg Config) (*Cluster, error) {
 	if err := cfg.Cluster.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	if cfg.Policy.ACLLoggingRate < 0 {
+		return nil, fmt.Errorf("config: policy: aclLoggingRate: %w: %d is negative (0 is the default rate)", topology.ErrInvalid, cfg.Policy.ACLLoggingRate)
+	}
 	for _, f := range []struct {
 		what   string
 		dn, cl *[]netip.Prefix

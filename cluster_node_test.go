@@ -77,6 +77,9 @@ func TestPlanNode(t *testing.T) {
 // refuse is refused by New already (it validated and PlanNode refused it),
 // and by the zone's plan of a Cluster's Input taken as it is.
 func TestExternalBridgeValidatesAndPlans(t *testing.T) {
+	if _, err := New(Config{Policy: PolicyOptions{ACLLoggingRate: -1}}); !errors.Is(err, topology.ErrInvalid) || !strings.Contains(err.Error(), "aclLoggingRate") {
+		t.Errorf("a negative ACL logging rate: New = %v, want a refusal naming aclLoggingRate", err)
+	}
 	for _, bridge := range []string{"a/b", "-x", "a-bridge-name-too-long", "br\x00"} {
 		_, err := New(Config{Nodes: []topology.Node{testNode("node-a", 0)}, Cluster: topology.Cluster{ExternalBridge: bridge}})
 		if !errors.Is(err, topology.ErrInvalid) || !strings.Contains(err.Error(), "externalBridge") {

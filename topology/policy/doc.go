@@ -140,9 +140,7 @@
 //   - The Meter is planned while a namespace logs (the reference creates
 //     it at start-up), owned for the network "default".
 //   - The isolation's management addresses are those of every local node
-//     of the zone in one match (the reference's one node per zone);
-//     k8s.ovn.org/open-default-ports is read as JSON (the reference reads
-//     YAML, of which JSON is a subset).
+//     of the zone in one match (the reference's one node per zone).
 //   - Named ports are resolved per destination pod from its containers'
 //     ports ("tcp && ((ip4.dst == 10.128.1.4 && tcp.dst == 5432) || …)",
 //     protocol key "tcp-namedPort", the form the reference writes for admin

@@ -1,13 +1,14 @@
 package policy
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/topology"
@@ -75,8 +76,8 @@ func ParseOpenPorts(annotation string) ([]OpenPort, error) {
 		Protocol string `json:"protocol"`
 		Port     *int64 `json:"port"`
 	}
-	if err := json.Unmarshal([]byte(annotation), &raw); err != nil {
-		return nil, fmt.Errorf("annotations[%s]: %w: %s is not a JSON list of {protocol, port}: %v", AnnotationOpenPorts, ErrInvalid, names.Quote(annotation), err)
+	if err := yaml.Unmarshal([]byte(annotation), &raw); err != nil {
+		return nil, fmt.Errorf("annotations[%s]: %w: %s is not a YAML (or JSON) list of {protocol, port}: %v", AnnotationOpenPorts, ErrInvalid, names.Quote(annotation), err)
 	}
 	out := make([]OpenPort, 0, len(raw))
 	for i, r := range raw {

@@ -150,7 +150,8 @@ func TestParseOpenPorts(t *testing.T) {
 		{"tcp without a port", `[{"protocol":"tcp","port":80},{"protocol":"tcp"}]`, nil, "[1].port"},
 		{"port out of range", `[{"protocol":"tcp","port":65536}]`, nil, "65536 is not a port"},
 		{"negative port", `[{"protocol":"udp","port":-1}]`, nil, "-1 is not a port"},
-		{"not JSON", `- protocol: tcp`, nil, "is not a JSON list"},
+		{"YAML, as the reference reads it", "- protocol: tcp\n  port: 8080\n- protocol: icmp", []policy.OpenPort{{Protocol: "tcp", Port: 8080}, {Protocol: "icmp"}}, ""},
+		{"not a list", `protocol: tcp`, nil, "is not a YAML (or JSON) list"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := policy.ParseOpenPorts(tc.in)
