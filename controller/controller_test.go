@@ -135,6 +135,8 @@ func TestEndToEnd(t *testing.T) {
 		return nil
 	})
 
+	t.Run("workloads", func(t *testing.T) { checkWorkloads(t, e, ctl, nb) })
+
 	// The UDN admitted by the CRD but refused by the SDK: a status
 	// condition names the field; no NAD.
 	create(t, e, udn("blue", "bad", netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer2, Role: netconf.RoleSecondary, Subnets: []string{"10.40.0.0/33"}}))

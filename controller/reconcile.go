@@ -12,6 +12,8 @@ import (
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -41,6 +43,8 @@ type reconciler struct {
 	refused  map[string]error  // "<kind> <key>" → why the Cluster refused it
 	nbErr    error             // the last NB write's error, for statuses
 	passes   atomic.Int64      // Reconcile calls, for tests
+	syncs    atomic.Int64      // whole-zone Syncs (Plan), for tests
+	applies  atomic.Int64      // event Applies that had changes, for tests
 }
 
 func newReconciler(cfg Config, c client.Client, cluster *udnkit.Cluster) *reconciler {
@@ -55,6 +59,10 @@ type world struct {
 	cudns      []netconf.ClusterUserDefinedNetwork
 	nads       []nadv1.NetworkAttachmentDefinition
 	cncs       []connect.ClusterNetworkConnect
+	pods       []corev1.Pod
+	services   []corev1.Service
+	slices     []discoveryv1.EndpointSlice
+	policies   []networkingv1.NetworkPolicy
 }
 
 func (r *reconciler) list(ctx context.Context) (*world, error) {
@@ -66,8 +74,12 @@ func (r *reconciler) list(ctx context.Context) (*world, error) {
 		cudns netconf.ClusterUserDefinedNetworkList
 		nads  nadv1.NetworkAttachmentDefinitionList
 		cncs  connect.ClusterNetworkConnectList
+		pods  corev1.PodList
+		svcs  corev1.ServiceList
+		sls   discoveryv1.EndpointSliceList
+		nps   networkingv1.NetworkPolicyList
 	)
-	for _, l := range []client.ObjectList{&nodes, &nss, &udns, &cudns, &nads, &cncs} {
+	for _, l := range []client.ObjectList{&nodes, &nss, &udns, &cudns, &nads, &cncs, &pods, &svcs, &sls, &nps} {
 		if err := r.c.List(ctx, l); err != nil {
 			return nil, fmt.Errorf("list %T: %w", l, err)
 		}
@@ -83,6 +95,14 @@ func (r *reconciler) list(ctx context.Context) (*world, error) {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
 	slices.SortFunc(w.cncs, func(a, b connect.ClusterNetworkConnect) int { return strings.Compare(a.Name, b.Name) })
+	w.pods, w.services, w.slices, w.policies = pods.Items, svcs.Items, sls.Items, nps.Items
+	byKey := func(a, b metav1.Object) int {
+		return strings.Compare(a.GetNamespace()+"/"+a.GetName(), b.GetNamespace()+"/"+b.GetName())
+	}
+	slices.SortFunc(w.pods, func(a, b corev1.Pod) int { return byKey(&a, &b) })
+	slices.SortFunc(w.services, func(a, b corev1.Service) int { return byKey(&a, &b) })
+	slices.SortFunc(w.slices, func(a, b discoveryv1.EndpointSlice) int { return byKey(&a, &b) })
+	slices.SortFunc(w.policies, func(a, b networkingv1.NetworkPolicy) int { return byKey(&a, &b) })
 	return &w, nil
 }
 
@@ -115,6 +135,7 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	errs = append(errs, r.writeAnnotations(ctx, w))
 	r.nbErr = r.syncNB(ctx, events)
 	errs = append(errs, r.nbErr)
+	errs = append(errs, r.writePodAnnotations(ctx, w))
 	errs = append(errs, r.writeStatuses(ctx, w))
 	return reconcile.Result{}, errors.Join(errs...)
 }
@@ -203,6 +224,7 @@ func (r *reconciler) feed(w *world) []udnkit.Event {
 			return ev, err
 		})
 	}
+	events = append(events, r.feedWorkloads(w, seen)...)
 	for _, key := range slices.Sorted(maps.Keys(r.fed)) {
 		if seen[key] {
 			continue
@@ -229,9 +251,17 @@ func (r *reconciler) feed(w *world) []udnkit.Event {
 		case connect.Kind:
 			ev = r.cluster.RemoveConnect(name)
 		default:
-			continue
+			var ok bool
+			if ev, ok = r.removeWorkload(kind, name); !ok {
+				continue
+			}
 		}
 		events = append(events, ev)
+	}
+	for key := range r.refused {
+		if !seen[key] {
+			delete(r.refused, key) // a refused pod that is gone
+		}
 	}
 	return events
 }
@@ -420,7 +450,8 @@ func (r *reconciler) syncNB(ctx context.Context, events []udnkit.Event) error {
 	if r.planned {
 		for _, ev := range events {
 			changes, err := r.cluster.PlanEvent(r.cfg.Zone, ev)
-			if err == nil {
+			if err == nil && len(changes) > 0 {
+				r.applies.Add(1)
 				_, err = nb.Apply(ctx, changes)
 			}
 			if err != nil {
@@ -461,6 +492,7 @@ func (r *reconciler) syncNB(ctx context.Context, events []udnkit.Event) error {
 			return fmt.Errorf("plan zone %s: %w", r.cfg.Zone, err)
 		}
 	}
+	r.syncs.Add(1)
 	if _, _, err := nb.Sync(ctx, st); err != nil {
 		return fmt.Errorf("sync zone %s: %w", r.cfg.Zone, err)
 	}
