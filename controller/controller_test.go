@@ -137,27 +137,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("workloads", func(t *testing.T) { checkWorkloads(t, e, ctl, nb) })
 
-	// The UDN admitted by the CRD but refused by the SDK: a status
-	// condition names the field; no NAD.
-	create(t, e, udn("blue", "bad", netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer2, Role: netconf.RoleSecondary, Subnets: []string{"10.40.0.0/33"}}))
-	eventually(t, "refused UDN's status", func() error {
-		var u netconf.UserDefinedNetwork
-		if err := e.c.Get(context.Background(), client.ObjectKey{Namespace: "blue", Name: "bad"}, &u); err != nil {
-			return err
-		}
-		if err := condition(u.Status.Conditions, netconf.ConditionNetworkReady, metav1.ConditionFalse); err != nil {
-			return err
-		}
-		for _, c := range u.Status.Conditions {
-			if c.Reason == netconf.ReasonInvalidSpec && strings.Contains(c.Message, "spec.subnets[0]") {
-				return nil
-			}
-		}
-		return fmt.Errorf("no InvalidSpec condition naming spec.subnets[0]: %v", u.Status.Conditions)
-	})
-	if err := e.c.Get(context.Background(), client.ObjectKey{Namespace: "blue", Name: "bad"}, &nadv1.NetworkAttachmentDefinition{}); err == nil {
-		t.Error("a NAD was written for the refused UDN blue/bad")
-	}
+	t.Run("refused", func(t *testing.T) { checkRefused(t, e, ctl, nb) })
 
 	// Deleting a UDN deletes its NAD and its NB rows.
 	before := maps.Clone(nadAnnotations(t, e))
