@@ -94,7 +94,7 @@ func converged(t *testing.T, e *env) {
 // statuses and NB rows; the NB holds exactly the Cluster's plan.
 func TestEndToEnd(t *testing.T) {
 	e := startEnv(t)
-	nb := embeddedNB(t)
+	nb, count := countedNB(t)
 	scenario(t, e)
 	ctl := run(t, e, Config{Zone: "node1", NB: nb})
 	converged(t, e)
@@ -136,6 +136,7 @@ func TestEndToEnd(t *testing.T) {
 	})
 
 	t.Run("workloads", func(t *testing.T) { checkWorkloads(t, e, ctl, nb) })
+	t.Run("steady", func(t *testing.T) { checkSteady(t, e, ctl, nb, count) })
 
 	t.Run("refused", func(t *testing.T) { checkRefused(t, e, ctl, nb) })
 
