@@ -78,7 +78,15 @@ type Controller struct {
 var requestKey = reconcile.Request{NamespacedName: types.NamespacedName{Name: "cluster"}}
 
 // New returns a Controller on the API server of restCfg. Run starts it.
+// A restCfg without QPS gets no client-side rate limit (client-go's
+// default of 5 requests a second would take minutes to write a thousand
+// NADs); the API server's priority and fairness still apply, as with
+// controller-runtime's own config loader.
 func New(restCfg *rest.Config, cfg Config) (*Controller, error) {
+	if restCfg.QPS == 0 && restCfg.RateLimiter == nil {
+		restCfg = rest.CopyConfig(restCfg)
+		restCfg.QPS = -1
+	}
 	if cfg.Zone == "" {
 		return nil, errors.New("controller: Config.Zone: empty; name the node whose zone this controller programs")
 	}

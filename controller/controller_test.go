@@ -96,7 +96,8 @@ func TestEndToEnd(t *testing.T) {
 	e := startEnv(t)
 	nb, count := countedNB(t)
 	scenario(t, e)
-	ctl := run(t, e, Config{Zone: "node1", NB: nb})
+	g := &gate{}
+	ctl := run(t, e, Config{Zone: "node1", NB: nb, hook: g.hook})
 	converged(t, e)
 
 	var nad nadv1.NetworkAttachmentDefinition
@@ -137,6 +138,7 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("workloads", func(t *testing.T) { checkWorkloads(t, e, ctl, nb) })
 	t.Run("steady", func(t *testing.T) { checkSteady(t, e, ctl, nb, count) })
+	t.Run("one-pass", func(t *testing.T) { checkOnePass(t, e, ctl, g) })
 
 	t.Run("refused", func(t *testing.T) { checkRefused(t, e, ctl, nb) })
 

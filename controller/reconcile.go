@@ -38,13 +38,15 @@ type reconciler struct {
 	cluster *udnkit.Cluster
 
 	restored bool
-	planned  bool              // the zone was Planned and Synced: events apply
-	fed      map[string]string // "<kind> <key>" → fingerprint of what was fed
-	refused  map[string]error  // "<kind> <key>" → why the Cluster refused it
-	nbErr    error             // the last NB write's error, for statuses
-	passes   atomic.Int64      // Reconcile calls, for tests
-	syncs    atomic.Int64      // whole-zone Syncs (Plan), for tests
-	applies  atomic.Int64      // event Applies that had changes, for tests
+	planned  bool               // the zone was Planned and Synced: events apply
+	replan   bool               // an event could not be planned: plan the zone
+	pending  []topology.Changes // the pass's events' changes, in order
+	fed      map[string]string  // "<kind> <key>" → fingerprint of what was fed
+	refused  map[string]error   // "<kind> <key>" → why the Cluster refused it
+	nbErr    error              // the last NB write's error, for statuses
+	passes   atomic.Int64       // Reconcile calls, for tests
+	syncs    atomic.Int64       // whole-zone Syncs (Plan), for tests
+	applies  atomic.Int64       // event Applies that had changes, for tests
 }
 
 func newReconciler(cfg Config, c client.Client, cluster *udnkit.Cluster) *reconciler {
@@ -120,7 +122,7 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 			return reconcile.Result{}, err
 		}
 	}
-	events := r.feed(w)
+	r.feed(w)
 	if !r.restored {
 		if freed := r.cluster.EndRestore(); len(freed) > 0 {
 			r.cfg.Logger.Info("freed the allocations of objects deleted while no controller ran", "objects", freed)
@@ -133,7 +135,7 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 		r.cfg.hook(ctx, "nads")
 	}
 	errs = append(errs, r.writeAnnotations(ctx, w))
-	r.nbErr = r.syncNB(ctx, events)
+	r.nbErr = r.syncNB(ctx)
 	errs = append(errs, r.nbErr)
 	errs = append(errs, r.writePodAnnotations(ctx, w))
 	errs = append(errs, r.writeStatuses(ctx, w))
@@ -158,11 +160,11 @@ func (r *reconciler) restore(w *world) error {
 	return nil
 }
 
-// feed hands the Cluster what changed since the last pass and returns the
-// events: nodes first, then namespaces, networks, connects; removals of
-// what is gone last.
-func (r *reconciler) feed(w *world) []udnkit.Event {
-	var events []udnkit.Event
+// feed hands the Cluster what changed since the last pass, nodes first,
+// then namespaces, networks, connects, pods, Services and policies;
+// removals of what is gone last. Each event is planned as it comes
+// (event).
+func (r *reconciler) feed(w *world) {
 	seen := map[string]bool{}
 	set := func(key, fp string, do func() (udnkit.Event, error)) {
 		seen[key] = true
@@ -175,7 +177,7 @@ func (r *reconciler) feed(w *world) []udnkit.Event {
 			r.cfg.Logger.Info("refused", "object", key, "error", err.Error())
 		} else {
 			delete(r.refused, key)
-			events = append(events, ev)
+			r.event(ev)
 		}
 		r.fed[key] = fp
 	}
@@ -224,7 +226,7 @@ func (r *reconciler) feed(w *world) []udnkit.Event {
 			return ev, err
 		})
 	}
-	events = append(events, r.feedWorkloads(w, seen)...)
+	r.feedWorkloads(w, seen)
 	for _, key := range slices.Sorted(maps.Keys(r.fed)) {
 		if seen[key] {
 			continue
@@ -256,14 +258,13 @@ func (r *reconciler) feed(w *world) []udnkit.Event {
 				continue
 			}
 		}
-		events = append(events, ev)
+		r.event(ev)
 	}
 	for key := range r.refused {
 		if !seen[key] {
 			delete(r.refused, key) // a refused pod that is gone
 		}
 	}
-	return events
 }
 
 // fingerprint identifies what the Cluster was fed of an object.
@@ -439,23 +440,40 @@ func (r *reconciler) writeAnnotations(ctx context.Context, w *world) error {
 	return errors.Join(errs...)
 }
 
+// event plans the changes of ev at once, right after the call that
+// returned it (a later call's changes may build on its rows), and queues
+// them for syncNB. Before the zone's first Sync, or once an event could
+// not be planned, syncNB plans the whole zone instead.
+func (r *reconciler) event(ev udnkit.Event) {
+	if r.cfg.NB == nil || !r.planned || r.replan {
+		return
+	}
+	changes, err := r.cluster.PlanEvent(r.cfg.Zone, ev)
+	if err != nil {
+		r.cfg.Logger.Info("event not planned: planning the zone again", "event", ev.Kind.String(), "error", err.Error())
+		r.replan, r.pending = true, nil
+		return
+	}
+	if len(changes) > 0 {
+		r.pending = append(r.pending, changes)
+	}
+}
+
 // syncNB makes the zone's NB hold the Cluster's plan: Plan and Sync the
-// first time (and after a failed write), then only the changes of each
-// event (PlanEvent).
-func (r *reconciler) syncNB(ctx context.Context, events []udnkit.Event) error {
+// first time (and after a failed write or plan), then only the changes of
+// the pass's events, in order.
+func (r *reconciler) syncNB(ctx context.Context) error {
 	nb := r.cfg.NB
+	pending, replan := r.pending, r.replan
+	r.pending, r.replan = nil, false
 	if nb == nil {
 		return nil
 	}
-	if r.planned {
-		for _, ev := range events {
-			changes, err := r.cluster.PlanEvent(r.cfg.Zone, ev)
-			if err == nil && len(changes) > 0 {
-				r.applies.Add(1)
-				_, err = nb.Apply(ctx, changes)
-			}
-			if err != nil {
-				r.cfg.Logger.Info("event not applied: planning the zone again", "event", ev.Kind.String(), "error", err.Error())
+	if r.planned && !replan {
+		for _, changes := range pending {
+			r.applies.Add(1)
+			if _, err := nb.Apply(ctx, changes); err != nil {
+				r.cfg.Logger.Info("event not applied: planning the zone again", "error", err.Error())
 				r.planned = false
 				break
 			}
@@ -464,6 +482,7 @@ func (r *reconciler) syncNB(ctx context.Context, events []udnkit.Event) error {
 			return nil
 		}
 	}
+	r.planned = false // until the Sync below succeeds
 	st, err := r.cluster.Plan(r.cfg.Zone)
 	if errors.Is(err, udnkit.ErrZoneNotReady) {
 		return nil // the local node is not ready: its update requeues

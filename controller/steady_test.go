@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"sync"
 	"testing"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
@@ -93,5 +94,73 @@ func checkSteady(t *testing.T, e *env, ctl *running, nb *ovnnb.Client, count *nb
 		if before[k] != v {
 			t.Errorf("passes with nothing changed wrote %s: resourceVersion %s, was %s", k, v, before[k])
 		}
+	}
+}
+
+// gate holds the controller's passes at the "nads" hook while closed.
+type gate struct {
+	mu     sync.Mutex
+	held   chan struct{} // closed by a pass that waits at the gate
+	open   chan struct{}
+	closed bool
+}
+
+func (g *gate) hook(_ context.Context, point string) {
+	if point != "nads" {
+		return
+	}
+	g.mu.Lock()
+	if !g.closed {
+		g.mu.Unlock()
+		return
+	}
+	held, open := g.held, g.open
+	g.closed = false // one pass waits
+	g.mu.Unlock()
+	close(held)
+	<-open
+}
+
+// close makes the next pass wait at the hook until release.
+func (g *gate) close() (held, release chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.held, g.open, g.closed = make(chan struct{}), make(chan struct{}), true
+	return g.held, g.open
+}
+
+// checkOnePass: a namespace and its primary UDN that one pass meets
+// together are applied as that pass's events (each planned right after
+// its Set: planned after both, the namespace's event named the network's
+// management port before the network's event created it, and the zone
+// was planned again).
+func checkOnePass(t *testing.T, e *env, ctl *running, g *gate) {
+	ctx := context.Background()
+	syncs := ctl.c.r.syncs.Load()
+	held, release := g.close()
+	var ns corev1.Namespace
+	if err := e.c.Get(ctx, client.ObjectKey{Name: "blue"}, &ns); err != nil {
+		t.Fatal(err)
+	}
+	base := ns.DeepCopy()
+	ns.Annotations = map[string]string{"example.com/touched": "gate"}
+	if err := e.c.Patch(ctx, &ns, client.MergeFrom(base)); err != nil {
+		t.Fatal(err)
+	}
+	<-held // a pass waits: what follows comes to the next one together
+	create(t, e, namespace("teal", map[string]string{netconf.LabelPrimaryUDN: ""}),
+		udn("teal", "net", netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer3, Role: netconf.RolePrimary, Subnets: []string{"10.70.0.0/16/24"}}))
+	var nt corev1.Namespace
+	eventually(t, "the cache has both", func() error {
+		var u netconf.UserDefinedNetwork
+		if err := ctl.c.mgr.GetCache().Get(ctx, client.ObjectKey{Namespace: "teal", Name: "net"}, &u); err != nil {
+			return err
+		}
+		return ctl.c.mgr.GetCache().Get(ctx, client.ObjectKey{Name: "teal"}, &nt)
+	})
+	close(release)
+	eventually(t, "UDN teal/net", func() error { return udnReady(e, "teal", "net") })
+	if n := ctl.c.r.syncs.Load(); n != syncs {
+		t.Errorf("a namespace and its UDN in one pass planned the zone again (%d Syncs, were %d)", n, syncs)
 	}
 }

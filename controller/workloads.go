@@ -36,8 +36,7 @@ const (
 // same pass, and marks what it saw in seen. Pods that carry a
 // k8s.ovn.org/pod-networks annotation are set before the new ones, so a
 // new pod never takes an address a recorded one holds.
-func (r *reconciler) feedWorkloads(w *world, seen map[string]bool) []udnkit.Event {
-	var events []udnkit.Event
+func (r *reconciler) feedWorkloads(w *world, seen map[string]bool) {
 	primaries := r.primaryNADs()
 	nsLabels := map[string]map[string]string{}
 	for _, ns := range w.namespaces {
@@ -84,7 +83,7 @@ func (r *reconciler) feedWorkloads(w *world, seen map[string]bool) []udnkit.Even
 		}
 		delete(r.refused, key)
 		r.fed[key] = fp
-		events = append(events, ev)
+		r.event(ev)
 	}
 
 	pods := map[string]*corev1.Pod{}
@@ -115,7 +114,7 @@ func (r *reconciler) feedWorkloads(w *world, seen map[string]bool) []udnkit.Even
 		}
 		delete(r.refused, key)
 		r.fed[key] = string(b)
-		events = append(events, ev)
+		r.event(ev)
 	}
 
 	for i := range w.policies {
@@ -141,9 +140,8 @@ func (r *reconciler) feedWorkloads(w *world, seen map[string]bool) []udnkit.Even
 		}
 		delete(r.refused, key)
 		r.fed[key] = fp
-		events = append(events, ev)
+		r.event(ev)
 	}
-	return events
 }
 
 // removeWorkload forgets a pod, Service or NetworkPolicy no longer seen.

@@ -66,7 +66,7 @@ func firstIP(pn netconf.PodNetworks, nad string) (netip.Addr, error) {
 
 // nbPlan waits until the NB holds exactly the controller's plan of zone
 // and returns it.
-func nbPlan(t *testing.T, ctl *running, nb *ovnnb.Client, zone string) topology.State {
+func nbPlan(t testing.TB, ctl *running, nb *ovnnb.Client, zone string) topology.State {
 	t.Helper()
 	var got topology.State
 	eventually(t, "NB holds the plan", func() error {
