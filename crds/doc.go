@@ -9,7 +9,8 @@
 //	go generate ./crds
 //
 // TestCRDsCurrent fails when the YAML here is not what the types generate.
-// All returns the CRDs decoded, for installing them (internal/kubetest).
+// All returns the CRDs decoded; Install creates them on an API server (with
+// NAD, a NetworkAttachmentDefinition CRD for clusters without Multus).
 //
 // The CEL rules repeat the checks of netconf.ValidateUDN, ValidateCUDN,
 // connect.Validate and podnetwork's Validate* (updates included) that need

@@ -4,7 +4,10 @@
 // ClusterNetworkConnects, writes back NADs, allocation annotations and
 // statuses, and programs one zone's OVN Northbound database.
 //
-//	udnkit-controller --kubeconfig ~/.kube/config --node node1
+//	udnkit-controller --kubeconfig ~/.kube/config --node node1 --install-crds
+//
+// --install-crds first creates (or updates) udnkit's CRDs, and a
+// NetworkAttachmentDefinition CRD where Multus's is absent.
 //
 // Without --nb it programs an embedded, in-memory Northbound database (a dry
 // run against a real API server); --nb names a real one
@@ -27,22 +30,27 @@ import (
 
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/controller"
+	"github.com/udnkit/udnkit/crds"
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "udnkit-controller:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
+// run runs the controller until ctx ends.
+func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("udnkit-controller", flag.ContinueOnError)
 	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the API server (in-cluster configuration when empty)")
 	nb := fs.String("nb", "", "Northbound database endpoints, comma separated; empty runs an embedded in-memory one")
 	node := fs.String("node", "", "the node whose zone this controller programs (required)")
 	elect := fs.Bool("leader-elect", true, "elect one leader among replicas with a Lease")
 	leaseNS := fs.String("lease-namespace", "kube-system", "namespace of the leader election Lease")
+	install := fs.Bool("install-crds", false, "create or update udnkit's CRDs (and a NetworkAttachmentDefinition CRD where none exists) first")
 	verbose := fs.Int("v", 0, "log verbosity")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -54,8 +62,15 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	if *install {
+		all, err := crds.All()
+		if err != nil {
+			return err
+		}
+		if err := crds.Install(ctx, cfg, append(all, crds.NAD())...); err != nil {
+			return fmt.Errorf("install CRDs: %w", err)
+		}
+	}
 	client, closeNB, err := ovnnb.Open(ctx, *nb)
 	if err != nil {
 		return fmt.Errorf("northbound database: %w", err)
