@@ -61,7 +61,7 @@ func BenchmarkUDNs(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		e := startEnv(b)
-		nb, count := countedNB(b)
+		nb, count := countedNB(b, os.Getenv("UDNKIT_BENCH_MONITOR") != "")
 		create(b, e, node("node1", 1), node("node2", 2))
 		ctl := run(b, e, Config{Zone: "node1", NB: nb, Logger: benchLogger()})
 		eventually(b, "node annotations", func() error {

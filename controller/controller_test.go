@@ -94,7 +94,7 @@ func converged(t *testing.T, e *env) {
 // statuses and NB rows; the NB holds exactly the Cluster's plan.
 func TestEndToEnd(t *testing.T) {
 	e := startEnv(t)
-	nb, count := countedNB(t)
+	nb, count := countedNB(t, false)
 	scenario(t, e)
 	g := &gate{}
 	ctl := run(t, e, Config{Zone: "node1", NB: nb, hook: g.hook})

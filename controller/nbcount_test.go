@@ -64,8 +64,9 @@ func (n *nbCounter) count(msg map[string]json.RawMessage) {
 }
 
 // countedNB starts an embedded NB behind a counting relay and returns a
-// client dialled through the relay, and the counter.
-func countedNB(t testing.TB) (*ovnnb.Client, *nbCounter) {
+// client dialled through the relay (with a monitor when monitor is set),
+// and the counter.
+func countedNB(t testing.TB, monitor bool) (*ovnnb.Client, *nbCounter) {
 	t.Helper()
 	e, err := ovnnb.StartEmbedded()
 	if err != nil {
@@ -105,7 +106,7 @@ func countedNB(t testing.TB) (*ovnnb.Client, *nbCounter) {
 			}()
 		}
 	}()
-	nb, err := ovnnb.Dial(context.Background(), ovnnb.Config{Endpoints: []string{"tcp:" + l.Addr().String()}})
+	nb, err := ovnnb.Dial(context.Background(), ovnnb.Config{Endpoints: []string{"tcp:" + l.Addr().String()}, Monitor: monitor})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,18 @@
 // Command udnkit-controller runs udnkit's reference controller: it watches
 // a Kubernetes API server's Nodes, Namespaces, UserDefinedNetworks,
-// ClusterUserDefinedNetworks, NetworkAttachmentDefinitions and
-// ClusterNetworkConnects, writes back NADs, allocation annotations and
-// statuses, and programs one zone's OVN Northbound database.
+// ClusterUserDefinedNetworks, NetworkAttachmentDefinitions,
+// ClusterNetworkConnects, Pods, Services, EndpointSlices and
+// NetworkPolicies, writes back NADs, allocation and pod-networks
+// annotations and statuses, and programs one zone's OVN Northbound database.
 //
 //	udnkit-controller --kubeconfig ~/.kube/config --node node1 --install-crds
 //
 // --install-crds first creates (or updates) udnkit's CRDs, and a
 // NetworkAttachmentDefinition CRD where Multus's is absent.
 //
-// Without --nb it programs an embedded, in-memory Northbound database (a dry
-// run against a real API server); --nb names a real one
+// It keeps a monitor of the NB (ovnnb.Config.Monitor). Without --nb it
+// programs an embedded, in-memory Northbound database (a dry run against a
+// real API server); --nb names a real one
 // ("unix:/run/ovn/ovnnb_db.sock" or "tcp:10.0.0.2:6641", comma separated for
 // a clustered database). Replicas elect a leader with a Lease unless
 // --leader-elect=false.
@@ -22,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/go-logr/logr"
@@ -71,7 +74,7 @@ func run(ctx context.Context, args []string) error {
 			return fmt.Errorf("install CRDs: %w", err)
 		}
 	}
-	client, closeNB, err := ovnnb.Open(ctx, *nb)
+	client, closeNB, err := openNB(ctx, *nb)
 	if err != nil {
 		return fmt.Errorf("northbound database: %w", err)
 	}
@@ -84,4 +87,26 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	return c.Run(ctx)
+}
+
+// openNB dials endpoints (comma separated), or an embedded NB when empty,
+// with the client's monitor: each event's Apply then plans against the
+// cache and checks the rows it touches by UUID instead of selecting them
+// (BENCHMARKS.md: 300 UDNs converge 3.5 times faster here).
+func openNB(ctx context.Context, endpoints string) (*ovnnb.Client, func(), error) {
+	stop := func() {}
+	cfg := ovnnb.Config{Endpoints: strings.Split(endpoints, ","), Monitor: true}
+	if endpoints == "" {
+		e, err := ovnnb.StartEmbedded()
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.Endpoints, stop = e.Config().Endpoints, func() { _ = e.Close() }
+	}
+	c, err := ovnnb.Dial(ctx, cfg)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return c, func() { c.Close(); stop() }, nil
 }
