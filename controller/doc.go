@@ -20,10 +20,19 @@
 //     tunnel key and subnets on ClusterNetworkConnects), with JSON merge
 //     patches of the annotations that differ;
 //   - the zone's Northbound database: Plan and ovnnb Sync on the first pass
-//     (and after any failed plan or write), then only the events' changes,
-//     in order; a pass that finds nothing changed sends the NB nothing;
+//     (and after any failed plan or write, or a pass of more than 32
+//     events, where one Sync costs less than their plans and Applies),
+//     then only the events' changes, in order; a pass that finds nothing
+//     changed sends the NB nothing. A whole-zone Sync also removes the
+//     scopes of the Cluster's controllers it no longer plans (networks,
+//     connects, links deleted while no controller ran), the topology's
+//     last;
 //   - each pod's k8s.ovn.org/pod-networks annotation
-//     (Cluster.PodAnnotation, a JSON merge patch). Pods that carry one are
+//     (Cluster.PodAnnotation, a JSON merge patch), written before the NB
+//     (a pass whose annotations fail writes no NB row, and the next plans
+//     the zone): no port in the NB holds an address or tunnel key that no
+//     annotation records, which a restarted controller could give another
+//     pod. Pods that carry one are
 //     set before new ones, so a restarted controller gives no new pod an
 //     address a recorded pod holds; a pod of a namespace that asks for a
 //     primary UDN waits until the Cluster holds one. Host-networked,
@@ -59,9 +68,7 @@
 // A rest.Config without QPS gets no client-side rate limit (client-go's
 // default of 5 requests a second), as controller-runtime's loader does.
 //
-// Not yet: egress IP and QoS, PodNetwork and PodNetworkAttachment objects
-// (their CRDs are in package crds), writing the mirrored EndpointSlices;
-// NB rows of a network deleted while no controller ran are not all removed
-// (the replan removes its topology rows only; the policy controller's
-// stay).
+// Not yet: egress IP and QoS (their rows are left alone), PodNetwork and
+// PodNetworkAttachment objects (their CRDs are in package crds), writing
+// the mirrored EndpointSlices.
 package controller

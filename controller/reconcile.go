@@ -28,6 +28,9 @@ import (
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/pods"
+	"github.com/udnkit/udnkit/topology/policy"
+	"github.com/udnkit/udnkit/topology/services"
 )
 
 // reconciler holds the Cluster and what it was last fed. Reconcile runs
@@ -135,9 +138,16 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 		r.cfg.hook(ctx, "nads")
 	}
 	errs = append(errs, r.writeAnnotations(ctx, w))
-	r.nbErr = r.syncNB(ctx)
+	// Pods' addresses are recorded before their ports reach the NB: a
+	// controller killed in between leaves no port whose address or tunnel
+	// key the next one does not restore (and could give another pod).
+	if err := r.writePodAnnotations(ctx, w); err != nil {
+		r.pending, r.replan = nil, true
+		r.nbErr = err
+	} else {
+		r.nbErr = r.syncNB(ctx)
+	}
 	errs = append(errs, r.nbErr)
-	errs = append(errs, r.writePodAnnotations(ctx, w))
 	errs = append(errs, r.writeStatuses(ctx, w))
 	return reconcile.Result{}, errors.Join(errs...)
 }
@@ -457,7 +467,19 @@ func (r *reconciler) event(ev udnkit.Event) {
 	if len(changes) > 0 {
 		r.pending = append(r.pending, changes)
 	}
+	if len(r.pending) > maxPassEvents {
+		// A burst (a thousand UDNs created at once): each event's plan and
+		// Apply costs about what one whole-zone Plan and Sync costs, so
+		// the pass plans the zone once instead.
+		r.cfg.Logger.V(1).Info("many events in one pass: planning the zone", "events", len(r.pending))
+		r.replan, r.pending = true, nil
+	}
 }
+
+// maxPassEvents is the most event change sets a pass applies one by one;
+// past it the pass plans and Syncs the whole zone (BENCHMARKS.md, the
+// controller at 1,000 UDNs).
+const maxPassEvents = 32
 
 // syncNB makes the zone's NB hold the Cluster's plan: Plan and Sync the
 // first time (and after a failed write or plan), then only the changes of
@@ -490,34 +512,51 @@ func (r *reconciler) syncNB(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("plan zone %s: %w", r.cfg.Zone, err)
 	}
-	// The NB may hold networks the Cluster no longer has (deleted while no
-	// controller ran, or while events could not be applied): Sync speaks
-	// for the planned networks only, so remove the others' network rows
-	// explicitly.
+	// The NB may hold rows the Cluster no longer plans (networks, connects,
+	// links deleted while no controller ran, or while events could not be
+	// applied): Sync speaks for what it plans only, so the scopes of the
+	// Cluster's controllers that the plan does not speak for are removed
+	// after it, the topology's last (other controllers' rows hang off its
+	// routers and switches, and the adapter deletes no row with another's
+	// members).
 	observed, err := nb.Observe(ctx)
 	if err != nil {
 		return fmt.Errorf("observe zone %s: %w", r.cfg.Zone, err)
-	}
-	var gone []string
-	for _, n := range observed.Networks() {
-		if !st.SpeaksFor(topology.ControllerTopology, n) && observed.SpeaksFor(topology.ControllerTopology, n) {
-			if _, known := r.cluster.Network(n); !known {
-				gone = append(gone, n)
-			}
-		}
-	}
-	if len(gone) > 0 {
-		if st, err = st.Merge(topology.Removal(gone...)); err != nil {
-			return fmt.Errorf("plan zone %s: %w", r.cfg.Zone, err)
-		}
 	}
 	r.syncs.Add(1)
 	if _, _, err := nb.Sync(ctx, st); err != nil {
 		return fmt.Errorf("sync zone %s: %w", r.cfg.Zone, err)
 	}
+	for _, group := range [][]topology.Controller{clusterControllers, {topology.ControllerTopology}} {
+		var stale []topology.State
+		for _, c := range group {
+			for _, scope := range observed.Scope(c) {
+				if !st.SpeaksFor(c, scope) {
+					stale = append(stale, topology.RemovalFor(c, scope))
+				}
+			}
+		}
+		if len(stale) == 0 {
+			continue
+		}
+		removal, err := topology.State{}.Merge(stale...)
+		if err == nil {
+			_, _, err = nb.Sync(ctx, removal)
+		}
+		if err != nil {
+			return fmt.Errorf("sync zone %s: remove rows no longer planned: %w", r.cfg.Zone, err)
+		}
+	}
 	r.planned = true
 	return nil
 }
+
+// clusterControllers are the controllers besides the topology whose rows
+// the Cluster plans: a scope of theirs the zone's plan does not speak for
+// is stale. (Egress IP and QoS are not behind the Cluster yet: their rows
+// are left alone.)
+var clusterControllers = []topology.Controller{connect.ControllerConnect, connect.ControllerPrimaryLinks,
+	services.ControllerServices, pods.ControllerPods, policy.Controller}
 
 // writeStatuses writes the UDN, CUDN and CNC statuses that differ, through
 // the status subresource, retrying on conflicts.
