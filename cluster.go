@@ -76,6 +76,7 @@ type Cluster struct {
 	portKeys map[string]*portKeys        // Layer2 network → pod port tunnel keys
 	services map[string]services.Service // "<namespace>/<name>"
 	policies map[string]policy.Policy    // "<namespace>/<name>"
+	egress   egressState                 // EgressIPs, EgressQoS, egress nodes (cluster_egress.go)
 	planned  map[string]*zonePlan
 	stored   *stored // between Restore and EndRestore
 	// defaultSubnets are the default network's entries of the nodes'
@@ -107,6 +108,9 @@ var ErrZoneNotReady = sdkerr.New(sdkerr.Unavailable, "zone has no ready node")
 
 // New returns a Cluster for the nodes and settings of cfg, with no network.
 func New(cfg Config) (*Cluster, error) {
+	if err := cfg.Cluster.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	for _, f := range []struct {
 		what   string
 		dn, cl *[]netip.Prefix
@@ -236,6 +240,7 @@ func (s *Cluster) addNode(nd topology.Node) (Event, error) {
 	nd.NextHops = slices.Clone(nd.NextHops)
 	nd.MAC = slices.Clone(nd.MAC)
 	s.nodes[nd.Name] = nd
+	s.assignEgress() // a node may take or lose egress IPs
 	ev := Event{Kind: EventNodeSet, Node: nd.Name, connects: s.readmitAll()}
 	if known {
 		ev.before = &old
@@ -266,6 +271,7 @@ func (s *Cluster) RemoveNode(name string) Event {
 			delete(s.pools, k)
 		}
 	}
+	s.assignEgress() // its egress IPs move
 	return Event{Kind: EventNodeRemoved, Node: name, before: &old, connects: s.readmitAll()}
 }
 
@@ -327,15 +333,27 @@ func notReady(nd topology.Node) string {
 
 // SetNamespace adds or updates a namespace and its labels, which decide
 // the namespaces a ClusterUserDefinedNetwork serves (added after it) and
-// which networks a ClusterNetworkConnect selects.
+// which networks a ClusterNetworkConnect selects, and its annotations,
+// which the network policies read (k8s.ovn.org/acl-logging: one that does
+// not parse is refused, naming the key; k8s.ovn.org/multicast-enabled). A
+// change of the annotations alone is an event that replans only the
+// namespace's policy rows.
 func (s *Cluster) SetNamespace(ns netconf.Namespace) (Event, error) {
 	if err := checkName(ns.Name); err != nil {
 		return Event{}, fmt.Errorf("namespace: %w", err)
 	}
+	if _, err := policyNamespace(ns); err != nil {
+		return Event{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ns.Labels = maps.Clone(ns.Labels)
+	ns.Annotations = maps.Clone(ns.Annotations)
+	old, known := s.spaces[ns.Name]
 	s.spaces[ns.Name] = ns
+	if known && maps.Equal(old.Labels, ns.Labels) { // the annotations alone: the policies' concern
+		return Event{Kind: EventNamespaceSet, Namespace: ns.Name, annotationsOnly: true}, nil
+	}
 	spaces := s.namespaceList()
 	for _, name := range slices.Sorted(maps.Keys(s.networks)) {
 		if nw := s.networks[name]; nw.cudn != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/udnkit/udnkit/flows"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
+	"github.com/udnkit/udnkit/topology/egressip"
 	"github.com/udnkit/udnkit/topology/services"
 	"github.com/udnkit/udnkit/vrf"
 )
@@ -43,8 +44,14 @@ type NodePlan struct {
 	// Kernel holds the VRFs, management ports, routes, rules and nftables
 	// of the primary networks (backend/kernel applies it).
 	Kernel vrf.State
-	// Flows are the gateway bridge's flows (backend/ovs applies them).
+	// Flows are the gateway bridge's flows (backend/ovs applies them),
+	// the egress IPs' SNAT flows among them.
 	Flows []flows.Flow
+	// BridgeEgressIPs are the egress IPs assigned to the node, which go on
+	// its gateway bridge (Kernel.Addresses puts them there);
+	// egressip.FormatBridgeIPs spells them for the node's
+	// k8s.ovn.org/bridge-egress-ips annotation.
+	BridgeEgressIPs []netip.Addr
 }
 
 // PlanNode plans a ready node's kernel (vrf) and gateway-bridge (flows)
@@ -118,6 +125,9 @@ func (s *Cluster) PlanNode(node string, local NodeLocal) (NodePlan, error) {
 		kin.Networks = append(kin.Networks, kn)
 		fin.Networks = append(fin.Networks, fn)
 	}
+	if len(s.egress.eips) > 0 {
+		kin.Node.EgressIPs = egressip.BridgeIPs(node, s.egressIPList())
+	}
 	kernel, err := vrf.Plan(kin)
 	if err != nil {
 		return NodePlan{}, fmt.Errorf("node %q: kernel: %w", node, err)
@@ -126,7 +136,11 @@ func (s *Cluster) PlanNode(node string, local NodeLocal) (NodePlan, error) {
 	if err != nil {
 		return NodePlan{}, fmt.Errorf("node %q: gateway bridge: %w", node, err)
 	}
-	return NodePlan{Kernel: kernel, Flows: fs}, nil
+	plan := NodePlan{Kernel: kernel, Flows: fs}
+	if err := s.planNodeEgress(&plan, node, fin); err != nil {
+		return NodePlan{}, fmt.Errorf("node %q: gateway bridge: %w", node, err)
+	}
+	return plan, nil
 }
 
 // servicesOf returns the Services of a network's namespaces, sorted.

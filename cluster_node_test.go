@@ -74,19 +74,28 @@ func TestPlanNode(t *testing.T) {
 }
 
 // TestExternalBridgeValidatesAndPlans: a bridge name the node plans would
-// refuse is refused by the zone's plan already (it validated and PlanNode
-// refused it).
+// refuse is refused by New already (it validated and PlanNode refused it),
+// and by the zone's plan of a Cluster's Input taken as it is.
 func TestExternalBridgeValidatesAndPlans(t *testing.T) {
-	for _, bridge := range []string{"a/b", "-x", "a-bridge-name-too-long"} {
-		c, err := New(Config{Nodes: []topology.Node{testNode("node-a", 0)}, Cluster: topology.Cluster{ExternalBridge: bridge}})
+	for _, bridge := range []string{"a/b", "-x", "a-bridge-name-too-long", "br\x00"} {
+		_, err := New(Config{Nodes: []topology.Node{testNode("node-a", 0)}, Cluster: topology.Cluster{ExternalBridge: bridge}})
+		if !errors.Is(err, topology.ErrInvalid) || !strings.Contains(err.Error(), "externalBridge") {
+			t.Errorf("bridge %q: New = %v, want a refusal naming externalBridge", bridge, err)
+		}
+		c, err := New(Config{Nodes: []topology.Node{testNode("node-a", 0)}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := c.AddUDN(udnDoc("blue", "net", "Layer3", "Primary", "10.128.0.0/16/24")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Plan("node-a"); !errors.Is(err, topology.ErrInvalid) || !strings.Contains(err.Error(), "externalBridge") {
-			t.Errorf("bridge %q: Plan = %v, want a refusal naming externalBridge", bridge, err)
+		in, err := c.Input("blue_net", "node-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Cluster.ExternalBridge = bridge
+		if _, err := topology.Plan(in); !errors.Is(err, topology.ErrInvalid) || !strings.Contains(err.Error(), "externalBridge") {
+			t.Errorf("bridge %q: topology.Plan = %v, want a refusal naming externalBridge", bridge, err)
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/egressip"
+	"github.com/udnkit/udnkit/topology/egressqos"
 	"github.com/udnkit/udnkit/topology/pods"
 	"github.com/udnkit/udnkit/topology/policy"
 )
@@ -37,6 +39,11 @@ const (
 	EventServiceRemoved
 	EventPolicySet
 	EventPolicyRemoved
+	EventEgressIPSet
+	EventEgressIPRemoved
+	EventEgressNodeSet
+	EventEgressQoSSet
+	EventEgressQoSRemoved
 )
 
 // String returns the kind's name.
@@ -70,6 +77,16 @@ func (k EventKind) String() string {
 		return "policy-set"
 	case EventPolicyRemoved:
 		return "policy-removed"
+	case EventEgressIPSet:
+		return "egressip-set"
+	case EventEgressIPRemoved:
+		return "egressip-removed"
+	case EventEgressNodeSet:
+		return "egress-node-set"
+	case EventEgressQoSSet:
+		return "egressqos-set"
+	case EventEgressQoSRemoved:
+		return "egressqos-removed"
 	}
 	return "event(" + strconv.Itoa(int(k)) + ")"
 }
@@ -78,16 +95,20 @@ func (k EventKind) String() string {
 // it to PlanEvent of every zone a controller programs.
 type Event struct {
 	Kind EventKind
-	// Node, Network, Connect, Namespace, Pod, Service and Policy name what
-	// the event is about (the one its Kind says; pods, Services and
-	// policies as "<namespace>/<name>", with Namespace set too).
-	Node, Network, Connect, Namespace, Pod, Service, Policy string
+	// Node, Network, Connect, Namespace, Pod, Service, Policy and EgressIP
+	// name what the event is about (the one its Kind says; pods, Services
+	// and policies as "<namespace>/<name>", with Namespace set too; an
+	// EgressQoS by its Namespace).
+	Node, Network, Connect, Namespace, Pod, Service, Policy, EgressIP string
 	// before is the node as it was, for EventNodeSet of a known node and
 	// EventNodeRemoved; podBefore the pod as it was.
 	before    *topology.Node
 	podBefore *podEntry
 	// connects are those whose acceptance or allocation the event changed.
 	connects []string
+	// annotationsOnly marks an EventNamespaceSet that changed the
+	// namespace's annotations alone: only its policies' rows replan.
+	annotationsOnly bool
 }
 
 // ErrNotPlanned is returned by PlanEvent for a zone that Plan never
@@ -174,6 +195,11 @@ func (s *Cluster) planZoneWith(zp *zonePlan, zone string) (topology.State, error
 		return topology.State{}, err
 	}
 	states = append(states, pol)
+	eip, qos, err := s.egressStates(zone, nodes)
+	if err != nil {
+		return topology.State{}, err
+	}
+	states = append(states, eip, qos)
 	return states[0].Merge(states[1:]...)
 }
 
@@ -219,6 +245,24 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 		var changes topology.Changes
 		next, changes, err = s.nodeEvent(zp, zone, ev, nodes)
 		if err == nil && changes != nil {
+			// The egress rows follow the assignment, the node IPs and
+			// the next hops: planned again and diffed against the
+			// previous plan (next lost the node's egress rows with its
+			// own), alone.
+			if s.egressActive(zp.state) {
+				eip, qos, err := s.egressStates(zone, nodes)
+				if err != nil {
+					return nil, err
+				}
+				// A leaving node's part speaks for every controller: its
+				// egress rows' deletes come from here alone.
+				changes = slices.DeleteFunc(changes, func(ch topology.Change) bool {
+					c := ch.Object.OwnedBy().Controller
+					return c == egressip.Controller || c == egressqos.Controller
+				})
+				changes = orderChanges(append(changes, topology.Diff(zp.state, withEgress(zp.state, eip, qos))...))
+				next = withEgress(next, eip, qos)
+			}
 			zp.state = next
 			return changes, nil
 		}
@@ -227,16 +271,28 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 		if err == nil {
 			next, err = s.replaceShared(zp, next, zone, nodes)
 		}
-	case EventConnectSet, EventConnectRemoved, EventNamespaceSet:
+	case EventNamespaceSet:
+		if ev.annotationsOnly {
+			return s.applyChanges(zp, "namespace "+ev.Namespace, func() (topology.Changes, error) { return s.namespaceChanges(zp, ev.Namespace) })
+		}
+		next, err = s.replaceShared(zp, zp.state, zone, nodes)
+	case EventConnectSet, EventConnectRemoved:
 		next, err = s.replaceShared(zp, zp.state, zone, nodes)
 	case EventServiceSet, EventServiceRemoved:
 		next, err = s.serviceEvent(zp.state, zone, ev.Namespace, nodes)
 	case EventPodSet, EventPodRemoved:
 		return s.applyChanges(zp, "pod "+ev.Pod, func() (topology.Changes, error) { return s.podChanges(zp, zone, ev, nodes) })
+	case EventEgressIPSet, EventEgressIPRemoved, EventEgressNodeSet, EventEgressQoSSet, EventEgressQoSRemoved:
+		next = zp.state
 	case EventPolicySet, EventPolicyRemoved:
 		return s.applyChanges(zp, "network policy "+ev.Policy, func() (topology.Changes, error) { return s.policyChanges(zp, ev) })
 	default:
 		return nil, fmt.Errorf("event %v: %w: unknown kind", ev.Kind, topology.ErrInvalid)
+	}
+	if err == nil && ev.Kind != EventServiceSet && ev.Kind != EventServiceRemoved && ev.Kind != EventConnectSet && ev.Kind != EventConnectRemoved {
+		// Networks, namespaces (selectors), nodes and the egress objects
+		// decide the egress rows; Services and connects do not.
+		next, err = s.replaceEgress(next, zone, nodes)
 	}
 	if err != nil {
 		return nil, err
@@ -291,6 +347,11 @@ func (s *Cluster) podChanges(zp *zonePlan, zone string, ev Event, nodes []topolo
 		}
 	}
 	out = append(out, pol...)
+	eg, err := s.egressPodChanges(zp, zone, ev, nodes)
+	if err != nil {
+		return nil, fmt.Errorf("egress: %w", err)
+	}
+	out = append(out, eg...)
 	for _, ch := range ports {
 		if ch.Op == topology.OpDelete {
 			out = append(out, ch)

@@ -23,6 +23,8 @@ type podEntry struct {
 	labels map[string]string
 	ports  []policy.ContainerPort
 	atts   []pods.Attachment
+	// openPorts are its k8s.ovn.org/open-default-ports.
+	openPorts []policy.OpenPort
 }
 
 // poolKey names an address pool: a Layer3 network's node, or a Layer2 or
@@ -51,11 +53,15 @@ func (s *Cluster) SetPod(p Pod) (Event, error) {
 		return Event{}, fmt.Errorf("pod %s: name: %w", pod.Namespace, err)
 	}
 	key := pod.Namespace + "/" + pod.Name
+	open, err := openPorts(key, annotations)
+	if err != nil {
+		return Event{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if held, ok := s.pods[key]; ok && held.pod == pod {
 		// Its networks stay; its labels and ports may change.
-		next := &podEntry{pod: pod, labels: maps.Clone(p.Labels), ports: slices.Clone(p.Ports), atts: held.atts}
+		next := &podEntry{pod: pod, labels: maps.Clone(p.Labels), ports: slices.Clone(p.Ports), atts: held.atts, openPorts: open}
 		s.pods[key] = next
 		return Event{Kind: EventPodSet, Pod: key, Namespace: pod.Namespace, podBefore: held}, nil
 	}
@@ -67,8 +73,7 @@ func (s *Cluster) SetPod(p Pod) (Event, error) {
 	if _, ok := s.nodes[pod.Node]; !ok {
 		return Event{}, fmt.Errorf("pod %s: node %q: %w", key, pod.Node, ErrUnknownNode)
 	}
-	entry := &podEntry{pod: pod, labels: maps.Clone(p.Labels), ports: slices.Clone(p.Ports)}
-	var err error
+	entry := &podEntry{pod: pod, labels: maps.Clone(p.Labels), ports: slices.Clone(p.Ports), openPorts: open}
 	if recorded, ok := annotations[netconf.AnnotationPodNetworks]; ok {
 		err = s.restorePod(entry, recorded)
 	} else {

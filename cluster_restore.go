@@ -54,10 +54,11 @@ func (o Object) Key() string {
 }
 
 // Stored is what a cluster stores of the Cluster's allocations: the Nodes,
-// the NetworkAttachmentDefinitions and the ClusterNetworkConnects with
-// their annotations (other annotations are ignored).
+// the NetworkAttachmentDefinitions, the ClusterNetworkConnects and the
+// EgressIPs (their k8s.ovn.org/egressip-mark) with their annotations
+// (other annotations are ignored).
 type Stored struct {
-	Nodes, NADs, Connects []Object
+	Nodes, NADs, Connects, EgressIPs []Object
 }
 
 // stored is what Restore read, held until EndRestore.
@@ -219,6 +220,9 @@ func (s *Cluster) Restore(st Stored) error {
 			return fmt.Errorf("Node %s: annotation %s: %w: stored %d, the node was added with %d", name, AnnotationNodeID, ipam.ErrConflict, id, nd.ID)
 		}
 	}
+	if err := s.restoreEgress(st.EgressIPs); err != nil {
+		return err
+	}
 	s.stored = r
 	s.defaultSubnets = defaults
 	return nil
@@ -260,6 +264,7 @@ func (s *Cluster) EndRestore() []string {
 			freed = append(freed, connect.Kind+" "+name)
 		}
 	}
+	freed = append(freed, s.endRestoreEgress()...)
 	slices.Sort(freed)
 	return slices.Compact(freed)
 }
@@ -309,6 +314,7 @@ func (s *Cluster) Annotations() Stored {
 			out.Connects = append(out.Connects, Object{Name: name, Annotations: cn.allocation.Annotations(s.cfg.Profile)})
 		}
 	}
+	out.EgressIPs = s.egressAnnotations()
 	return out
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/egressip"
+	"github.com/udnkit/udnkit/topology/egressqos"
 	"github.com/udnkit/udnkit/topology/pods"
 	"github.com/udnkit/udnkit/topology/policy"
 	"github.com/udnkit/udnkit/topology/services"
@@ -118,7 +120,7 @@ func TestClusterEventsProperty(t *testing.T) {
 
 func runEvents(t *testing.T, seed uint64, steps int) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	c, err := New(Config{Nodes: []topology.Node{testNode("node1", 0)}})
+	c, err := New(Config{Nodes: []topology.Node{testNode("node1", 0)}, Policy: PolicyOptions{DefaultNetworkIsolation: seed%2 == 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +141,7 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 		var ev Event
 		var what string
 		err = nil
-		switch op := rng.IntN(17); op {
+		switch op := rng.IntN(22); op {
 		case 0, 1: // a primary or secondary UDN
 			netSeq++
 			ns := namespaces[rng.IntN(len(namespaces))]
@@ -205,10 +207,18 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 			name := fmt.Sprint("cnc", rng.IntN(2))
 			what = "remove connect " + name
 			ev = c.RemoveConnect(name)
-		case 10: // a namespace changes tier
+		case 10: // a namespace changes tier, or its ACL logging alone
 			ns := namespaces[rng.IntN(3)]
-			what = "relabel " + ns
-			ev, err = c.SetNamespace(netconf.Namespace{Name: ns, Labels: map[string]string{"tier": fmt.Sprint("t", rng.IntN(2))}})
+			labels := map[string]string{"tier": fmt.Sprint("t", rng.IntN(2))}
+			logging := []string{"", `{"deny":"alert","allow":"notice"}`, `{"deny":"debug"}`}[rng.IntN(3)]
+			if rng.IntN(2) == 0 {
+				labels = nil
+				if spaces := c.namespaceList(); slices.ContainsFunc(spaces, func(n netconf.Namespace) bool { return n.Name == ns }) {
+					labels = spaces[slices.IndexFunc(spaces, func(n netconf.Namespace) bool { return n.Name == ns })].Labels
+				}
+			}
+			what = fmt.Sprintf("relabel %s %v, acl-logging %s", ns, labels, logging)
+			ev, err = c.SetNamespace(netconf.Namespace{Name: ns, Labels: labels, Annotations: map[string]string{policy.AnnotationACLLogging: logging}})
 		case 11, 12: // a pod, with a secondary network when its namespace has one
 			nodes := c.Nodes()
 			nd := nodes[rng.IntN(len(nodes))]
@@ -219,6 +229,9 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 					ann[pods.AnnotationNetworks] = ns + "/" + strings.TrimPrefix(name, ns+"_")
 					break
 				}
+			}
+			if rng.IntN(2) == 0 {
+				ann[policy.AnnotationOpenPorts] = `[{"protocol":"tcp","port":80}]`
 			}
 			podSeq++
 			what = fmt.Sprintf("add pod %s/p%d on %s %v", ns, podSeq, nd.Name, ann)
@@ -261,6 +274,38 @@ func runEvents(t *testing.T, seed uint64, steps int) {
 			ns := namespaces[rng.IntN(len(namespaces))]
 			what = "remove policy " + ns + "/np"
 			ev = c.RemoveNetworkPolicy(ns, "np")
+		case 17: // an EgressIP: app=a0 pods of tier t1, or of every namespace
+			name := fmt.Sprint("eip", rng.IntN(2))
+			e := egressip.EgressIP{Name: name, IPs: []netip.Addr{netip.AddrFrom4([4]byte{172, 18, 0, byte(100 + rng.IntN(4))})},
+				PodSelector: egressip.Selector{Requirements: []egressip.Requirement{{Key: "app", Op: egressip.OpIn, Values: []string{"a0"}}}}}
+			if rng.IntN(2) == 0 {
+				e.NamespaceSelector = egressip.Selector{Requirements: []egressip.Requirement{{Key: "tier", Op: egressip.OpIn, Values: []string{"t1"}}}}
+			}
+			what = fmt.Sprintf("set egress IP %s %v", name, e.IPs)
+			ev, err = c.SetEgressIP(e)
+		case 18:
+			name := fmt.Sprint("eip", rng.IntN(2))
+			what = "remove egress IP " + name
+			ev = c.RemoveEgressIP(name)
+		case 19: // a node's egress-assignable label, node1's (the zone's own) half the time
+			nodes := c.Nodes()
+			nd := nodes[rng.IntN(len(nodes))]
+			if rng.IntN(2) == 0 {
+				nd = nodes[0]
+			}
+			on := rng.IntN(3) > 0
+			what = fmt.Sprintf("egress-assignable %s %v", nd.Name, on)
+			ev, err = c.SetEgressAssignable(nd.Name, on)
+		case 20: // an EgressQoS: dscp for every pod to 203.0.113.0/24, 46 for a1 pods
+			ns := namespaces[rng.IntN(len(namespaces))]
+			what = "set egress QoS " + ns
+			ev, err = c.SetEgressQoS(egressqos.EgressQoS{Namespace: ns, Rules: []egressqos.Rule{
+				{DSCP: 10 + rng.IntN(2), DstCIDR: netip.MustParsePrefix("203.0.113.0/24")},
+				{DSCP: 46, PodSelector: &egressip.Selector{Requirements: []egressip.Requirement{{Key: "app", Op: egressip.OpIn, Values: []string{"a1"}}}}}}})
+		case 21:
+			ns := namespaces[rng.IntN(len(namespaces))]
+			what = "remove egress QoS " + ns
+			ev = c.RemoveEgressQoS(ns)
 		}
 		if err != nil {
 			if errors.Is(err, ipam.ErrConflict) || errors.Is(err, netconf.ErrInvalidSpec) || errors.Is(err, ipam.ErrExhausted) ||

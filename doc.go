@@ -36,9 +36,25 @@
 // rows it alters ([Cluster.PlanEvent]). It starts from what the cluster stores
 // ([Cluster.Restore] reads the annotations [Cluster.Annotations] wrote, in the
 // reference implementation's formats), so a restart renumbers nothing, and it keeps
-// bootstrapping nodes out of every plan ([Cluster.NotReady]). A UDN reaches rows in
+// bootstrapping nodes out of every plan ([Cluster.NotReady]). It also says what it
+// means between networks and pods, for a referee such as `udnkit verify`: [Cluster.Reach]
+// (the same network, a PodNetwork connect, a namespace's primaries) and the network
+// policies' verdicts ([Cluster.Allows], [Cluster.AllowsEgress]). A UDN reaches rows in
 // four calls (New, AddUDN, Plan, Sync); a ClusterNetworkConnect in two more (SetConnect,
 // Plan); a pod in two (SetPod, then PlanEvent's changes applied).
+//
+// Egress: [Cluster.SetEgressIP] takes an EgressIP (topology/egressip), allocates its
+// mark (k8s.ovn.org/egressip-mark, kept by Annotations and Restore) and assigns its IPs
+// to the nodes [Cluster.SetEgressAssignable] labels (in the subnet of the node's
+// Addresses, never a node's own address); [Cluster.EgressIPStatus] is what a
+// controller writes back. [Cluster.SetEgressQoS] takes a namespace's EgressQoS
+// (topology/egressqos). Both are planned on every primary network of their namespaces
+// (seed 002). A pod's PlanEvent patches only that pod's egress rows (its policies and
+// its addresses in the sets); a node's or an EgressIP's plans the egress rows again,
+// so removing the egress node moves its IPs and changes only the rows that follow them.
+// The egress node's [Cluster.PlanNode] holds the gateway bridge's SNAT flows of the
+// EgressIPs' marks and the egress IPs that go on the bridge (NodePlan.BridgeEgressIPs, and
+// in its kernel plan's Addresses).
 //
 // Errors: every error a package returns belongs to one of eight classes, so errors.Is
 // against this package's [ErrInvalid], [ErrConflict], [ErrExhausted], [ErrNotFound],

@@ -153,6 +153,7 @@ func TestSentinelClasses(t *testing.T) {
 	// source, to a declaration sdkerr.New(sdkerr.<class>, "<message>").
 	mainWant := map[string]struct{ class, msg string }{
 		"cmd/udnkit.ErrNoGraphviz": {"unavailable", "Graphviz's dot is not on PATH (Debian: apt-get install graphviz)"},
+		"cmd/udnkit.ErrNoOVNTrace": {"unavailable", "ovn-trace is not on PATH (Debian: apt-get install ovn-common)"},
 	}
 	// Sentinels whose class is about to change, with the class they are to
 	// have: the test fails once they have it, until the entry moves to want.

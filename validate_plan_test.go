@@ -210,9 +210,10 @@ func TestLayer3SeveralSubnets(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Several subnets of a family come from a NAD's NetConf: a spec holds
-	// at most two, of different families (round 3).
+	// at most two, of different families (round 3). They share one host
+	// subnet length, as the reference's parser requires.
 	conf, err := netconf.ParseNetConf([]byte(`{"cniVersion":"1.1.0","name":"ns1_blue","type":"ovn-k8s-cni-overlay","topology":"layer3",` +
-		`"role":"primary","netAttachDefName":"ns1/blue","subnets":"10.128.0.0/24/25,10.129.0.0/16/24"}`))
+		`"role":"primary","netAttachDefName":"ns1/blue","subnets":"10.128.0.0/24/25,10.129.0.0/16/25"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,8 +229,8 @@ func TestLayer3SeveralSubnets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := in.HostSubnets["node3"]; len(got) != 1 || got[0] != netip.MustParsePrefix("10.129.0.0/24") {
-		t.Errorf("node3's host subnet %v, want 10.129.0.0/24 (the first subnet holds two /25s)", got)
+	if got := in.HostSubnets["node3"]; len(got) != 1 || got[0] != netip.MustParsePrefix("10.129.0.0/25") {
+		t.Errorf("node3's host subnet %v, want 10.129.0.0/25 (the first subnet holds two /25s)", got)
 	}
 	s, err := nets.Plan("node3")
 	if err != nil {

@@ -203,8 +203,8 @@ func (r *reconciler) feed(w *world) {
 		set(key, fmt.Sprint(nd), func() (udnkit.Event, error) { return r.cluster.SetNode(nd) })
 	}
 	for _, ns := range w.namespaces {
-		n := netconf.Namespace{Name: ns.Name, Labels: ns.Labels}
-		set("Namespace "+ns.Name, fmt.Sprint(n.Labels), func() (udnkit.Event, error) { return r.cluster.SetNamespace(n) })
+		n := netconf.Namespace{Name: ns.Name, Labels: ns.Labels, Annotations: udnkit.NamespaceAnnotations(ns.Annotations)}
+		set("Namespace "+ns.Name, fmt.Sprint(n.Labels, n.Annotations), func() (udnkit.Event, error) { return r.cluster.SetNamespace(n) })
 	}
 	for i := range w.udns {
 		u := &w.udns[i]

@@ -3,6 +3,7 @@ package crds_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +140,19 @@ func TestAdmission(t *testing.T) {
 			t.Errorf("%s: the API server refused a seed example: %v", f, err)
 		}
 	}
+	// Dual-stack Layer3: each family has a host-subnet length of its own,
+	// written or not.
+	for i, subnets := range [][]string{{"10.0.0.0/16/24", "fd00::/48"}, {"10.0.0.0/16", "fd00::/48/64"}, {"10.0.0.0/16/26", "fd00::/48/64"}} {
+		u := &netconf.UserDefinedNetwork{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("dual-stack-%d", i)},
+			Spec: netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer3, Role: netconf.RoleSecondary, Subnets: subnets}}
+		if errs := netconf.ValidateUDN(u); len(errs) > 0 {
+			t.Errorf("%v: the SDK refuses: %v", subnets, errs)
+		}
+		if err := c.Create(ctx, u, client.FieldValidation("Strict")); err != nil {
+			t.Errorf("%v: the API server refuses: %v", subnets, err)
+		}
+	}
+
 	cnc := validCNC("seed-example")
 	if errs := connect.Validate(cnc); len(errs) > 0 {
 		t.Fatal(errs)
@@ -221,8 +235,23 @@ func invalid() []invalidCase {
 		netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer2, Role: netconf.RolePrimary, IPAM: &netconf.IPAMSpec{Mode: netconf.IPAMDisabled}})
 	addUDN("mtu-too-small", "must be between 576 and 65536",
 		netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer2, Role: netconf.RoleSecondary, Subnets: []string{"10.0.0.0/24"}, MTU: 500})
+	addUDN("two-ipv4-subnets", "at most one subnet per IP family",
+		netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer2, Role: netconf.RoleSecondary, Subnets: []string{"10.0.0.0/24", "10.1.0.0/24"}})
+	addUDN("layer3-host-subnets-differ", netconf.HostSubnetMismatchMessage,
+		netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer3, Role: netconf.RolePrimary, Subnets: []string{"10.0.0.0/16/24", "10.1.0.0/16/26"}})
+	addUDN("layer3-host-subnet-one-unset", netconf.HostSubnetMismatchMessage,
+		netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer3, Role: netconf.RolePrimary, Subnets: []string{"10.0.0.0/16", "10.1.0.0/16/24"}})
 	addUDN("unknown-topology", `Unsupported value: "Layer4"`,
 		netconf.UserDefinedNetworkSpec{Topology: "Layer4", Role: netconf.RoleSecondary, Subnets: []string{"10.0.0.0/24"}})
+
+	// A CUDN's template holds the same rules.
+	cudn := &netconf.ClusterUserDefinedNetwork{ObjectMeta: metav1.ObjectMeta{Name: "layer3-host-subnets-differ", UID: "c-1"},
+		Spec: netconf.ClusterUserDefinedNetworkSpec{
+			NamespaceSelector: metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}},
+			Template: &netconf.UserDefinedNetworkTemplateSpec{Spec: netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer3,
+				Role: netconf.RolePrimary, Subnets: []string{"10.0.0.0/16/24", "10.1.0.0/16/26"}}}}}
+	out = append(out, invalidCase{name: "cudn-layer3-host-subnets-differ", obj: cudn, message: netconf.HostSubnetMismatchMessage,
+		validate: func() field.ErrorList { return netconf.ValidateCUDN(cudn) }})
 
 	addCNC := func(name, msg string, mut func(*connect.ClusterNetworkConnect)) {
 		c := validCNC(name)

@@ -16,8 +16,12 @@
 // connect.Validate and podnetwork's Validate* (updates included) that need
 // no parsing of addresses, with the same
 // messages, so that the API server refuses what the SDK refuses (the seeds'
-// rules, the reference's where the seeds are silent). The SDK checks more
-// (subnet syntax and overlaps, per-family rules): an object the CRD admits
+// rules, the reference's where the seeds are silent). Two rules read the
+// subnets' strings: at most one subnet per IP family (a ':' tells the
+// family), and a Layer3 network's subnets of one family share their
+// hostSubnet (the third '/' part, written in both or in neither: the
+// reference CRD's rule and message). The SDK checks more (subnet syntax
+// and overlaps, the other per-family rules): an object the CRD admits
 // but the SDK refuses gets a status condition naming the field. Departures:
 // the ClusterNetworkConnect CRD has the seed's spellings only
 // (connectivityEnabled, ClusterIPServiceNetwork) while connect.Decode also

@@ -233,6 +233,15 @@ func checkCRDForm(t *testing.T, spec UserDefinedNetworkSpec) {
 		return
 	}
 	udn, _ := json.Marshal(map[string]any{"kind": KindUDN, "metadata": map[string]any{"name": "n", "namespace": "ns"}, "spec": form})
+	// A value YAML cannot carry (a DEL, which JSON writes raw) fails the
+	// decoder in either form.
+	flat, _ := json.Marshal(map[string]any{"kind": KindUDN, "metadata": map[string]any{"name": "n", "namespace": "ns"}, "spec": spec})
+	if _, err := DecodeUDN(flat); err != nil {
+		if _, err := DecodeUDN(udn); err == nil {
+			t.Fatalf("the CRD form decodes, the flat form does not:\n%s\n%s", udn, flat)
+		}
+		return
+	}
 	u, err := DecodeUDN(udn)
 	if err != nil {
 		t.Fatalf("CRD form of %+v does not decode: %v\n%s", spec, err, udn)

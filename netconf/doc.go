@@ -41,7 +41,17 @@
 // management port addresses and the IPv4 broadcast, excludeSubnets must
 // leave an address (a Layer2 /30, /31, /32, /127, /128 or a Layer3 host
 // /30 holds none); a primary network's join subnet must hold the cluster
-// router and a node's gateway router (not /31, /32, /128).
+// router and a node's gateway router (not /31, /32, /128). A Layer3 host
+// subnet holds what the reference's allocation leaves of it (network,
+// gateway, management port, IPv4 broadcast): an IPv4 /29 four pods. The
+// reference's CRD admits an IPv4 hostSubnet of /30 or /31 (under 32),
+// which holds no pod (a /31 not even the management port): udnkit refuses
+// both, so a Layer3 /29 or /30 cluster subnet never validates (with the
+// default /24 its host subnet would not be longer). Its IPv6 host subnets
+// are /64, as the reference's parser requires (its CRD admits any length).
+// Any node may be given any host subnet, so excludeSubnets must leave a pod
+// in every host subnet they touch, not only the first (udnkit's own rule:
+// the reference has no excludeSubnets on Layer3).
 //
 // # Decoding
 //
@@ -200,7 +210,13 @@
 // A Layer3 network may list several non-overlapping subnets of one family
 // (a spec two at most, its CRD's bound; a NetConf up to
 // MaxLayer3NetConfSubnets); Layer2 and Localnet networks keep one per
-// family.
+// family. The subnets of a family share one host-subnet length, as the
+// reference requires: a spec by its CRD's rule (both without a host
+// prefix, or both with the same one: HostSubnetMismatchMessage, the
+// reference's message, which a spec gets beside "at most one subnet per
+// IP family"), a NetConf by its parser's (the same length once the
+// defaults are filled, "10.0.0.0/16/24,10.1.0.0/16" included). The
+// families of a dual-stack network have lengths of their own.
 //
 // # Cluster settings
 //

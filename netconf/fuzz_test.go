@@ -56,6 +56,8 @@ func FuzzParseNetConf(f *testing.F) {
 		`{}`, `[]`, `null`,
 		`{"name":"tenantred","cniVersion":"1.1.0","plugins":[{"type":"ovn-k8s-cni-overlay","topology":"localnet","vlanID":10,"netAttachDefName":"ns1/nad1"}]}`,
 		`{"allowPersistentIPs":true,"cniVersion":"1.1.0","joinSubnet":"100.65.0.0/16,fd99::/64","mtu":1500,"name":"mynamespace_test-net","netAttachDefName":"mynamespace/test-net","role":"primary","subnets":"192.168.100.0/24","topology":"layer2","transitSubnet":"100.88.0.0/16","type":"ovn-k8s-cni-overlay"}`,
+		`{"cniVersion":"1.1.0","name":"ns_n","type":"ovn-k8s-cni-overlay","topology":"layer3","role":"primary","netAttachDefName":"ns/n","subnets":"10.0.0.0/16/24,10.1.0.0/16,fd00::/48,fd01::/48/64"}`,
+		`{"cniVersion":"1.1.0","name":"ns_n","type":"ovn-k8s-cni-overlay","topology":"layer3","netAttachDefName":"ns/n","subnets":"10.0.0.0/16/24,10.1.0.0/16/26"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -69,6 +71,17 @@ func FuzzParseNetConf(f *testing.F) {
 			t.Fatalf("ParseNetConf accepted what Network rejects: %v", err)
 		}
 		assertRoundTrip(t, n)
+		// The subnets of a family share one host-subnet length (the
+		// reference's parser), and the network plans with a pod.
+		hostLen := map[bool]int{}
+		for _, s := range n.Subnets {
+			v6 := s.CIDR.Addr().Is6()
+			if l, ok := hostLen[v6]; ok && l != s.HostPrefix {
+				t.Fatalf("accepted host prefixes /%d and /%d in one family: %s", l, s.HostPrefix, data)
+			}
+			hostLen[v6] = s.HostPrefix
+		}
+		checkPlansWithPod(t, n)
 		// Under the reference profile a parsed NetConf marshals to bytes
 		// that parse again and marshal to the same bytes.
 		ref := RenderOptions{Profile: udn.ProfileReference}
@@ -119,6 +132,9 @@ func addSpecSeeds(f *testing.F, withVRF bool) {
 		{0, 1, 0, "", "", "", "Disabled", "", "", "", 0},
 		{0, 0, 0, "100.88.0.0/24,fd97::/64", "", "100.89.0.0/16", "", "", "", "a-very-long-network-name", 0},
 		{1, 0, 0, "10.0.0.0/24", "", "", "", "", "", "x", 0},
+		{1, 0, 0, "10.0.0.0/28/29,fd00::/63", "10.0.0.4/30", "", "", "", "", "l3-small", 0},
+		{1, 1, 0, "10.0.0.0/29/30", "", "", "", "", "", "l3-none", 0},
+		{1, 0, 0, "10.0.0.0/16/24,10.1.0.0/16/26", "", "", "", "", "", "l3-two", 0},
 	} {
 		extra := s.extra
 		if !withVRF {

@@ -35,6 +35,13 @@ func checkPlansWithPod(t *testing.T, n *Network) {
 				hs[h.Addr().Is4()] = true
 				in.HostSubnets["node1"] = append(in.HostSubnets["node1"], h)
 			}
+			// Any node may be given the host subnets excludeSubnets touch.
+			for _, ex := range n.ExcludeSubnets {
+				if s.CIDR.Contains(ex.Addr()) {
+					x, _ := ex.Addr().Prefix(s.HostPrefix)
+					pool = append(pool, x)
+				}
+			}
 		}
 	case TopologyLayer2:
 		in.TunnelKeys = []int{ipam.DynamicTunnelKeyFirst}
@@ -76,6 +83,9 @@ func TestValidatedNetworksPlanWithPod(t *testing.T) {
 		{TopologyLayer3, RolePrimary, []string{"10.128.0.0/16/30"}, nil, nil},
 		{TopologyLayer3, RoleSecondary, []string{"10.128.0.0/16/29"}, nil, nil},
 		{TopologyLayer2, RoleSecondary, []string{"10.0.0.0/24"}, []string{"10.0.0.0/24"}, nil},
+		{TopologyLayer3, RolePrimary, []string{"10.0.0.0/16/24"}, []string{"10.0.5.0/24"}, nil},
+		{TopologyLayer3, RolePrimary, []string{"10.0.0.0/16/24"}, []string{"10.0.5.0/25", "10.0.5.128/25"}, nil},
+		{TopologyLayer3, RoleSecondary, []string{"10.0.0.0/16/24"}, []string{"10.0.4.0/23"}, nil},
 		{TopologyLayer2, RolePrimary, []string{"10.0.0.0/24"}, nil, []string{"100.65.0.0/32"}},
 		{TopologyLayer2, RolePrimary, []string{"10.0.0.0/24"}, nil, []string{"100.65.0.0/31"}},
 		{TopologyLayer2, RolePrimary, []string{"fd00::/64"}, nil, []string{"fd99::/128"}},

@@ -95,6 +95,10 @@ type NADAction struct {
 type Namespace struct {
 	Name   string
 	Labels map[string]string
+	// Annotations are the namespace's annotations; reconciliation reads
+	// none, the network policy planning reads k8s.ovn.org/acl-logging and
+	// k8s.ovn.org/multicast-enabled.
+	Annotations map[string]string
 }
 
 // UDNInput is everything ReconcileUDN looks at.

@@ -84,6 +84,8 @@ type LocalnetSpec struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.ipam) || !has(self.ipam.lifecycle) || self.topology == 'Layer2' || self.topology == 'Localnet'",message="Persistent is supported for Layer2 and Localnet topologies only"
 // +kubebuilder:validation:XValidation:rule="!has(self.ipam) || !has(self.ipam.mode) || self.ipam.mode != 'Disabled' || self.role == 'Secondary'",message="Disabled is supported for Secondary networks only"
 // +kubebuilder:validation:XValidation:rule="!has(self.ipam) || !has(self.ipam.mode) || self.ipam.mode != 'Disabled' || !has(self.subnets)",message="must be omitted when ipam.mode is Disabled"
+// +kubebuilder:validation:XValidation:rule="!has(self.subnets) || size(self.subnets) != 2 || self.subnets[0].contains(':') != self.subnets[1].contains(':')",message="at most one subnet per IP family"
+// +kubebuilder:validation:XValidation:rule="self.topology != 'Layer3' || !has(self.subnets) || self.subnets.all(i, self.subnets.all(j, i.contains(':') != j.contains(':') || (size(i.split('/')) == 3) == (size(j.split('/')) == 3) && (size(i.split('/')) != 3 || i.split('/')[2] == j.split('/')[2])))",message="Subnets from the same IP family must use the same hostSubnet value"
 type UserDefinedNetworkSpec struct {
 	// +kubebuilder:validation:Enum=Layer2;Layer3;Localnet
 	// +required

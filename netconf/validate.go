@@ -183,9 +183,10 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 	if len(in.subnets) > maxSubnets {
 		errs = append(errs, field.TooMany(p.subnets, len(in.subnets), maxSubnets))
 	}
-	var families []bool // IP families of the subnets, each once, in order (true = IPv6)
-	var subIdx []int    // index in in.subnets of the first subnet of each family
-	var podIdx []int    // index in in.subnets of each parsed subnet
+	var families []bool   // IP families of the subnets, each once, in order (true = IPv6)
+	var subIdx []int      // index in in.subnets of the first subnet of each family
+	var podIdx []int      // index in in.subnets of each parsed subnet
+	var firstOf [2]Subnet // the first subnet of each family (HostPrefix 0: none yet)
 	for i, s := range in.subnets {
 		sn, detail := parseSubnet(s, in.topology)
 		if detail != "" {
@@ -193,6 +194,13 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 			continue
 		}
 		v6 := sn.CIDR.Addr().Is6()
+		if in.topology == TopologyLayer3 {
+			if f := &firstOf[b2i(v6)]; f.HostPrefix == 0 {
+				*f = sn
+			} else if msg := hostSubnetMismatch(*f, sn, in.subnets[subIdx[slices.Index(families, v6)]], s, in.fromNetConf); msg != "" {
+				errs = append(errs, field.Invalid(p.subnets.Index(i), s, msg))
+			}
+		}
 		if slices.Contains(families, v6) {
 			if in.topology != TopologyLayer3 || !in.fromNetConf {
 				errs = append(errs, field.Invalid(p.subnets.Index(i), s, "at most one subnet per IP family; another "+family(v6)+" subnet is already listed"))
@@ -248,6 +256,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		}
 	}
 
+	var exIdx []int // index in in.exclude of each of n.ExcludeSubnets
 	for i, s := range in.exclude {
 		ex, detail := parseCIDR(s)
 		if detail != "" {
@@ -259,6 +268,7 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 			continue
 		}
 		n.ExcludeSubnets = append(n.ExcludeSubnets, ex)
+		exIdx = append(exIdx, i)
 	}
 
 	// Every subnet must hold a pod: the pool reserves the network, gateway
@@ -273,6 +283,26 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 			if !holdsPod(pool, n.ExcludeSubnets) {
 				errs = append(errs, field.Invalid(p.subnets.Index(podIdx[k]), in.subnets[podIdx[k]],
 					what+" holds no pod address: the network, gateway and management port addresses"+broadcast(pool)+" and excludeSubnets take all of it"))
+			}
+		}
+		// Every node of a Layer3 network gets a host subnet: the ones
+		// excludeSubnets touch (beside each subnet's first, checked above)
+		// must hold a pod too.
+		if in.topology == TopologyLayer3 {
+			for j, ex := range n.ExcludeSubnets {
+				k := slices.IndexFunc(n.Subnets, func(s Subnet) bool { return s.CIDR.Contains(ex.Addr()) })
+				if k < 0 {
+					continue
+				}
+				hp := n.Subnets[k].HostPrefix
+				host, _ := ex.Addr().Prefix(hp)
+				if host == netip.PrefixFrom(n.Subnets[k].CIDR.Addr(), hp) {
+					continue
+				}
+				if ex.Bits() <= hp || !holdsPod(host, n.ExcludeSubnets) {
+					errs = append(errs, field.Invalid(p.exclude.Index(exIdx[j]), in.exclude[exIdx[j]],
+						fmt.Sprintf("leaves no pod address in the host subnet %s a node may be given (the network, gateway and management port addresses%s and excludeSubnets take all of it); exclude less than a whole /%d", host, broadcast(host), hp)))
+				}
 			}
 		}
 	}
@@ -387,6 +417,38 @@ func buildNetwork(in specInput, p specPaths) (*Network, field.ErrorList) {
 		}
 	}
 	return n, errs
+}
+
+// HostSubnetMismatchMessage is the reference's message (its CRD's CEL rule
+// on Layer3 subnets) for two subnets of one IP family whose hostSubnet
+// differs: its per-node subnets must all have one length.
+const HostSubnetMismatchMessage = "Subnets from the same IP family must use the same hostSubnet value"
+
+// hostSubnetMismatch checks sn, a Layer3 subnet written raw, against first,
+// the first subnet of its family written rawFirst: a spec follows the
+// reference's CRD (both without a host prefix, or both with the same
+// one), a NetConf its parser (the same host prefix, defaults filled). It
+// returns the message, or "".
+func hostSubnetMismatch(first, sn Subnet, rawFirst, raw string, fromNetConf bool) string {
+	has, hasFirst := strings.Count(raw, "/") == 2, strings.Count(rawFirst, "/") == 2
+	if sn.HostPrefix == first.HostPrefix && (fromNetConf || has == hasFirst) {
+		return ""
+	}
+	written := func(s Subnet, has bool) string {
+		if has {
+			return "/" + strconv.Itoa(s.HostPrefix)
+		}
+		return "none (the default /" + strconv.Itoa(s.HostPrefix) + ")"
+	}
+	return fmt.Sprintf("%s: this subnet's is %s, %s's is %s", HostSubnetMismatchMessage,
+		written(sn, has), names.Quote(rawFirst), written(first, hasFirst))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // parseFamilyList parses a join/transit list: 1 or 2 CIDRs, one per family.

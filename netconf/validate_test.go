@@ -413,10 +413,22 @@ func TestSubnetHoldsAPod(t *testing.T) {
 		{TopologyLayer2, "10.0.0.0/24", "10.0.0.0/16", false},
 		{TopologyLayer2, "10.0.0.0/29", "10.0.0.0/30", true},
 		{TopologyLayer2, "10.0.0.0/29", "10.0.0.0/29", false},
+		// A Layer3 node may be given any host subnet: excludeSubnets must
+		// leave each a pod.
+		{TopologyLayer3, "10.0.0.0/16/24", "10.0.5.0/24", false},
+		{TopologyLayer3, "10.0.0.0/16/24", "10.0.4.0/23", false},
+		{TopologyLayer3, "10.0.0.0/16/24", "10.0.5.0/25,10.0.5.128/25", false},
+		{TopologyLayer3, "10.0.0.0/16/24", "10.0.5.0/25", true},
+		{TopologyLayer3, "10.0.0.0/16/24", "10.0.5.0/25,10.0.6.128/25", true},
+		{TopologyLayer3, "10.0.0.0/16/29", "10.0.0.8/30", true},
+		{TopologyLayer3, "10.0.0.0/16/29", "10.0.0.12/30", true},
+		{TopologyLayer3, "10.0.0.0/16/29", "10.0.0.8/30,10.0.0.12/30", false},
+		{TopologyLayer3, "fd00::/48", "fd00:0:0:7::/64", false},
+		{TopologyLayer3, "fd00::/48", "fd00:0:0:7::/65", true},
 	} {
 		spec := UserDefinedNetworkSpec{Topology: tc.topo, Role: RoleSecondary, Subnets: []string{tc.subnet}}
 		if tc.exclude != "" {
-			spec.ExcludeSubnets = []string{tc.exclude}
+			spec.ExcludeSubnets = strings.Split(tc.exclude, ",")
 		}
 		errs := ValidateUDN(&UserDefinedNetwork{ObjectMeta: metav1.ObjectMeta{Name: "n", Namespace: "ns"}, Spec: spec})
 		if (len(errs) == 0) != tc.ok {

@@ -22,6 +22,7 @@ func TestPlanRefusesControlCharacters(t *testing.T) {
 		{"zone", func(in *Input) { in.Zone = "ovn-control-plane\x1b" }},
 		{"cluster: externalBridge", func(in *Input) { in.Cluster.ExternalBridge = "br\x00ex" }},
 		{"cluster: physicalNetworkName", func(in *Input) { in.Cluster.PhysicalNetworkName = "phys\tnet" }},
+		{"legacyNodes[1]", func(in *Input) { in.LegacyNodes = []string{"node1", "node\x002"} }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.field, func(t *testing.T) {

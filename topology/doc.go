@@ -6,7 +6,7 @@
 //
 // A State is a set of objects — Switch, SwitchPort, Router, RouterPort,
 // StaticRoute, Policy, NAT, ACL, AddressSet, LoadBalancer,
-// LoadBalancerGroup, PortGroup — each a plain value with OVN's own column
+// LoadBalancerGroup, PortGroup, Meter, MeterBand — each a plain value with OVN's own column
 // spellings, a natural Key unique within its kind, references to other
 // objects by name (a port names its switch or router, a route its router),
 // and an Owner (controller, network, topology, role, node) that the OVN
@@ -71,7 +71,7 @@
 // required, a reference, the parent whose column holds the object, the
 // rows it is attached to):
 //
-//	// QoS is a QoS rule, member of Switch.
+//	// QoS is a QoS rule, member of Switch (qos.go, abridged).
 //	//
 //	//udnkit:kind table=QoS id=13 order=130 name=qos
 //	type QoS struct {
@@ -101,14 +101,16 @@
 // bands) is created with its members in one transaction (one ovn-nbctl
 // invocation), and a change set leaving it short is refused. Field types
 // mapped: string kinds, int, bool, netip.Addr and netip.Prefix, slices of
-// strings, addresses and prefixes, Options, and the load balancer's and
-// gateway chassis' own types.
+// strings, addresses and prefixes, Options (a map of strings), IntOptions
+// (a map of integers: a QoS row's action and bandwidth, keys and value
+// ranges checked against the schema), and the load balancer's and gateway
+// chassis' own types.
 //
-// Tests of kindgen do this: one adds the QoS kind above and runs the row
-// mapping's tests on the result; one adds Meter and Meter_Band from one
-// file (Meter ordered before every other kind, an optional boolean, bands
-// of minimum 1) and a Forwarding_Group (a plain boolean), checks that no
-// Kind changes value, and syncs, observes, syncs again with no change and
+// Tests of kindgen do this: one adds a Mirror kind (a root kind) and runs
+// the row mapping's tests on the result; one adds a Forwarding_Group (a
+// plain boolean) beside Meter and Meter_Band (kind_meter.go: Meter ordered
+// before every other kind, an optional boolean, bands of minimum 1),
+// checks that no Kind changes value, and syncs, observes, syncs again with no change and
 // removes a row of every kind on a real NB through ovnnb, the ovn-nbctl
 // script and ovnnb with its monitor (backend/nbctl's TestRealEveryKind,
 // which fails for a kind it has no object of); another fails when a
@@ -146,18 +148,44 @@
 // to /31 pairs and keeps keys 1 to 9 for the router's local ports.
 //
 // Both profiles plan the reference's gateway rows where the seeds are
-// silent: gateway routers age MAC bindings (300 s); the pod network and
-// the join addresses are SNATed to the network's masquerade IP; the
-// external switch port answers for the node MAC (GARPs for NAT addresses,
-// not for load-balancer VIPs); the management-port SNAT of the node subnet and the reroute of the masquerade
+// silent, as its version REFERENCE.md names (8871cd9) writes them for a
+// user-defined network: gateway routers age MAC bindings (300 s), send no
+// GARP or RARP (disable_garp_rarp=true, which OVN 25.03 reads on switch
+// ports only: the reference sets it for the OVN that reads it on routers)
+// and learn no neighbour router dynamically (dynamic_neigh_routers=false);
+// the pod network and the join
+// addresses are SNATed to the network's masquerade IP; the external switch
+// port answers for the node MAC and announces no NAT address (no
+// nat-addresses: the masquerade IPs are the same on every node, and the
+// reference dropped them after they flooded the physical network;
+// TestRealGatewayOptions reads the SB: the node's address alone); a Layer3
+// primary's rtos-
+// and every gateway router's join-side port carry gateway_mtu; the
+// management-port SNAT of the node subnet and the reroute of the masquerade
 // IP to the management port; always_learn_from_arp_request=false on the
 // cluster router; subnet/exclude_ips/ipv6_prefix on node switches; the
 // transit switches' multicast settings and mcast_flood on rtots-. Where
-// udnkit departs: the management-port SNAT names its router port as
-// gateway_port (the reference uses logical_port under interconnect, which
-// northd cannot place once a zone has several nodes), and a Layer2 switch
-// carries subnet and ipv6_prefix for both families (the reference keeps
-// the last family's only).
+// udnkit departs: gateway_mtu is the network's MTU when it has one, the
+// cluster's otherwise (the reference writes its cluster MTU whatever the
+// network's: a packet from outside larger than the pods' MTU should get
+// "fragmentation needed" at the gateway, not be dropped at the pod), and
+// always (the reference drops it on a node annotated
+// k8s.ovn.org/gateway-mtu-support=false, which Node does not model); a
+// zone of several nodes keeps dynamic_neigh_routers=false too (the
+// reference's central mode, removed in its fba86e071, had true: OVN then
+// installs the join switch's neighbours statically, which is correct, only
+// larger); a secondary Layer3 network's rtos- stays a plain distributed
+// port without gateway chassis or gateway_mtu (the reference pins it to
+// the node and sets both; gateway_mtu acts on a gateway port only, and a
+// secondary network has no gateway); the reference's Static_MAC_Binding
+// rows on rtoe- (the dummy next hop and the host's masquerade IP at their
+// IP-derived MACs, override_dynamic_mac=true: expectedStaticMACBindings)
+// are not planned, as the model has no Static_MAC_Binding kind yet, so the
+// gateway router resolves those next hops by ARP; and the management-port
+// SNAT names its router port as gateway_port (the reference uses
+// logical_port under interconnect, which northd cannot place once a zone
+// has several nodes), and a Layer2 switch carries subnet and ipv6_prefix
+// for both families (the reference keeps the last family's only).
 //
 // Two of the reference's rows draw a northd warning. The reference
 // requests key 1 on the Layer2 transit router's switch port,
@@ -177,10 +205,12 @@
 // A Layer3 network may have several subnets of one family (the reference's
 // NetInfo takes a list): a node's host subnet comes from any of them, and
 // every subnet is routed to the gateway router, SNATed there and allowed
-// between each pair on the cluster router. Give them one host prefix
-// length: OVN ranks a longer source route above a shorter destination
+// between each pair on the cluster router. They share one host prefix
+// length per family, as the reference requires (its CRD and its parser;
+// netconf checks it, and the planners refuse a Network without it with
+// ErrInvalid): OVN ranks a longer source route above a shorter destination
 // route, so a node with /25 host subnets would send traffic for a /24 node
-// through its gateway router (as it would for the reference).
+// through its gateway router.
 //
 // # Zones
 //

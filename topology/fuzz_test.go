@@ -21,9 +21,11 @@ func FuzzPlan(f *testing.F) {
 	f.Add([]byte{1, 0, 1, 0, 2, 2, 5, 9}, "203.203.0.0/24", "2010:100:200::/60", "100.65.0.0/16,fd99::/64", "100.88.0.0/16,fd97::/64", "node-1")
 	f.Add([]byte{2, 1, 7, 0, 1, 4, 0, 0}, "192.168.0.0/24", "", "", "", "z")
 	f.Add([]byte{3, 0, 255, 30, 9, 0, 0, 1}, "10.0.0.0/30", "::/0", "1.2.3.4/32", "fd97::/127", "global")
-	f.Add([]byte{1, 0, 1, 0, 2, 2, 5, 8}, "203.203.0.0/24", "", "", "", "node-1")          // primary Layer2, one local node
-	f.Add([]byte{1, 0, 1, 0, 2, 2, 5, 9}, "203.203.0.0/24", "", "", "", "global")          // primary Layer2, two local nodes
-	f.Add([]byte{1, 3, 1, 0, 3, 2, 5, 9}, "203.203.0.0/24", "fd00::/64", "", "", "global") // secondary Layer2, three local nodes
+	f.Add([]byte{1, 0, 1, 0, 2, 2, 5, 8}, "203.203.0.0/24", "", "", "", "node-1")                           // primary Layer2, one local node
+	f.Add([]byte{1, 0, 1, 0, 2, 2, 5, 9}, "203.203.0.0/24", "", "", "", "global")                           // primary Layer2, two local nodes
+	f.Add([]byte{1, 3, 1, 0, 3, 2, 5, 9}, "203.203.0.0/24", "fd00::/64", "", "", "global")                  // secondary Layer2, three local nodes
+	f.Add([]byte{0, 0, 1, 24, 3, 4, 2, 0x12}, "10.128.0.0/16,10.129.0.0/16", "fd00::/48", "", "", "node-0") // two IPv4 subnets, /24 and /25
+	f.Add([]byte{0, 1, 1, 24, 3, 4, 2, 0x30}, "10.128.0.0/16,10.129.0.0/16", "fd00::/48", "", "", "global") // two IPv4 subnets, /24 both
 	f.Fuzz(func(t *testing.T, b []byte, sub4, sub6, join, transit, zone string) {
 		in := fuzzInput(b, sub4, sub6, join, transit, zone)
 		n := in.Network
@@ -43,6 +45,14 @@ func FuzzPlan(f *testing.F) {
 			}
 			if err != nil {
 				continue
+			}
+			// The subnets of a family share one host prefix.
+			for i, a := range n.Subnets {
+				for _, b := range n.Subnets[:i] {
+					if a.CIDR.Addr().Is4() == b.CIDR.Addr().Is4() && a.HostPrefix != b.HostPrefix && n.Topology == netconf.TopologyLayer3 {
+						t.Fatalf("planned %v and %v", a, b)
+					}
+				}
 			}
 			// A primary Layer2 zone holds at most one node.
 			if primaryL2 && (locals > 1 || len(mgmtPorts(s)) > 1) {
@@ -83,12 +93,15 @@ func fuzzInput(b []byte, sub4, sub6, join, transit, zone string) Input {
 		Role:        []netconf.Role{netconf.RolePrimary, netconf.RoleSecondary}[b[1]%2],
 		JoinSubnets: pp(join), TransitSubnets: pp(transit), VLANID: int(b[7]) * 20, MTU: int(b[6]) * 40}
 	for _, s := range []string{sub4, sub6} {
-		if p := pp(s); p != nil {
+		for j, p := range pp(s) { // several of a family: host prefixes may differ
 			hp := int(b[3])
-			if hp != 0 && p[0].Addr().Is6() {
+			if j > 0 {
+				hp += int(b[7]>>4) % 3
+			}
+			if hp != 0 && p.Addr().Is6() {
 				hp += 40
 			}
-			n.Subnets = append(n.Subnets, netconf.Subnet{CIDR: p[0], HostPrefix: hp})
+			n.Subnets = append(n.Subnets, netconf.Subnet{CIDR: p, HostPrefix: hp})
 		}
 	}
 	in := Input{Network: n, Zone: zone, HostSubnets: map[string][]netip.Prefix{},

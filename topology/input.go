@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/netdev"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -138,6 +139,34 @@ func (m Layer2Mode) String() string {
 	return "layer2-mode(" + strconv.Itoa(int(m)) + ")"
 }
 
+// Validate checks the settings every network's plan takes as they are,
+// before any network is planned: the names are free of control characters
+// and the external bridge is a name the node plans (vrf, flows) can take.
+func (c Cluster) Validate() error {
+	for _, f := range []struct{ field, s string }{{"physicalNetworkName", c.PhysicalNetworkName}, {"externalBridge", c.ExternalBridge}} {
+		if msg := names.ControlError(f.s); msg != "" {
+			return fmt.Errorf("cluster: %s %s: %w: %s", f.field, names.Quote(f.s), ErrInvalid, msg)
+		}
+	}
+	return c.checkBridge()
+}
+
+// checkBridge refuses an external bridge the node plans would refuse: they
+// take it as a device name and an ovs-ofctl argument.
+func (c Cluster) checkBridge() error {
+	b := c.ExternalBridge
+	if b == "" {
+		return nil
+	}
+	if err := netdev.Check(b); err != nil {
+		return fmt.Errorf("cluster: externalBridge: %w: %v", ErrInvalid, err)
+	}
+	if b[0] == '-' {
+		return fmt.Errorf("cluster: externalBridge %s: %w: a leading '-' reads as an option to ovs-ofctl", names.Quote(b), ErrInvalid)
+	}
+	return nil
+}
+
 func (c Cluster) withDefaults() Cluster {
 	if len(c.MasqueradeSubnets) == 0 {
 		c.MasqueradeSubnets = ipam.DefaultMasqueradeSubnets()
@@ -238,6 +267,24 @@ func validateNetwork(n *udn.Network) error {
 		for j := range i {
 			if n.Subnets[i].CIDR.Overlaps(n.Subnets[j].CIDR) {
 				return errf("%s: subnets[%d]: %w: %v overlaps %v", n, i, ErrInvalid, n.Subnets[i].CIDR, n.Subnets[j].CIDR)
+			}
+		}
+	}
+	if n.Topology == udn.TopologyLayer3 {
+		// One host-subnet length per family (the reference's rule, which
+		// netconf applies): OVN ranks a longer source route above a
+		// shorter destination route, so a node with longer host subnets
+		// would send traffic for another node's pods through its gateway
+		// router.
+		var first [2]int // index+1 of the family's first subnet
+		for i, s := range n.Subnets {
+			f := &first[b2i(s.CIDR.Addr().Is6())]
+			switch {
+			case *f == 0:
+				*f = i + 1
+			case s.HostPrefix != n.Subnets[*f-1].HostPrefix:
+				return errf("%s: subnets[%d]: %w: host prefix /%d, subnets[%d]'s is /%d: the subnets of a family share one host-subnet length",
+					n, i, ErrInvalid, s.HostPrefix, *f-1, n.Subnets[*f-1].HostPrefix)
 			}
 		}
 	}
@@ -549,4 +596,11 @@ func NodeFits(n *udn.Network, nd Node, p Profile) error {
 		}
 	}
 	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

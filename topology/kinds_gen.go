@@ -24,13 +24,16 @@ const (
 	KindPolicy            Kind = 10 // Logical_Router_Policy
 	KindNAT               Kind = 11 // NAT
 	KindACL               Kind = 12 // ACL
+	KindQoS               Kind = 13 // QoS
+	KindMeter             Kind = 14 // Meter
+	KindMeterBand         Kind = 15 // Meter_Band
 )
 
 // kindEnd is one more than the largest Kind.
-const kindEnd = 13
+const kindEnd = 16
 
 // kindsInOrder holds every kind in creation order.
-var kindsInOrder = [...]Kind{KindAddressSet, KindLoadBalancer, KindLoadBalancerGroup, KindSwitch, KindRouter, KindSwitchPort, KindRouterPort, KindPortGroup, KindStaticRoute, KindPolicy, KindNAT, KindACL}
+var kindsInOrder = [...]Kind{KindMeter, KindMeterBand, KindAddressSet, KindLoadBalancer, KindLoadBalancerGroup, KindSwitch, KindRouter, KindSwitchPort, KindRouterPort, KindPortGroup, KindStaticRoute, KindPolicy, KindNAT, KindACL, KindQoS}
 
 // Kinds returns every kind in creation order: a row's parent and the
 // rows it references come before it.
@@ -39,22 +42,33 @@ func Kinds() []Kind { return slices.Clone(kindsInOrder[:]) }
 // kindOrder is indexed by Kind: the kind's place in kindsInOrder, from 1
 // (0: no kind). One entry per uint8, so indexing needs no bounds check.
 var kindOrder = [256]uint8{
-	KindAddressSet:        1,
-	KindLoadBalancer:      2,
-	KindLoadBalancerGroup: 3,
-	KindSwitch:            4,
-	KindRouter:            5,
-	KindSwitchPort:        6,
-	KindRouterPort:        7,
-	KindPortGroup:         8,
-	KindStaticRoute:       9,
-	KindPolicy:            10,
-	KindNAT:               11,
-	KindACL:               12,
+	KindMeter:             1,
+	KindMeterBand:         2,
+	KindAddressSet:        3,
+	KindLoadBalancer:      4,
+	KindLoadBalancerGroup: 5,
+	KindSwitch:            6,
+	KindRouter:            7,
+	KindSwitchPort:        8,
+	KindRouterPort:        9,
+	KindPortGroup:         10,
+	KindStaticRoute:       11,
+	KindPolicy:            12,
+	KindNAT:               13,
+	KindACL:               14,
+	KindQoS:               15,
 }
 
 // descriptors is indexed by Kind.
 var descriptors = [kindEnd]Descriptor{
+	KindMeter: {Kind: KindMeter, Type: "Meter", Name: "meter", Table: "Meter", Named: true, Indexed: true,
+		Updatable: []string{"unit", "fair", "external_ids"},
+	},
+	KindMeterBand: {Kind: KindMeterBand, Type: "MeterBand", Name: "meter_band", Table: "Meter_Band", Named: false, Indexed: false,
+		KeyColumns: []string{"action", "rate", "burst_size"},
+		Parents:    []ParentColumn{{Kind: KindMeter, Column: "bands", Min: 1}},
+		Updatable:  []string{"external_ids"},
+	},
 	KindAddressSet: {Kind: KindAddressSet, Type: "AddressSet", Name: "address_set", Table: "Address_Set", Named: true, Indexed: true,
 		Updatable: []string{"addresses", "external_ids"},
 	},
@@ -102,8 +116,101 @@ var descriptors = [kindEnd]Descriptor{
 	KindACL: {Kind: KindACL, Type: "ACL", Name: "acl", Table: "ACL", Named: false, Indexed: false,
 		KeyColumns: []string{"tier", "direction", "priority", "match"},
 		Parents:    []ParentColumn{{Kind: KindPortGroup, Column: "acls"}, {Kind: KindSwitch, Column: "acls"}},
-		Updatable:  []string{"name", "action", "options", "external_ids"},
+		Updatable:  []string{"name", "action", "options", "log", "severity", "meter", "external_ids"},
 	},
+	KindQoS: {Kind: KindQoS, Type: "QoS", Name: "qos", Table: "QoS", Named: false, Indexed: false,
+		KeyColumns: []string{"direction", "priority", "match"},
+		Parents:    []ParentColumn{{Kind: KindSwitch, Column: "qos_rules"}},
+		Updatable:  []string{"action", "bandwidth", "external_ids"},
+	},
+}
+
+// Kind returns KindMeter.
+func (Meter) Kind() Kind { return KindMeter }
+
+// OwnedBy returns the owner.
+func (o Meter) OwnedBy() Owner { return o.Owner }
+
+// Key returns the name.
+func (o Meter) Key() string { return o.Name }
+
+func (o Meter) clone() Object {
+	return o
+}
+
+func (o Meter) normalize() Object {
+
+	return o
+}
+
+func (o Meter) isNormal() bool {
+	return true
+}
+
+func (o Meter) columns(x Object) []string {
+	p := x.(Meter)
+	var c cols
+	c.add(o.Unit != p.Unit, "unit")
+	c.add(o.Fair != p.Fair, "fair")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
+	return c
+}
+
+func (o Meter) render(b *strings.Builder) {
+	l := line{b}
+	l.head(o.Kind(), o.Name)
+	l.s("unit", string(o.Unit))
+	l.flag("fair", o.Fair)
+	l.owner(o.Owner)
+}
+
+// Kind returns KindMeterBand.
+func (MeterBand) Kind() Kind { return KindMeterBand }
+
+// OwnedBy returns the owner.
+func (o MeterBand) OwnedBy() Owner { return o.Owner }
+
+// Key returns "meter|action|rate|burst_size".
+func (o MeterBand) Key() string {
+	var scratch [128]byte
+	return string(o.appendKey(scratch[:0]))
+}
+
+func (o MeterBand) appendKey(b []byte) []byte {
+	b = append(append(b, o.Meter...), '|')
+	b = append(append(b, o.Action...), '|')
+	b = append(strconv.AppendInt(b, int64(o.Rate), 10), '|')
+	return strconv.AppendInt(b, int64(o.BurstSize), 10)
+}
+
+func (o MeterBand) clone() Object {
+	return o
+}
+
+func (o MeterBand) normalize() Object {
+
+	return o
+}
+
+func (o MeterBand) isNormal() bool {
+	return true
+}
+
+func (o MeterBand) columns(x Object) []string {
+	p := x.(MeterBand)
+	var c cols
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
+	return c
+}
+
+func (o MeterBand) render(b *strings.Builder) {
+	l := line{b}
+	l.head(o.Kind(), "")
+	l.s("meter", string(o.Meter))
+	l.s("action", string(o.Action))
+	l.i("rate", o.Rate)
+	l.i("burst_size", o.BurstSize)
+	l.owner(o.Owner)
 }
 
 // Kind returns KindAddressSet.
@@ -117,23 +224,26 @@ func (o AddressSet) Key() string { return o.Name }
 
 func (o AddressSet) clone() Object {
 	o.Addresses = slices.Clone(o.Addresses)
+	o.ExternalIDs = cloneOpts(o.ExternalIDs)
 	return o
 }
 
 func (o AddressSet) normalize() Object {
 	o.Addresses = sortedFunc(o.Addresses, comparePrefix)
+	o.ExternalIDs = sortedOptions(o.ExternalIDs)
 	return o
 }
 
 func (o AddressSet) isNormal() bool {
-	return slices.IsSortedFunc(o.Addresses, comparePrefix)
+	return slices.IsSortedFunc(o.Addresses, comparePrefix) &&
+		optsSorted(o.ExternalIDs)
 }
 
 func (o AddressSet) columns(x Object) []string {
 	p := x.(AddressSet)
 	var c cols
 	c.add(!slices.Equal(o.Addresses, p.Addresses), "addresses")
-	c.add(!o.Owner.Equal(p.Owner), "external_ids")
+	c.add(!o.Owner.Equal(p.Owner) || !o.ExternalIDs.Equal(p.ExternalIDs), "external_ids")
 	return c
 }
 
@@ -141,6 +251,7 @@ func (o AddressSet) render(b *strings.Builder) {
 	l := line{b}
 	l.head(o.Kind(), o.Name)
 	l.list("addresses", len(o.Addresses), func(i int) string { return o.Addresses[i].String() })
+	l.opts("external_ids", o.ExternalIDs)
 	l.owner(o.Owner)
 }
 
@@ -458,23 +569,26 @@ func (o PortGroup) Key() string { return o.Name }
 
 func (o PortGroup) clone() Object {
 	o.Ports = slices.Clone(o.Ports)
+	o.ExternalIDs = cloneOpts(o.ExternalIDs)
 	return o
 }
 
 func (o PortGroup) normalize() Object {
 	o.Ports = sortedStrings(o.Ports)
+	o.ExternalIDs = sortedOptions(o.ExternalIDs)
 	return o
 }
 
 func (o PortGroup) isNormal() bool {
-	return slices.IsSorted(o.Ports)
+	return slices.IsSorted(o.Ports) &&
+		optsSorted(o.ExternalIDs)
 }
 
 func (o PortGroup) columns(x Object) []string {
 	p := x.(PortGroup)
 	var c cols
 	c.add(!slices.Equal(o.Ports, p.Ports), "ports")
-	c.add(!o.Owner.Equal(p.Owner), "external_ids")
+	c.add(!o.Owner.Equal(p.Owner) || !o.ExternalIDs.Equal(p.ExternalIDs), "external_ids")
 	return c
 }
 
@@ -482,6 +596,7 @@ func (o PortGroup) render(b *strings.Builder) {
 	l := line{b}
 	l.head(o.Kind(), o.Name)
 	l.strs("ports", o.Ports)
+	l.opts("external_ids", o.ExternalIDs)
 	l.owner(o.Owner)
 }
 
@@ -664,16 +779,19 @@ func (o ACL) OwnedBy() Owner { return o.Owner }
 
 func (o ACL) clone() Object {
 	o.Options = cloneOpts(o.Options)
+	o.ExternalIDs = cloneOpts(o.ExternalIDs)
 	return o
 }
 
 func (o ACL) normalize() Object {
 	o.Options = sortedOptions(o.Options)
+	o.ExternalIDs = sortedOptions(o.ExternalIDs)
 	return o
 }
 
 func (o ACL) isNormal() bool {
-	return optsSorted(o.Options)
+	return optsSorted(o.Options) &&
+		optsSorted(o.ExternalIDs)
 }
 
 func (o ACL) columns(x Object) []string {
@@ -682,7 +800,10 @@ func (o ACL) columns(x Object) []string {
 	c.add(o.Name != p.Name, "name")
 	c.add(o.Action != p.Action, "action")
 	c.add(!o.Options.Equal(p.Options), "options")
-	c.add(!o.Owner.Equal(p.Owner), "external_ids")
+	c.add(o.Log != p.Log, "log")
+	c.add(o.Severity != p.Severity, "severity")
+	c.add(o.Meter != p.Meter, "meter")
+	c.add(!o.Owner.Equal(p.Owner) || !o.ExternalIDs.Equal(p.ExternalIDs), "external_ids")
 	return c
 }
 
@@ -698,6 +819,67 @@ func (o ACL) render(b *strings.Builder) {
 	l.q("match", string(o.Match))
 	l.s("action", string(o.Action))
 	l.opts("options", o.Options)
+	l.flag("log", o.Log)
+	l.s("severity", string(o.Severity))
+	l.s("meter", string(o.Meter))
+	l.opts("external_ids", o.ExternalIDs)
+	l.owner(o.Owner)
+}
+
+// Kind returns KindQoS.
+func (QoS) Kind() Kind { return KindQoS }
+
+// OwnedBy returns the owner.
+func (o QoS) OwnedBy() Owner { return o.Owner }
+
+// Key returns "switch|direction|priority|match".
+func (o QoS) Key() string {
+	var scratch [128]byte
+	return string(o.appendKey(scratch[:0]))
+}
+
+func (o QoS) appendKey(b []byte) []byte {
+	b = append(append(b, o.Switch...), '|')
+	b = append(append(b, o.Direction...), '|')
+	b = append(strconv.AppendInt(b, int64(o.Priority), 10), '|')
+	return append(b, o.Match...)
+}
+
+func (o QoS) clone() Object {
+	o.Action = slices.Clone(o.Action)
+	o.Bandwidth = slices.Clone(o.Bandwidth)
+	return o
+}
+
+func (o QoS) normalize() Object {
+	o.Action = sortedFunc(o.Action, compareIntOptions)
+	o.Bandwidth = sortedFunc(o.Bandwidth, compareIntOptions)
+	return o
+}
+
+func (o QoS) isNormal() bool {
+	return slices.IsSortedFunc(o.Action, compareIntOptions) &&
+		slices.IsSortedFunc(o.Bandwidth, compareIntOptions)
+}
+
+func (o QoS) columns(x Object) []string {
+	p := x.(QoS)
+	var c cols
+	c.add(!o.Action.Equal(p.Action), "action")
+	c.add(!o.Bandwidth.Equal(p.Bandwidth), "bandwidth")
+	c.add(!o.Owner.Equal(p.Owner), "external_ids")
+	return c
+}
+
+func (o QoS) render(b *strings.Builder) {
+	l := line{b}
+	l.head(o.Kind(), "")
+	l.s("switch", string(o.Switch))
+	l.s("direction", string(o.Direction))
+	l.i("priority", o.Priority)
+	l.q("match", string(o.Match))
+	l.intOpts("action", o.Action)
+	l.intOpts("bandwidth", o.Bandwidth)
 	l.owner(o.Owner)
 }
 
@@ -707,6 +889,8 @@ func (o ACL) render(b *strings.Builder) {
 // is the object's (the last when none is).
 func Parent(o Object) (Kind, string, bool) {
 	switch x := o.(type) {
+	case MeterBand:
+		return KindMeter, x.Meter, true
 	case SwitchPort:
 		return KindSwitch, x.Switch, true
 	case RouterPort:
@@ -722,6 +906,8 @@ func Parent(o Object) (Kind, string, bool) {
 			return KindPortGroup, x.PortGroup, true
 		}
 		return KindSwitch, x.Switch, true
+	case QoS:
+		return KindSwitch, x.Switch, true
 	}
 	return 0, "", false
 }
@@ -731,6 +917,8 @@ func Parent(o Object) (Kind, string, bool) {
 // array stays on the caller's stack.
 func appendKey(o Object, b []byte) ([]byte, bool) {
 	switch x := o.(type) {
+	case MeterBand:
+		return x.appendKey(b), true
 	case StaticRoute:
 		return x.appendKey(b), true
 	case Policy:
@@ -738,6 +926,8 @@ func appendKey(o Object, b []byte) ([]byte, bool) {
 	case NAT:
 		return x.appendKey(b), true
 	case ACL:
+		return x.appendKey(b), true
+	case QoS:
 		return x.appendKey(b), true
 	}
 	return b, false

@@ -108,6 +108,11 @@ func (p *planner) layer3Node(nd *Node, local bool) {
 	if p.primary {
 		sws.LoadBalancerGroups = p.lbSwitch
 		rp.GatewayChassis = p.gcs.of(GatewayChassis{Name: p.cat(rtos, "-", nd.Chassis), Chassis: nd.Chassis, Priority: 1})
+		// The reference's gateway_mtu (base_network_controller.go
+		// syncNodeClusterRouterPort): traffic from the outside larger than
+		// the network's MTU gets "fragmentation needed" at this gateway
+		// port instead of being dropped on the pod's interface.
+		rp.Options = p.mtuOpts
 	}
 	p.b.add(sws, rp, p.routerLSP(o, p.cat("stor-", sw), sw, rtos),
 		RouterPort{Owner: o, Name: rtots, Router: cr, MAC: p.mac(tsIPs...), Networks: tsNets, Options: mcastFlood},

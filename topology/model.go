@@ -338,6 +338,30 @@ const (
 // String returns the OVN spelling.
 func (a ACLAction) String() string { return string(a) }
 
+// ACLSeverity is the severity an ACL logs at.
+type ACLSeverity string
+
+// ACL log severities; the empty value leaves the column empty.
+const (
+	SeverityAlert   ACLSeverity = "alert"
+	SeverityWarning ACLSeverity = "warning"
+	SeverityNotice  ACLSeverity = "notice"
+	SeverityInfo    ACLSeverity = "info"
+	SeverityDebug   ACLSeverity = "debug"
+)
+
+// String returns the OVN spelling.
+func (s ACLSeverity) String() string { return string(s) }
+
+// Valid reports whether s is empty or one of the defined severities.
+func (s ACLSeverity) Valid() bool {
+	switch s {
+	case "", SeverityAlert, SeverityWarning, SeverityNotice, SeverityInfo, SeverityDebug:
+		return true
+	}
+	return false
+}
+
 // Object is one OVN Northbound row of the model: a value of one of the types
 // AddressSet, LoadBalancer, LoadBalancerGroup, Switch,
 // Router, SwitchPort, RouterPort, PortGroup, StaticRoute, Policy, NAT, ACL.
@@ -366,6 +390,10 @@ type AddressSet struct {
 	Owner     Owner
 	Name      string         `nb:"name,key"`
 	Addresses []netip.Prefix `nb:"addresses,ip"` // single addresses as /32 or /128
+	// ExternalIDs are external_ids beyond the owner's (the reference's
+	// owner-type, k8s.ovn.org/name, ip-family and k8s.ovn.org/id of a
+	// policy's address set); the owner's keys win over them.
+	ExternalIDs Options `nb:"external_ids"`
 }
 
 // LBVIP is one entry of a load balancer's vips map.
@@ -474,6 +502,10 @@ type PortGroup struct {
 	Owner Owner
 	Name  string   `nb:"name,key"`
 	Ports []string `nb:"ports,ref=SwitchPort"`
+	// ExternalIDs are external_ids beyond the owner's (the reference's
+	// owner-type, k8s.ovn.org/name and k8s.ovn.org/id); the owner's keys
+	// win over them.
+	ExternalIDs Options `nb:"external_ids"`
 }
 
 // StaticRoute is a Logical_Router_Static_Route, member of Router.
@@ -532,6 +564,16 @@ type ACL struct {
 	Match     string       `nb:"match,key,required,q"`
 	Action    ACLAction    `nb:"action,required"`
 	Options   Options      `nb:"options"`
+	// Log, Severity and Meter are the ACL's logging: whether a packet it
+	// matches is logged, at which severity ("" leaves the column empty)
+	// and through which Meter's rate limit (by name; "" none).
+	Log      bool        `nb:"log"`
+	Severity ACLSeverity `nb:"severity"`
+	Meter    string      `nb:"meter"`
+	// ExternalIDs are external_ids beyond the owner's (the reference's
+	// owner-type, k8s.ovn.org/name, direction, … and k8s.ovn.org/id); the
+	// owner's keys win over them.
+	ExternalIDs Options `nb:"external_ids"`
 }
 
 // Key returns "pg:<port group>|tier|direction|priority|match", or

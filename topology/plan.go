@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/udnkit/udnkit/internal/names"
-	"github.com/udnkit/udnkit/internal/netdev"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -140,24 +139,12 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 	if err := CheckNames(nil, in.Nodes, in.Zone); err != nil {
 		return nil, fmt.Errorf("%s: %w", n, err)
 	}
-	for i, s := range append([]string{in.Cluster.PhysicalNetworkName, in.Cluster.ExternalBridge}, in.LegacyNodes...) {
-		if msg := names.ControlError(s); msg != "" {
-			what := [2]string{"cluster: physicalNetworkName", "cluster: externalBridge"}
-			field := "legacyNodes[" + strconv.Itoa(i-2) + "]"
-			if i < 2 {
-				field = what[i]
-			}
-			return nil, errf("%s: %s %s: %w: %s", n, field, names.Quote(s), ErrInvalid, msg)
-		}
+	if err := in.Cluster.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", n, err)
 	}
-	if b := in.Cluster.ExternalBridge; b != "" {
-		// The node plans (vrf, flows) take it as a device and an ovs-ofctl
-		// argument: refuse here what they would refuse there.
-		if err := netdev.Check(b); err != nil {
-			return nil, errf("%s: cluster: externalBridge: %w: %v", n, ErrInvalid, err)
-		}
-		if b[0] == '-' {
-			return nil, errf("%s: cluster: externalBridge %s: %w: a leading '-' reads as an option to ovs-ofctl", n, names.Quote(b), ErrInvalid)
+	for i, s := range in.LegacyNodes {
+		if msg := names.ControlError(s); msg != "" {
+			return nil, errf("%s: legacyNodes[%d] %s: %w: %s", n, i, names.Quote(s), ErrInvalid, msg)
 		}
 	}
 	p := &planner{in: in, n: n, c: in.Cluster.withDefaults(), mode: m, p: n.Prefix(), primary: n.IsPrimary()}
@@ -698,8 +685,12 @@ func (p *planner) addNodeReroutePolicy(o Owner, router, inport, comment string, 
 // options the reference writes: MAC bindings aged after 300 s, SNAT of the
 // pod network and of the gateway router's own join addresses (joinGR) to
 // the network's masquerade IP, and an external switch port that answers for
-// the node's MAC and sends GARPs for NAT addresses but not load-balancer
-// VIPs. On a Layer2 network the load-balancer SNAT uses the join addresses
+// the node's MAC. As the reference does for user-defined networks since
+// its interconnect-only gateway (dynamic_neigh_routers=false) and its fix
+// of the masquerade ARP storm (disable_garp_rarp=true, no nat-addresses on
+// etor-: the masquerade IPs are the same on every node, and GARPs for them
+// flood the physical network), the router sends no GARP or RARP and learns
+// no neighbour routers dynamically. On a Layer2 network the load-balancer SNAT uses the join addresses
 // (the port holds several networks) and the pod network's SNAT applies to
 // the external port only. The reference's external port also holds the
 // masquerade IP; with lb_force_snat_ip=router_ip northd then SNATs
@@ -726,8 +717,8 @@ func (p *planner) gatewayRouter(nd *Node, gr string, joinGR []netip.Prefix, laye
 	}
 	p.b.add(Router{Owner: o, Name: gr, LoadBalancerGroups: p.lbRouter, Options: p.opts.of( // sorted by key
 		Option{"always_learn_from_arp_request", "false"}, Option{OptChassis, nd.Chassis},
-		Option{"dynamic_neigh_routers", "true"}, Option{"lb_force_snat_ip", forceSNAT},
-		Option{"mac_binding_age_threshold", macBindingAgeThreshold})})
+		Option{"disable_garp_rarp", "true"}, Option{"dynamic_neigh_routers", "false"},
+		Option{"lb_force_snat_ip", forceSNAT}, Option{"mac_binding_age_threshold", macBindingAgeThreshold})})
 	nets := p.pfxs.make(len(p.fams))
 	for i, f := range p.fams {
 		nets[i], _ = pickPrefix(nd.Addresses, f.is4)
@@ -739,8 +730,6 @@ func (p *planner) gatewayRouter(nd *Node, gr string, joinGR []netip.Prefix, laye
 	slices.SortFunc(nets, comparePrefix) // as the Builder would
 	etorLSP := p.routerLSP(o, etor, ext, rtoe)
 	etorLSP.Addresses = p.strs.of(m)
-	etorLSP.Options = p.opts.of(Option{"exclude-lb-vips-from-garp", "true"}, Option{"nat-addresses", "router"},
-		Option{OptRouterPort, rtoe}) // sorted by key
 	p.b.add(
 		Switch{Owner: o, Name: ext},
 		RouterPort{Owner: o, Name: rtoe, Router: gr, MAC: m, Networks: nets},

@@ -4,19 +4,33 @@ import (
 	"errors"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/udnkit/udnkit/ipam"
+	"github.com/udnkit/udnkit/netconf"
 )
 
 // TestReferenceGatewayRows holds the rows and options the reference's own
-// tests expect of a primary network's node (OVN-Kubernetes,
-// go-controller/pkg/ovn/secondary_layer3_network_controller_test.go and
-// secondary_layer2_network_controller_test.go, whose helpers are named in
+// tests expect of a primary network's node (OVN-Kubernetes at the version
+// REFERENCE.md names, 8871cd9: go-controller/pkg/ovn/
+// layer3_user_defined_network_controller_test.go and
+// layer2_user_defined_network_controller_test.go, whose helpers are named in
 // each case; gateway.go, base_network_controller.go and
 // zone_interconnect/zone_ic_handler.go write them), on the Layer3 example
 // (network ID 2, node ovn-control-plane, join 100.65.0.4, masquerade IPs
 // 169.254.0.13/.14) and seed 004's Layer2 one (network ID 1).
+//
+// The gateway router's options and the etor- port's are those of the
+// reference since its commits fba86e071 (interconnect only:
+// dynamic_neigh_routers=false, gateway.go:290) and f23d1d792 (the UDN
+// masquerade ARP storm: disable_garp_rarp=true, gateway.go:306-308, and no
+// nat-addresses or exclude-lb-vips-from-garp on a UDN's etor-,
+// gateway.go:1397-1412); its tests expect them in gwRouterOptions
+// (layer3_user_defined_network_controller_test.go:2296-2308, which
+// expectedGWEntitiesLayer2 shares) and externalSwitchRouterPortOptions
+// (:2242-2246). The earlier reference, and udnkit before it, had
+// dynamic_neigh_routers=true and GARPs for NAT addresses.
 func TestReferenceGatewayRows(t *testing.T) {
 	l3, err := Plan(layer3Input())
 	if err != nil {
@@ -52,16 +66,29 @@ func TestReferenceGatewayRows(t *testing.T) {
 	}{
 		{"gwRouterOptions: the Layer3 gateway router's options", func() bool {
 			return get(l3, KindRouter, gr3).(Router).Options.Equal(opts("always_learn_from_arp_request", "false", "chassis", "chassis-cp",
-				"dynamic_neigh_routers", "true", "lb_force_snat_ip", "router_ip", "mac_binding_age_threshold", "300"))
+				"disable_garp_rarp", "true", "dynamic_neigh_routers", "false", "lb_force_snat_ip", "router_ip", "mac_binding_age_threshold", "300"))
+		}},
+		{"expectedGWEntitiesLayer2 (gwRouterOptions, lb_force_snat_ip the join IPs): the Layer2 gateway router's options", func() bool {
+			return get(l2, KindRouter, gr2).(Router).Options.Equal(opts("always_learn_from_arp_request", "false", "chassis", "chassis-cp",
+				"disable_garp_rarp", "true", "dynamic_neigh_routers", "false", "lb_force_snat_ip", "100.65.0.4 fd99::4", "mac_binding_age_threshold", "300"))
+		}},
+		{"expectedLayer3EgressEntities (:2072-2079): rtos- carries gateway_mtu on a Layer3 primary", func() bool {
+			return get(l3, KindRouterPort, "rtos-ns1_blue_ovn-control-plane").(RouterPort).Options.Equal(opts("gateway_mtu", "1400"))
+		}},
+		{"expectedGRToJoinSwitchLRP (:1999-2003): rtoj-GR carries gateway_mtu", func() bool {
+			return get(l3, KindRouterPort, "rtoj-"+gr3).(RouterPort).Options.Equal(opts("gateway_mtu", "1400"))
 		}},
 		{"gateway.go GatewayInit: a Layer2 gateway router SNATs load balancers to its join addresses", func() bool {
 			v, _ := get(l2, KindRouter, gr2).(Router).Options.Get("lb_force_snat_ip")
 			return v == "100.65.0.4 fd99::4"
 		}},
-		{"externalSwitchRouterPortOptions: etor- options and the node MAC as its address", func() bool {
+		{"externalSwitchRouterPortOptions: etor- options (router-port alone) and the node MAC as its address", func() bool {
 			p := get(l3, KindSwitchPort, "etor-"+gr3).(SwitchPort)
-			return p.Options.Equal(opts("exclude-lb-vips-from-garp", "true", "nat-addresses", "router", "router-port", "rtoe-"+gr3)) &&
+			return p.Options.Equal(opts("router-port", "rtoe-"+gr3)) &&
 				slices.Equal(p.Addresses, []string{"0a:58:ac:12:00:03"})
+		}},
+		{"expectedGWEntitiesLayer2 (externalSwitchRouterPortOptions): the Layer2 etor- options", func() bool {
+			return get(l2, KindSwitchPort, "etor-"+gr2).(SwitchPort).Options.Equal(opts("router-port", "rtoe-"+gr2))
 		}},
 		{"expectedGWRouterPlusNATAndStaticRoutes nat1: the gateway router SNATs its join IP to the masquerade IP", func() bool {
 			return hasNAT(l3, gr3, "100.65.0.4/32", "169.254.0.13", "", "") && hasNAT(l3, gr3, "fd99::4/128", "fd69::d", "", "")
@@ -108,7 +135,8 @@ func TestReferenceGatewayRows(t *testing.T) {
 		}
 	}
 	// A departure: the reference's rtoe- (expectedGRToExternalSwitchLRP)
-	// also holds the network's masquerade IP, and with
+	// also holds the network's masquerade IP (as a /32 since its
+	// f23d1d792, udnGWSNATAddress), and with
 	// lb_force_snat_ip=router_ip northd then SNATs load-balanced traffic to
 	// the masquerade IP and warns (TestRealLayer3ReferenceProfile). udnkit
 	// leaves it off in both profiles.
@@ -120,7 +148,7 @@ func TestReferenceGatewayRows(t *testing.T) {
 	}
 	for name, s := range map[string]State{"ProfileReference": ref, "ProfileSeeds": l3} {
 		nets := get(s, KindRouterPort, "rtoe-"+gr3).(RouterPort).Networks
-		if slices.Contains(nets, pfx("169.254.0.13/17")) || !slices.Contains(nets, pfx("172.18.0.3/16")) {
+		if slices.ContainsFunc(nets, func(p netip.Prefix) bool { return p.Addr() == addr("169.254.0.13") }) || !slices.Contains(nets, pfx("172.18.0.3/16")) {
 			t.Errorf("%s: rtoe- holds %v, want the node IP 172.18.0.3/16 without the masquerade IP", name, nets)
 		}
 	}
@@ -190,5 +218,92 @@ func TestPreservedLayer2Key(t *testing.T) {
 	in.TunnelKeys[0] = ipam.PreservedTunnelKey(in.Network.ID) + 1 // another network's preserved key
 	if _, err := Plan(in); !errors.Is(err, ErrInvalid) {
 		t.Errorf("another network's preserved key: %v", err)
+	}
+}
+
+// TestGatewayRouterOptionsEveryTopology: every gateway router udnkit plans
+// (Layer3, Layer2 on the transit router, legacy Layer2) under both
+// profiles sends no GARP/RARP and learns no neighbour router dynamically,
+// its etor- port asks for no GARPs of NAT addresses, and a Layer3 primary's
+// rtos- port carries gateway_mtu: the network's MTU when it has one (the
+// reference writes the cluster's, config.Default.MTU, whatever the
+// network's: a departure recorded in the package doc), else the cluster's.
+func TestGatewayRouterOptionsEveryTopology(t *testing.T) {
+	legacy := seed004Input("203.203.0.0/24")
+	legacy.Layer2 = Layer2Legacy
+	l3mtu := layer3Input()
+	l3mtu.Network = l3mtu.Network.Clone()
+	l3mtu.Network.MTU = 1300
+	for _, prof := range []Profile{ProfileSeeds, ProfileReference} {
+		for name, tc := range map[string]struct {
+			in  Input
+			gr  string
+			mtu string
+		}{
+			"layer3":          {layer3Input(), "GR_ns1_blue_ovn-control-plane", "1400"},
+			"layer3 mtu 1300": {l3mtu, "GR_ns1_blue_ovn-control-plane", "1300"},
+			"layer2":          {seed004Input("203.203.0.0/24"), "GR_test12_namespace.scoped_ovn-control-plane", ""},
+			"layer2 legacy":   {legacy, "GR_test12_namespace.scoped_ovn-control-plane", ""},
+		} {
+			in := tc.in
+			in.Profile = prof
+			s, err := Plan(in)
+			if err != nil {
+				t.Fatalf("%s %s: %v", prof, name, err)
+			}
+			o, ok := s.Get(KindRouter, tc.gr)
+			if !ok {
+				t.Fatalf("%s %s: no gateway router %s", prof, name, tc.gr)
+			}
+			opts := o.(Router).Options
+			for k, want := range map[string]string{"disable_garp_rarp": "true", "dynamic_neigh_routers": "false"} {
+				if v, ok := opts.Get(k); !ok || v != want {
+					t.Errorf("%s %s: %s %s=%q (set %v), want %q", prof, name, tc.gr, k, v, ok, want)
+				}
+			}
+			p, ok := s.Get(KindSwitchPort, "etor-"+tc.gr)
+			if !ok {
+				t.Fatalf("%s %s: no etor- port", prof, name)
+			}
+			if got := p.(SwitchPort).Options; !got.Equal(NewOptions("router-port", "rtoe-"+tc.gr)) {
+				t.Errorf("%s %s: etor- options %v, want router-port alone", prof, name, got)
+			}
+			if tc.mtu == "" {
+				continue
+			}
+			rp, ok := s.Get(KindRouterPort, "rtos-ns1_blue_ovn-control-plane")
+			if !ok {
+				t.Fatalf("%s %s: no rtos- port", prof, name)
+			}
+			if v, _ := rp.(RouterPort).Options.Get("gateway_mtu"); v != tc.mtu {
+				t.Errorf("%s %s: rtos- gateway_mtu %q, want %q", prof, name, v, tc.mtu)
+			}
+		}
+	}
+}
+
+// TestLayer3HostPrefixPerFamily: the planners refuse a Layer3 network
+// whose subnets of one family have different host prefixes (the
+// reference's rule, which netconf applies to specs and NetConfs), and take
+// several subnets of a family with one length, each family its own.
+func TestLayer3HostPrefixPerFamily(t *testing.T) {
+	for _, tc := range []struct {
+		subnets []netconf.Subnet
+		ok      bool
+	}{
+		{[]netconf.Subnet{{CIDR: pfx("10.128.0.0/16"), HostPrefix: 24}, {CIDR: pfx("10.129.0.0/16"), HostPrefix: 24}, {CIDR: pfx("fd00:10:128::/48"), HostPrefix: 64}}, true},
+		{[]netconf.Subnet{{CIDR: pfx("10.128.0.0/16"), HostPrefix: 24}, {CIDR: pfx("10.129.0.0/16"), HostPrefix: 25}, {CIDR: pfx("fd00:10:128::/48"), HostPrefix: 64}}, false},
+		{[]netconf.Subnet{{CIDR: pfx("fd00:10:128::/48"), HostPrefix: 64}, {CIDR: pfx("10.128.0.0/16"), HostPrefix: 24}, {CIDR: pfx("10.129.0.0/16"), HostPrefix: 26}}, false},
+	} {
+		in := layer3Input()
+		in.Network = in.Network.Clone()
+		in.Network.Subnets = tc.subnets
+		_, err := Plan(in)
+		if (err == nil) != tc.ok {
+			t.Errorf("%v: %v, want ok %v", tc.subnets, err, tc.ok)
+		}
+		if err != nil && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "subnets[")) {
+			t.Errorf("%v: %v, want ErrInvalid naming the subnet", tc.subnets, err)
+		}
 	}
 }

@@ -11,6 +11,8 @@ type Changes struct {
 	AddLinks, DeleteLinks   []Link
 	AddRoutes, DeleteRoutes []Route
 	AddRules, DeleteRules   []Rule
+	// AddAddresses and DeleteAddresses are addresses of AddressProtocol.
+	AddAddresses, DeleteAddresses []Address
 	// AddChains are new or changed chains (their rules replaced);
 	// DeleteChains chains the plan no longer has.
 	AddChains, DeleteChains []Chain
@@ -23,7 +25,7 @@ type Changes struct {
 // Len returns the number of changes, set elements counted one by one.
 func (c Changes) Len() int {
 	n := len(c.AddLinks) + len(c.DeleteLinks) + len(c.AddRoutes) + len(c.DeleteRoutes) + len(c.AddRules) + len(c.DeleteRules) +
-		len(c.AddChains) + len(c.DeleteChains) + len(c.AddSets) + len(c.DeleteSets)
+		len(c.AddChains) + len(c.DeleteChains) + len(c.AddSets) + len(c.DeleteSets) + len(c.AddAddresses) + len(c.DeleteAddresses)
 	for _, es := range c.AddElements {
 		n += len(es)
 	}
@@ -45,6 +47,8 @@ func Diff(observed, desired State) Changes {
 		func(a, b Route) bool { return a == b })
 	c.AddRules, c.DeleteRules = diffBy(observed.Rules, desired.Rules, func(r Rule) Rule { return r },
 		func(a, b Rule) bool { return a == b })
+	c.AddAddresses, c.DeleteAddresses = diffBy(observed.Addresses, desired.Addresses, func(a Address) Address { return a },
+		func(a, b Address) bool { return a == b })
 	c.AddChains, c.DeleteChains = diffBy(observed.NFT.Chains, desired.NFT.Chains, func(ch Chain) string { return ch.Name },
 		func(a, b Chain) bool {
 			return a.Hook == b.Hook && a.Priority == b.Priority && slices.Equal(a.Rules, b.Rules)

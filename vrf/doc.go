@@ -8,8 +8,12 @@
 // network is user-defined (open ports, ICMP and the kubelet's probes
 // excepted), and the udn-service-mark chains and maps that mark a
 // network's NodePort and external-IP traffic with its packet mark
-// (0x1000+id). Diff compares two plans element by element, so that adding
-// or removing a network or a pod changes only its own objects.
+// (0x1000+id); and the node's egress IPs on the gateway bridge (Addresses:
+// full length, protocol 85, as the reference puts them there). Diff
+// compares two plans element by element, so that adding or removing a
+// network, a pod or an egress IP changes only its own objects. The script
+// adds an address with `proto 85`, which an iproute2 older than the
+// kernel's address protocols (Debian 12's 6.1) refuses.
 //
 // The nftables plan is typed values (NFT: sets with typed keys and
 // elements, chains, rules as NFTRule structs); NFT.String renders it as

@@ -56,6 +56,17 @@ func validateInput(in Input) error {
 			return invalid(f, "%s: a second gateway of its family (one default route per family)", g)
 		}
 	}
+	seenEIP := map[netip.Addr]int{}
+	for i, ip := range nd.EgressIPs {
+		f := fmt.Sprintf("%segressIPs[%d]", node, i)
+		if msg := addressError(ip); msg != "" {
+			return invalid(f, "%s", msg)
+		}
+		if j, dup := seenEIP[ip]; dup {
+			return invalid(f, "%s is egressIPs[%d] too", ip, j)
+		}
+		seenEIP[ip] = i
+	}
 	if err := checkCgroup(nd.KubeletCgroup); err != nil {
 		return invalid(node+"kubeletCgroup", "%v", err)
 	}
@@ -268,6 +279,17 @@ func (s State) Validate() error {
 	if err := s.validateKernel(); err != nil {
 		return err
 	}
+	if s.Bridge != "" {
+		if err := netdev.Check(s.Bridge); err != nil {
+			return invalid("bridge", "%v", err)
+		}
+	}
+	for i, a := range s.Addresses {
+		if a.Dev != s.Bridge {
+			return invalid(fmt.Sprintf("addresses[%d].dev", i), "%s is not the bridge %q (the only device the SDK's addresses go on)",
+				netdev.Bounded(a.Dev), netdev.Bounded(s.Bridge))
+		}
+	}
 	return s.NFT.Validate()
 }
 
@@ -277,8 +299,13 @@ func (s State) Validate() error {
 // exist already), and that nothing is deleted from a reserved table.
 // backend/kernel calls it before it writes.
 func (c Changes) Validate() error {
-	if err := (State{Links: c.AddLinks, Routes: c.AddRoutes, Rules: c.AddRules}).validateKernel(); err != nil {
+	if err := (State{Links: c.AddLinks, Routes: c.AddRoutes, Rules: c.AddRules, Addresses: c.AddAddresses}).validateKernel(); err != nil {
 		return err
+	}
+	for i, a := range c.DeleteAddresses {
+		if err := netdev.Check(a.Dev); err != nil {
+			return invalid(fmt.Sprintf("deleteAddresses[%d].dev", i), "%v", err)
+		}
 	}
 	for i, l := range c.DeleteLinks {
 		if err := netdev.Check(l.Name); err != nil {
@@ -336,7 +363,35 @@ func (c Changes) Validate() error {
 	return nil
 }
 
+// addressError says why ip cannot be an address the SDK puts on a device,
+// or "".
+func addressError(ip netip.Addr) string {
+	switch {
+	case !ip.IsValid():
+		return "no address"
+	case ip.Zone() != "" || ip.Is4In6():
+		return ip.String() + " is not a plain address (a zone, or IPv4 in IPv6)"
+	case ip.IsUnspecified() || ip.IsLoopback() || ip.IsMulticast() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
+		return ip.String() + " is not a global unicast address"
+	}
+	return ""
+}
+
 func (s State) validateKernel() error {
+	addrs := map[Address]bool{}
+	for i, a := range s.Addresses {
+		f := fmt.Sprintf("addresses[%d]", i)
+		if err := netdev.Check(a.Dev); err != nil {
+			return invalid(f+".dev", "%v", err)
+		}
+		if msg := addressError(a.Addr); msg != "" {
+			return invalid(f+".addr", "%s", msg)
+		}
+		if addrs[a] {
+			return invalid(f, "%s twice", a)
+		}
+		addrs[a] = true
+	}
 	vrfTables := map[int]string{}
 	names := map[string]bool{}
 	for i, l := range s.Links {

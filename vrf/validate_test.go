@@ -40,6 +40,11 @@ func TestPlanRefusesInconsistentInput(t *testing.T) {
 		{"two IPv6 gateways", "gateways[2]", func(in *Input) { in.Node.Gateways = append(in.Node.Gateways, addr("fc00::2")) }},
 		{"unspecified gateway", "gateways[0]", func(in *Input) { in.Node.Gateways[0] = addr("0.0.0.0") }},
 		{"invalid gateway", "gateways[0]", func(in *Input) { in.Node.Gateways[0] = netip.Addr{} }},
+		{"invalid egress IP", "egressIPs[0]", func(in *Input) { in.Node.EgressIPs = []netip.Addr{{}} }},
+		{"loopback egress IP", "egressIPs[0]", func(in *Input) { in.Node.EgressIPs = []netip.Addr{addr("127.0.0.1")} }},
+		{"link-local egress IP", "egressIPs[1]", func(in *Input) { in.Node.EgressIPs = []netip.Addr{addr("172.18.0.100"), addr("fe80::1")} }},
+		{"egress IP twice", "egressIPs[1]", func(in *Input) { in.Node.EgressIPs = []netip.Addr{addr("172.18.0.100"), addr("172.18.0.100")} }},
+		{"egress IP with a zone", "egressIPs[0]", func(in *Input) { in.Node.EgressIPs = []netip.Addr{addr("fc00::5%eth0")} }},
 		{"kubelet cgroup with a quote", "kubeletCgroup", func(in *Input) {
 			in.Node.KubeletCgroup = `k" ; } ; chain udn-isolation { ip daddr 6.6.6.6 accept ; } ; chain zzx { #`
 		}},
@@ -133,6 +138,12 @@ func TestStateValidateRefusesHandBuiltStates(t *testing.T) {
 			s.NFT.Sets[0].Elements = append(s.NFT.Sets[0].Elements, Element{Addr: addr("1.2.3.4"), Protocol: TCP, Port: 1, Jump: "nope"})
 		},
 		"element of another family": func(s *State) { s.NFT.Sets[len(s.NFT.Sets)-1].Elements = []Element{{Addr: addr("1.2.3.4")}} },
+		"address twice": func(s *State) {
+			s.Addresses = []Address{{Dev: "breth0", Addr: addr("172.18.0.100")}, {Dev: "breth0", Addr: addr("172.18.0.100")}}
+		},
+		"address on a bad device": func(s *State) { s.Addresses = []Address{{Dev: "a/b", Addr: addr("172.18.0.100")}} },
+		"multicast address":       func(s *State) { s.Addresses = []Address{{Dev: "breth0", Addr: addr("224.0.0.5")}} },
+		"address off the bridge":  func(s *State) { s.Addresses = []Address{{Dev: "eth1", Addr: addr("172.18.0.100")}} },
 	} {
 		s := mustPlan(t, seedNode())
 		if err := s.Validate(); err != nil {

@@ -20,6 +20,9 @@ import (
 const (
 	// RouteProtocol marks the routes the SDK owns (OVN-Kubernetes' 85).
 	RouteProtocol = 85
+	// AddressProtocol marks the addresses the SDK owns (IFA_PROTO; the
+	// reference marks its egress IPs on the bridge with its 85 too).
+	AddressProtocol = 85
 	// RulePriority is the priority of the SDK's ip rules.
 	RulePriority = 2000
 	// TableBase + network ID is a network's default routing table.
@@ -53,6 +56,11 @@ type Node struct {
 	// ("kubelet.slice/kubelet.service"); empty when none was found, which
 	// leaves kubelet probes of UDN pods blocked (Plan warns).
 	KubeletCgroup string
+	// EgressIPs are the egress IPs assigned to the node: each goes on
+	// Bridge, where the bridge's flows SNAT the marked traffic of the pods
+	// it serves to it (the reference lists them in the node's
+	// k8s.ovn.org/bridge-egress-ips annotation).
+	EgressIPs []netip.Addr
 }
 
 // Network is a primary user-defined network on the node.
@@ -165,6 +173,20 @@ type Link struct {
 	Master    string
 }
 
+// Address is an address the SDK puts on a device it does not plan as a
+// link (an egress IP on the gateway bridge): full length, scope global,
+// protocol AddressProtocol (by which the SDK knows its own), without
+// duplicate address detection for IPv6.
+type Address struct {
+	Dev  string
+	Addr netip.Addr
+}
+
+// String renders the address as `ip addr add` takes its arguments.
+func (a Address) String() string {
+	return host(a.Addr).String() + " dev " + a.Dev
+}
+
 // RouteType is a route's type.
 type RouteType string
 
@@ -207,6 +229,11 @@ type State struct {
 	Links  []Link
 	Routes []Route
 	Rules  []Rule
+	// Bridge is the gateway bridge the egress IPs (Addresses) go on: the
+	// SDK's addresses are read there, so one that left the plan is
+	// deleted, and nowhere else. Empty: no address is read or written.
+	Bridge    string
+	Addresses []Address
 	// NFT is the nftables plan of table inet NFTTable.
 	NFT NFT
 	// Warnings say what the node lacks.
@@ -239,6 +266,10 @@ func Plan(in Input) (State, error) {
 		}
 	}
 	s.NFT = planNFT(in, nets)
+	s.Bridge = nd.Bridge
+	for _, ip := range nd.EgressIPs {
+		s.Addresses = append(s.Addresses, Address{Dev: nd.Bridge, Addr: ip})
+	}
 	if nd.KubeletCgroup == "" && len(in.Pods.DefaultIPs) > 0 {
 		s.Warnings = append(s.Warnings, Warning{Reason: "UDNKubeletProbesNotSupported",
 			Message: fmt.Sprintf("node %s: no kubelet cgroup v2 path: kubelet probes of pods of user-defined networks are blocked", nd.Name)})
@@ -385,6 +416,11 @@ func (s *State) sort() {
 	slices.SortFunc(s.Links, func(a, b Link) int { return cmp.Compare(a.Name, b.Name) })
 	slices.SortFunc(s.Routes, compareRoutes)
 	slices.SortFunc(s.Rules, compareRules)
+	slices.SortFunc(s.Addresses, compareAddresses)
+}
+
+func compareAddresses(a, b Address) int {
+	return cmp.Or(cmp.Compare(a.Dev, b.Dev), a.Addr.Compare(b.Addr))
 }
 
 func compareRoutes(a, b Route) int {
@@ -500,6 +536,17 @@ func (s State) script(withNFT bool) string {
 			cmd = append(cmd, "-6")
 		}
 		line(append(append(cmd, "rule", "add"), strings.Fields(r.String())...)...)
+	}
+	for _, a := range s.Addresses {
+		cmd := []string{"ip"}
+		if a.Addr.Is6() {
+			cmd = append(cmd, "-6")
+		}
+		cmd = append(cmd, "addr", "add", host(a.Addr).String(), "dev", a.Dev, "proto", strconv.Itoa(AddressProtocol))
+		if a.Addr.Is6() {
+			cmd = append(cmd, "nodad")
+		}
+		line(cmd...)
 	}
 	if withNFT {
 		b.WriteString("nft -f - <<'EOF'\n" + s.NFT.String() + "EOF\n")

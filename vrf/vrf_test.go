@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -260,6 +261,10 @@ func FuzzPlan(f *testing.F) {
 		if secondGateway {
 			in.Node.Gateways = append(in.Node.Gateways, addr("172.18.0.2"))
 		}
+		// Egress IPs from the port's bytes: global, loopback, unspecified
+		// or repeated ones come up.
+		eip := netip.AddrFrom4([4]byte{byte(nodePort >> 8), 18, 0, byte(nodePort)})
+		in.Node.EgressIPs = []netip.Addr{eip, netip.AddrFrom4([4]byte{127 * byte(id2%2), 0, 0, byte(id1)})}
 		s, err := Plan(in)
 		if err != nil {
 			if !errors.Is(err, ErrInvalid) && !errors.Is(err, ipam.ErrInvalid) && !errors.Is(err, ipam.ErrOutOfRange) {
@@ -358,5 +363,33 @@ func TestAdvertisedRule(t *testing.T) {
 	in.Networks[0].Advertised = true
 	if !strings.Contains(mustPlan(t, in).Script(), "ip rule add priority 2000 to 10.128.0.0/16 lookup 1001\n") {
 		t.Error("an advertised network has no rule to its subnet")
+	}
+}
+
+// TestEgressIPAddresses: the node's egress IPs are planned on its bridge,
+// sorted, and the script adds each with the SDK's protocol (IPv6 without
+// DAD); a Diff moves exactly the egress IP that changed.
+func TestEgressIPAddresses(t *testing.T) {
+	in := seedNode()
+	in.Node.EgressIPs = []netip.Addr{addr("fc00::64"), addr("172.18.0.100")}
+	s := mustPlan(t, in)
+	want := []Address{{Dev: in.Node.Bridge, Addr: addr("172.18.0.100")}, {Dev: in.Node.Bridge, Addr: addr("fc00::64")}}
+	if !slices.Equal(s.Addresses, want) {
+		t.Fatalf("addresses %v, want %v", s.Addresses, want)
+	}
+	script := s.IPScript()
+	for _, line := range []string{
+		"ip addr add 172.18.0.100/32 dev " + in.Node.Bridge + " proto 85\n",
+		"ip -6 addr add fc00::64/128 dev " + in.Node.Bridge + " proto 85 nodad\n",
+	} {
+		if !strings.Contains(script, line) {
+			t.Errorf("the script lacks %q:\n%s", line, script)
+		}
+	}
+	in.Node.EgressIPs = []netip.Addr{addr("172.18.0.101"), addr("fc00::64")}
+	c := Diff(s, mustPlan(t, in))
+	if c.Len() != 2 || !slices.Equal(c.AddAddresses, []Address{{Dev: in.Node.Bridge, Addr: addr("172.18.0.101")}}) ||
+		!slices.Equal(c.DeleteAddresses, []Address{{Dev: in.Node.Bridge, Addr: addr("172.18.0.100")}}) {
+		t.Errorf("an egress IP moved: %+v", c)
 	}
 }

@@ -5,16 +5,23 @@
 //
 // Through netlink: VRF devices and their tables, the management ports'
 // addresses, MTU and VRF, the routes of protocol 85 in the plan's tables
-// and the ip rules at priority 2000 that look them up. Routes of other
-// protocols or tables and other rules are never touched. A kernel without
+// and the ip rules at priority 2000 that look them up; the egress IPs on
+// the gateway bridge (vrf.State.Bridge: no other device's addresses are
+// read), addresses of protocol 85 (IFA_PROTO, as the
+// reference marks its own; spoken on a route netlink socket of the
+// adapter's, in Config.NetNSFd's namespace, since the netlink library's
+// addresses carry no protocol), an address of another protocol at a
+// planned one refused as another owner's. Routes of other protocols or
+// tables, other rules and addresses are never touched. A kernel without
 // VRF devices (CONFIG_NET_VRF) fails the apply with a *NotSupportedError
 // before anything else changed.
 //
 // Through google/nftables, in one batch (one Flush) per Apply: the SDK's
 // sets and verdict maps of table inet ovn-kubernetes (element by element),
 // the udn-isolation, udn-service-* and udn-mark-0x<mark> chains (rewritten
-// only when their rules differ; marking chains of networks no longer
-// planned are deleted). Rules are built from the plan's typed values
+// only when their rules differ; a marking chain no longer planned is
+// deleted when it holds only the SDK's marking rule, recognised by its
+// comment: a chain of that name anyone else wrote stays). Rules are built from the plan's typed values
 // (vrf.NFTRule) directly, never parsed from text; each carries a comment
 // (nft user data, at most 128 bytes: its nft text, the cgroup ID a cgroup
 // match was resolved to, a digest when cut) by which Observe recognises

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/nftables"
 	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
 	"github.com/udnkit/udnkit/backend"
@@ -48,6 +49,7 @@ type Kernel struct {
 	h        *netlink.Handle
 	nft      *nftables.Conn
 	cgroupID func(string) (uint64, error)
+	netns    netns.NsHandle // of the route netlink requests the handle cannot make
 }
 
 // Config says where a Kernel writes.
@@ -61,6 +63,10 @@ type Config struct {
 	// CgroupID resolves the plan's cgroup v2 paths (the kubelet's,
 	// host-networked pods') to IDs; nil is CgroupID("/sys/fs/cgroup").
 	CgroupID func(path string) (uint64, error)
+	// NetNSFd is the network namespace Netlink and NFT are in, for the
+	// requests the netlink handle cannot make (addresses with their
+	// protocol); 0 is the current namespace.
+	NetNSFd int
 }
 
 // New returns the adapter of cfg.
@@ -71,7 +77,11 @@ func New(cfg Config) (*Kernel, error) {
 	if cfg.CgroupID == nil {
 		cfg.CgroupID = CgroupID("/sys/fs/cgroup")
 	}
-	return &Kernel{h: cfg.Netlink, nft: cfg.NFT, cgroupID: cfg.CgroupID}, nil
+	ns := netns.None()
+	if cfg.NetNSFd > 0 {
+		ns = netns.NsHandle(cfg.NetNSFd)
+	}
+	return &Kernel{h: cfg.Netlink, nft: cfg.NFT, cgroupID: cfg.CgroupID, netns: ns}, nil
 }
 
 var _ backend.NodeApplier[vrf.State, vrf.Changes, Result] = (*Kernel)(nil)
@@ -83,6 +93,9 @@ type Result struct {
 	// (created or their rules rewritten) and deleted, and the batches sent
 	// (one per Apply with nftables changes, none without).
 	SetsCreated, SetsDeleted, ElementsAdded, ElementsDeleted, ChainsWritten, ChainsDeleted, Batches int
+	// AddressesAdded and AddressesDeleted count the egress IPs put on or
+	// taken off the bridge.
+	AddressesAdded, AddressesDeleted int
 }
 
 // Sync makes the kernel hold desired: it refuses a desired state that does
@@ -139,6 +152,18 @@ func (k *Kernel) Apply(ctx context.Context, c vrf.Changes) (Result, error) {
 				res.Links++
 			}
 		}
+	}
+	for _, a := range c.DeleteAddresses {
+		if err := k.deleteAddress(a); err != nil {
+			return res, err
+		}
+		res.AddressesDeleted++
+	}
+	for _, a := range c.AddAddresses {
+		if err := k.addAddress(a); err != nil {
+			return res, err
+		}
+		res.AddressesAdded++
 	}
 	for _, r := range c.DeleteRoutes {
 		nr, err := k.route(r)
@@ -210,7 +235,7 @@ func (k *Kernel) Remove(ctx context.Context, gone vrf.State) error {
 		return err
 	}
 	c := vrf.Diff(observed, vrf.State{})
-	c.DeleteChains, c.DeleteSets, c.DeleteElements = nil, nil, nil
+	c.DeleteChains, c.DeleteSets, c.DeleteElements, c.DeleteAddresses = nil, nil, nil, nil
 	_, err = k.Apply(ctx, c)
 	return err
 }
@@ -438,7 +463,10 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 	var links []netlink.Link
 	byName, names := map[string]netlink.Link{}, map[int]string{} // names: link names by index
 	var addrs map[int][]netip.Prefix
-	if len(plan.Links) > 0 || len(plan.Routes) > 0 {
+	// The SDK's addresses are read on the plan's bridge (below), found by
+	// these links.
+	ownAddrs := plan.Bridge != ""
+	if len(plan.Links) > 0 || len(plan.Routes) > 0 || ownAddrs {
 		var err error
 		if links, err = k.h.LinkList(); err != nil {
 			return s, sdkerr.Errorf(sdkerr.Refused, "kernel: list links: %w", err)
@@ -477,6 +505,18 @@ func (k *Kernel) Observe(ctx context.Context, plan vrf.State) (vrf.State, error)
 			slices.SortFunc(got.Addresses, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
 		}
 		s.Links = append(s.Links, got)
+	}
+	if ownAddrs {
+		// Every address of the SDK's protocol on the bridge: one the plan
+		// no longer has (an egress IP moved away) is deleted. Other
+		// devices' are not the SDK's to read.
+		s.Bridge = plan.Bridge
+		if br, ok := byName[plan.Bridge]; ok {
+			var err error
+			if s.Addresses, err = k.listAddresses(br.Attrs().Index, names); err != nil {
+				return s, err
+			}
+		}
 	}
 	tables := planTables(plan)
 	have, err := k.listRoutes(tables)

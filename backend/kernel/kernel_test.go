@@ -7,14 +7,19 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/nftables"
+	"github.com/google/nftables/binaryutil"
+	"github.com/google/nftables/expr"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
 	"github.com/udnkit/udnkit/backend/kernel"
+	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/vrf"
 )
@@ -64,7 +69,7 @@ func newKernel(t testing.TB, h *netlink.Handle, ns netns.NsHandle, cgroupID func
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := kernel.New(kernel.Config{Netlink: h, NFT: conn, CgroupID: cgroupID})
+	k, err := kernel.New(kernel.Config{Netlink: h, NFT: conn, CgroupID: cgroupID, NetNSFd: int(ns)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,6 +222,27 @@ func TestApplyInANetworkNamespace(t *testing.T) {
 		t.Errorf("table 1001: %d routes of protocol 85 (want %d), %d in all (want %d with the foreign one)", ours, planned, len(routes(t, h, 1001)), planned+1)
 	}
 
+	// Chains named like marking chains that the SDK did not write: one
+	// setting a mark without the SDK's comment (as `nft add rule` writes
+	// it), an empty one, one of a name no mark spells.
+	conn, err := nftables.New(nftables.WithNetNSFd(int(ns)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := &nftables.Table{Family: nftables.TableFamilyINet, Name: vrf.NFTTable}
+	foreignChains := map[string]int{"udn-mark-0x1005": 1, "udn-mark-0x1006": 0, "udn-mark-0xforeign": 0}
+	for name, rules := range foreignChains {
+		c := conn.AddChain(&nftables.Chain{Name: name, Table: table})
+		for range rules {
+			conn.AddRule(&nftables.Rule{Table: table, Chain: c, Exprs: []expr.Any{
+				&expr.Immediate{Register: 1, Data: binaryutil.NativeEndian.PutUint32(0x1005)},
+				&expr.Meta{Key: expr.MetaKeyMARK, SourceRegister: true, Register: 1}}})
+		}
+	}
+	if err := conn.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
 	// red goes: its routes and rules go, then its marking chain; blue's
 	// and the foreign ones stay.
 	if err := k.Remove(ctx, withoutVRFs(plan(t, red))); err != nil {
@@ -246,6 +272,30 @@ func TestApplyInANetworkNamespace(t *testing.T) {
 	}
 	if !found {
 		t.Error("the foreign route in table 1001 is gone")
+	}
+	chains, err := conn.ListChainsOfTableFamily(nftables.TableFamilyINet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := map[string]bool{}
+	for _, c := range chains {
+		if c.Table.Name != vrf.NFTTable {
+			continue
+		}
+		left[c.Name] = true
+		if want, ok := foreignChains[c.Name]; ok {
+			if rules, err := conn.GetRules(table, c); err != nil || len(rules) != want {
+				t.Errorf("foreign chain %s: %d rules (want %d), %v", c.Name, len(rules), want, err)
+			}
+		}
+	}
+	for name := range foreignChains {
+		if !left[name] {
+			t.Errorf("the foreign chain %s was deleted", name)
+		}
+	}
+	if left[vrf.MarkChainName(red.Network.ID)] || !left[vrf.MarkChainName(blue.Network.ID)] {
+		t.Errorf("marking chains left: %v (red's must go, blue's stay)", left)
 	}
 }
 
@@ -283,5 +333,120 @@ func TestApplyConvergesAfterAFailure(t *testing.T) {
 	checkObserved(t, k, desired)
 	if again := sync(t, k, desired); again != (kernel.Result{}) {
 		t.Errorf("third apply: %+v", again)
+	}
+}
+
+// TestEgressIPsOnTheBridge: the node's egress IPs go on the bridge with
+// the SDK's protocol (full length, IPv6 without DAD) and are read back as
+// the SDK's, so a second Sync changes nothing; an egress IP that moves
+// away is deleted while the bridge's own address and a hand-added one
+// stay; a planned address someone else put there is refused, not taken.
+func TestEgressIPsOnTheBridge(t *testing.T) {
+	h, ns := freshNetns(t)
+	dummy(t, h, "breth0", "172.18.0.3/16", "192.0.2.99/32")
+	k := newKernel(t, h, ns, nil)
+	withEgress := func(ips ...string) vrf.State {
+		in := vrf.Input{Node: vrf.Node{Name: "node1", Bridge: "breth0", Gateways: []netip.Addr{netip.MustParseAddr("172.18.0.1")}}}
+		for _, ip := range ips {
+			in.Node.EgressIPs = append(in.Node.EgressIPs, netip.MustParseAddr(ip))
+		}
+		s, err := vrf.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	bridgeAddrs := func() map[string]netlink.Addr {
+		l, err := h.LinkByName("breth0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := h.AddrList(l, netlink.FAMILY_ALL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]netlink.Addr{}
+		for _, a := range all {
+			out[a.IPNet.String()] = a
+		}
+		return out
+	}
+
+	desired := withEgress("172.18.0.100", "2001:db8::100")
+	if res := sync(t, k, desired); res.AddressesAdded != 2 || res.AddressesDeleted != 0 {
+		t.Errorf("first sync: %+v", res)
+	}
+	have := bridgeAddrs()
+	for _, want := range []string{"172.18.0.100/32", "2001:db8::100/128", "172.18.0.3/16", "192.0.2.99/32"} {
+		if _, ok := have[want]; !ok {
+			t.Errorf("breth0 lacks %s: %v", want, have)
+		}
+	}
+	if a := have["2001:db8::100/128"]; a.Flags&unix.IFA_F_NODAD == 0 {
+		t.Errorf("the IPv6 egress IP was added with DAD (flags %#x)", a.Flags)
+	}
+	if again := sync(t, k, desired); again != (kernel.Result{}) {
+		t.Errorf("second sync (the addresses not read back as the SDK's?): %+v", again)
+	}
+	checkObserved(t, k, desired)
+
+	// The IPv6 egress IP moves to another node.
+	if res := sync(t, k, withEgress("172.18.0.100")); res.AddressesDeleted != 1 || res.AddressesAdded != 0 {
+		t.Errorf("after the IPv6 egress IP left: %+v", res)
+	}
+	have = bridgeAddrs()
+	for _, want := range []string{"172.18.0.100/32", "172.18.0.3/16", "192.0.2.99/32"} {
+		if _, ok := have[want]; !ok {
+			t.Errorf("breth0 lost %s: %v", want, have)
+		}
+	}
+	if _, ok := have["2001:db8::100/128"]; ok {
+		t.Error("the IPv6 egress IP that left is still on breth0")
+	}
+
+	// 192.0.2.99/32 is someone else's (no protocol): planned, it is
+	// refused as another owner's and stays as it was.
+	_, _, err := k.Sync(context.Background(), withEgress("172.18.0.100", "192.0.2.99"))
+	if !errors.Is(err, sdkerr.Conflict) || !strings.Contains(err.Error(), "192.0.2.99") {
+		t.Errorf("an address of another owner planned: %v, want a conflict naming it", err)
+	}
+	if _, ok := bridgeAddrs()["192.0.2.99/32"]; !ok {
+		t.Error("the foreign address is gone")
+	}
+	observed, err := k.Observe(context.Background(), desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []vrf.Address{{Dev: "breth0", Addr: netip.MustParseAddr("172.18.0.100")}}; !slices.Equal(observed.Addresses, want) {
+		t.Errorf("observed addresses %v, want %v (the foreign ones are not the SDK's)", observed.Addresses, want)
+	}
+	// A scope without the bridge (rules alone) reads no address: none is
+	// deleted by its Sync.
+	observed, err = k.Observe(context.Background(), vrf.State{Rules: []vrf.Rule{{Table: vrf.TableBase + 1, Mark: 0x1001}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(observed.Addresses) != 0 {
+		t.Errorf("observed addresses of a scope without the bridge: %v", observed.Addresses)
+	}
+
+	// An address of the SDK's protocol on another device (another
+	// bridge's, or the reference's) is not read on breth0's plan: the
+	// next Sync leaves it.
+	dummy(t, h, "other0")
+	other := withEgress("198.51.100.5")
+	other.Bridge, other.Addresses[0].Dev = "other0", "other0"
+	if res := sync(t, k, other); res.AddressesAdded != 1 || res.AddressesDeleted != 0 {
+		t.Errorf("other0's egress IP: %+v", res)
+	}
+	if res := sync(t, k, withEgress("172.18.0.100")); res != (kernel.Result{}) {
+		t.Errorf("breth0's plan after other0 got an address of protocol 85: %+v", res)
+	}
+	l, err := h.LinkByName("other0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all, err := h.AddrList(l, netlink.FAMILY_V4); err != nil || len(all) != 1 || all[0].IPNet.String() != "198.51.100.5/32" {
+		t.Errorf("other0's addresses: %v, %v", all, err)
 	}
 }

@@ -24,8 +24,32 @@ import (
 )
 
 // The SDK's chains besides the planned ones: the marking chains of
-// networks no longer planned are found by this prefix and deleted.
+// networks no longer planned are found by this prefix and deleted, but
+// only those that carry the SDK's own rule (ownedMarkChain): the name
+// alone does not make a chain the SDK's.
 const markChainPrefix = "udn-mark-0x"
+
+// ownedMarkChain reports whether the unplanned chain c, holding rules, is
+// a marking chain the SDK wrote: a regular chain named after a packet mark
+// whose rules are all the SDK's rule setting that mark, recognised by the
+// comment the SDK writes with it. A chain of that name written by anyone
+// else (another comment, no comment, other rules) is left alone.
+func ownedMarkChain(c *nftables.Chain, rules []*nftables.Rule) bool {
+	if c.Hooknum != nil || len(rules) == 0 {
+		return false
+	}
+	mark, err := strconv.ParseUint(strings.TrimPrefix(c.Name, markChainPrefix), 16, 32)
+	if err != nil || vrf.MarkChainName(int(mark)-vrf.PktMarkBase) != c.Name {
+		return false
+	}
+	want := ruleComment(vrf.NFTRule{SetMark: uint32(mark)}, 0)
+	for _, r := range rules {
+		if comment(r.UserData) != want {
+			return false
+		}
+	}
+	return true
+}
 
 // maxRuleComment bounds the comment (nftables user data) each rule
 // carries: nft's 128-byte comment limit, its terminating NUL included.
@@ -469,15 +493,18 @@ func (k *Kernel) observeNFT(scope vrf.NFT) (vrf.NFT, error) {
 		if !ok && !strings.HasPrefix(c.Name, markChainPrefix) {
 			continue
 		}
+		rules, err := k.nft.GetRules(table, c)
+		if err != nil && !isNotExist(err) {
+			return out, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: rules of %s: %w", c.Name, err)
+		}
+		if !ok && !ownedMarkChain(c, rules) {
+			continue
+		}
 		got := vrf.Chain{Name: c.Name}
 		got.Hook, got.Priority = hookOf(c)
 		byComment := map[string]vrf.NFTRule{}
 		for _, r := range p.Rules {
 			byComment[ruleComment(r, k.cgroupOrZero(r.Cgroup))] = r
-		}
-		rules, err := k.nft.GetRules(table, c)
-		if err != nil && !isNotExist(err) {
-			return out, sdkerr.Errorf(sdkerr.Refused, "kernel: nftables: rules of %s: %w", c.Name, err)
 		}
 		for i, r := range rules {
 			text := comment(r.UserData)

@@ -66,6 +66,11 @@ func everyKind(t *testing.T) topology.State {
 			Match: "outport == @ns_every_pg && ip4.src == $ns_every_as", Action: topology.ACLDrop},
 		topology.ACL{Owner: own, Switch: "ns_every_sw", Direction: topology.ACLFromLport, Priority: 1001,
 			Match: "ip4", Action: topology.ACLAllowRelated, Options: topology.NewOptions("apply-after-lb", "true")},
+		// A QoS row with both integer maps: two keys of action, the
+		// bandwidth's rate and burst.
+		topology.QoS{Owner: own, Switch: "ns_every_sw", Direction: topology.ACLToLport, Priority: 1000,
+			Match: "ip4.src == $ns_every_as", Action: topology.NewIntOptions(topology.QoSDSCP, 46).With(topology.QoSMark, 42),
+			Bandwidth: topology.NewIntOptions(topology.QoSRate, 10000).With(topology.QoSBurst, 1000)},
 	}
 	for _, more := range moreKinds {
 		objs = append(objs, more(own)...)

@@ -211,6 +211,12 @@ func value(v any) string {
 			q[i] = atom(k) + "=" + atom(x[k])
 		}
 		return "{" + strings.Join(q, ",") + "}"
+	case map[string]int:
+		q := make([]string, 0, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			q = append(q, atom(k)+"="+strconv.Itoa(x[k]))
+		}
+		return "{" + strings.Join(q, ",") + "}"
 	}
 	panic(fmt.Sprintf("nbctl: value of type %T", v))
 }

@@ -245,7 +245,7 @@ func appendValue(b []byte, f reflect.Value, uuid bool) []byte {
 			b = append(b, '[')
 			b = appendString(b, k)
 			b = append(b, ',')
-			b = appendString(b, f.MapIndex(reflect.ValueOf(k).Convert(f.Type().Key())).String())
+			b = appendAtom(b, f.MapIndex(reflect.ValueOf(k).Convert(f.Type().Key())), false) // a string or an integer
 			b = append(b, ']')
 		}
 		return append(b, "]]"...)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/udnkit/udnkit"
 	"github.com/udnkit/udnkit/flows"
@@ -45,11 +46,14 @@ mark, and the gateway bridge's patch port with the number of flows that use it.
 
 For a pod ("<namespace>/<name>"): its node and zone, and per network its NAD, role, switch port,
 addresses, MAC, gateways, routes and (Layer2) port tunnel key, as its k8s.ovn.org/pod-networks
-annotation records them.`,
+annotation records them; then the EgressIP that serves it on its primary network (the first by
+name of those selecting it), its mark and where its IPs are, and the rules of its namespace's
+EgressQoS that select it.`,
 		Example: `  udnkit explain network tenant-a/blue -f examples/manifests/quickstart.yaml
   udnkit explain network cluster_udn_db-network -f examples/manifests/seed-000.yaml
   udnkit explain node ovn-control-plane -f examples/manifests/seed-004.yaml
-  udnkit explain pod tenant-a/web-1 -f examples/manifests/quickstart.yaml`,
+  udnkit explain pod tenant-a/web-1 -f examples/manifests/quickstart.yaml
+  udnkit explain pod tenant/web-1 -f examples/manifests/egress.yaml`,
 		Args:      cobra.ExactArgs(2),
 		ValidArgs: []string{"network", "node", "pod"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -457,9 +461,10 @@ func (e explainer) pod(key string) error {
 		return fmt.Errorf("pod %q: want <namespace>/<name>", key)
 	}
 	var node string
+	var pod *corev1.Pod
 	for _, p := range e.set.Pods {
 		if p.Namespace == ns && p.Name == name {
-			node = p.Spec.NodeName
+			node, pod = p.Spec.NodeName, p
 		}
 	}
 	value, err := e.c.PodAnnotation(ns, name)
@@ -498,6 +503,9 @@ func (e explainer) pod(key string) error {
 		if pn.TunnelID != 0 {
 			e.line(1, "port tunnel key", pn.TunnelID)
 		}
+	}
+	if pod != nil {
+		e.podEgress(pod, nets)
 	}
 	return nil
 }

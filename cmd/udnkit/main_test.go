@@ -59,6 +59,14 @@ func TestGolden(t *testing.T) {
 		{"validate_invalid", []string{"validate", "-f", manifests + "invalid.yaml"}, 1},
 		{"validate_seed-000", []string{"validate", "-f", manifests + "seed-000.yaml"}, 0},
 		{"validate_unreadable", []string{"validate", "-f", "testdata/unreadable.yaml"}, 1},
+		{"validate_invalid_policy", []string{"validate", "-f", "testdata/invalid-policy.yaml"}, 1},
+		{"validate_egress", []string{"validate", "-f", manifests + "egress.yaml"}, 0},
+		{"validate_invalid_egress", []string{"validate", "-f", "testdata/invalid-egress.yaml"}, 1},
+		{"plan_egress", []string{"plan", "-f", manifests + "egress.yaml", "--zone", "ovn-worker"}, 0},
+		{"plan_egress_nbctl", []string{"plan", "-f", manifests + "egress.yaml", "--zone", "ovn-control-plane", "-o", "nbctl"}, 0},
+		{"plan_egress_ofctl", []string{"plan", "-f", manifests + "egress.yaml", "--zone", "ovn-worker", "-o", "ofctl"}, 0},
+		{"plan_egress_stored", []string{"plan", "-f", manifests + "egress.yaml", "-o", "stored"}, 0},
+		{"explain_pod_egress", []string{"explain", "pod", "tenant/db-1", "-f", manifests + "egress.yaml"}, 0},
 		{"plan_quickstart", []string{"plan", "-f", manifests + "quickstart.yaml"}, 0},
 		{"plan_quickstart_all-zones", []string{"plan", "-f", manifests + "quickstart.yaml", "--all-zones"}, 0},
 		{"plan_quickstart_nbctl", []string{"plan", "-f", manifests + "quickstart.yaml", "--zone", "node-b", "-o", "nbctl"}, 0},
@@ -94,6 +102,10 @@ func TestGolden(t *testing.T) {
 		{"apply_embedded_dry-run_nbctl", []string{"apply", "-f", manifests + "seed-002.yaml", "--dry-run"}, 0},
 		{"diff_missing_nb", []string{"diff", "-f", manifests + "seed-004.yaml"}, 2},
 		{"diff_unreachable_nb", []string{"diff", "-f", manifests + "seed-004.yaml", "--nb", "unix:/nonexistent/nb.sock"}, 2},
+		{"verify_missing_sb", []string{"verify", "-f", manifests + "seed-001.yaml", "--nb", "unix:/nonexistent/nb.sock"}, 2},
+		{"verify_no_ovn-trace", []string{"verify", "-f", manifests + "seed-001.yaml", "--nb", "unix:/nonexistent/nb.sock", "--sb", "unix:/nonexistent/sb.sock", "--ovn-trace", "/nonexistent/ovn-trace"}, 2},
+		{"verify_bad_port", []string{"verify", "-f", manifests + "seed-001.yaml", "--nb", "unix:/nonexistent/nb.sock", "--sb", "unix:/nonexistent/sb.sock", "--port", "0"}, 2},
+		{"verify_bad_format", []string{"verify", "-f", manifests + "seed-001.yaml", "--nb", "unix:/nonexistent/nb.sock", "--sb", "unix:/nonexistent/sb.sock", "-o", "yaml"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runCmd(t, "", tc.args...)
@@ -223,7 +235,7 @@ func TestStdin(t *testing.T) {
 // TestStored plans each fixture's -o stored output again (through stdin):
 // nothing is allocated and every zone plans byte for byte the same.
 func TestStored(t *testing.T) {
-	for _, name := range []string{"quickstart.yaml", "seed-000.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml"} {
+	for _, name := range []string{"quickstart.yaml", "seed-000.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml", "egress.yaml"} {
 		t.Run(name, func(t *testing.T) {
 			before := runCmd(t, "", "plan", "-f", manifests+name, "--all-zones")
 			stored := runCmd(t, "", "plan", "-f", manifests+name, "-o", "stored")
@@ -243,7 +255,7 @@ func TestStored(t *testing.T) {
 
 // TestHelp holds every command's --help (and the root's) as golden text.
 func TestHelp(t *testing.T) {
-	for _, cmd := range []string{"", "validate", "plan", "diff", "apply", "explain", "draw"} {
+	for _, cmd := range []string{"", "validate", "plan", "diff", "apply", "explain", "draw", "verify", "completion"} {
 		name := cmd
 		if name == "" {
 			name = "root"
@@ -254,7 +266,7 @@ func TestHelp(t *testing.T) {
 			if r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
 				t.Fatalf("--help: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
-			if cmd != "" && !strings.Contains(r.stdout, "Examples:") {
+			if cmd != "" && cmd != "completion" && !strings.Contains(r.stdout, "Examples:") { // cobra's own
 				t.Errorf("%s --help has no example", cmd)
 			}
 			golden.Check(t, "help_"+name+".txt", r.stdout)
@@ -468,5 +480,29 @@ func TestReferenceCRDFormErrors(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "spec.subnets") || strings.Contains(r.stderr, "spec.template") {
 		t.Errorf("an error names the flat form's field:\n%s", r.stderr)
+	}
+}
+
+// TestVerifyTraceFails: when ovn-trace fails on every probe (here a
+// stand-in that cannot reach its database), verify exits 2 with its
+// message rather than reporting each probe as a surprise.
+func TestVerifyTraceFails(t *testing.T) {
+	nb, err := ovnnb.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nb.Close()
+	tracer := filepath.Join(t.TempDir(), "ovn-trace")
+	script := "#!/bin/sh\necho 'ovn-trace: unix:/nonexistent/sb.sock: database connection failed (No such file or directory)' >&2\nexit 1\n"
+	if err := os.WriteFile(tracer, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := manifests + "seed-001.yaml"
+	if r := runCmd(t, "", "apply", "-f", file, "--nb", nb.Endpoint(), "--zone", "ovn-worker"); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	r := runCmd(t, "", "verify", "-f", file, "--zone", "ovn-worker", "--nb", nb.Endpoint(), "--sb", "unix:/nonexistent/sb.sock", "--ovn-trace", tracer)
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "error: --sb unix:/nonexistent/sb.sock: ovn-trace failed on every probe: ovn-trace blue_blue.network_ovn-worker: exit status 1: ovn-trace: unix:/nonexistent/sb.sock: database connection failed") {
+		t.Errorf("exit %d, want 2\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -28,8 +28,11 @@ func newPlan(s streams) *cobra.Command {
 		Long: `plan builds the cluster from the manifests — the allocations their annotations store restored,
 what is missing allocated and reported on stderr as "allocated: <Kind> <name>: <annotation>=<value>"
 — and prints the desired OVN Northbound state of a zone: every network, every link between a
-namespace's primary networks, every accepted ClusterNetworkConnect, the pods' ports and the
-Services' load balancers (from the EndpointSlices mirrored onto the networks).
+namespace's primary networks, every accepted ClusterNetworkConnect, the pods' ports, the
+Services' load balancers (from the EndpointSlices mirrored onto the networks), the
+NetworkPolicies' port groups and ACLs, the EgressIPs' reroute and no-reroute policies (egress
+nodes are those labelled k8s.ovn.org/egress-assignable; a mark not in an EgressIP's
+k8s.ovn.org/egressip-mark is allocated and reported) and the EgressQoSes' QoS rows.
 
 A zone is a node's name (interconnect: every node its own zone). Without --zone, the first zone
 of a ready node (sorted by name); --all-zones plans each.
@@ -37,13 +40,15 @@ of a ready node (sorted by name); --all-zones plans each.
 Formats: text (one line per row, sorted), json and yaml (the rows as the OVN adapter writes
 them: table, key, owner, columns, references), nbctl (an ovn-nbctl script that creates the
 state in an empty database), stored (the input objects as the cluster stores them once planned:
-every allocation in the annotations of the Nodes, NADs, connects and pods, the NADs of UDNs and
-CUDNs rendered where missing; planning that output again allocates nothing and plans the same).
+every allocation in the annotations of the Nodes, NADs, connects, EgressIPs and pods, the
+EgressIPs' status.items, the NADs of UDNs and CUDNs rendered where missing; planning that output
+again allocates nothing and plans the same).
 
 Node formats print what the zone's node itself should hold for its primary networks: ip (the
 ip commands that create the VRFs, management ports, routes and rules on an empty node, and the
 plan's warnings as comments), nft (the nftables ruleset of table inet ovn-kubernetes, for
-nft -f) and ofctl (the gateway bridge's ovs-ofctl add-flow commands). The OpenFlow port numbers
+nft -f) and ofctl (the gateway bridge's ovs-ofctl add-flow commands, an egress node's SNAT of
+the EgressIPs' marks among them). The OpenFlow port numbers
 only the node knows come from --uplink (default eth0:1), --default-patch-ofport (default 2) and
 --patch-ofport NETWORK=N; a primary network not given one takes the next free number after the
 default patch port's, in network-name order (3, 4, ...).`,
@@ -52,7 +57,8 @@ default patch port's, in network-name order (3, 4, ...).`,
   udnkit plan -f examples/manifests/quickstart.yaml -o stored > stored.yaml; udnkit plan -f stored.yaml
   udnkit plan -f examples/manifests/seed-001.yaml --zone ovn-worker -o ip --kubelet-cgroup kubelet.slice/kubelet.service
   udnkit plan -f examples/manifests/seed-001.yaml --zone ovn-worker -o ofctl --uplink ens3:1 --patch-ofport blue_blue-network=7
-  kubectl get nodes,namespaces,network-attachment-definitions,userdefinednetworks,clusteruserdefinednetworks,clusternetworkconnects,pods,services,endpointslices -A -o yaml | udnkit plan -f - --all-zones -o json`,
+  udnkit plan -f examples/manifests/egress.yaml --zone ovn-worker -o ofctl
+  kubectl get nodes,namespaces,network-attachment-definitions,userdefinednetworks,clusteruserdefinednetworks,clusternetworkconnects,pods,services,endpointslices,networkpolicies,egressips,egressqoses -A -o yaml | udnkit plan -f - --all-zones -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !slices.Contains(planFormats, format) {

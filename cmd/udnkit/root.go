@@ -82,7 +82,7 @@ func runStreams(ctx context.Context, args []string, s streams) int {
 func newRoot(s streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "udnkit",
-		Short: "Plan, diff, apply, explain and draw Kubernetes user-defined networks on OVN",
+		Short: "Plan, diff, apply, explain, draw and verify Kubernetes user-defined networks on OVN",
 		Long: `udnkit reads the objects kubectl prints — Nodes, Namespaces, NetworkAttachmentDefinitions,
 UserDefinedNetworks, ClusterUserDefinedNetworks, ClusterNetworkConnects, Pods, Services and
 EndpointSlices — and shows what OVN should hold for them: it restores the allocations the
@@ -99,7 +99,7 @@ kubeconfig is read: files or stdin in.
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.errOut)
-	root.AddCommand(newValidate(s), newPlan(s), newDiff(s), newApply(s), newExplain(s), newDraw(s))
+	root.AddCommand(newValidate(s), newPlan(s), newDiff(s), newApply(s), newExplain(s), newDraw(s), newVerify(s))
 	return root
 }
 

@@ -1,8 +1,10 @@
 // Command egress gives a tenant a primary network on two nodes, reads an
-// EgressIP, an EgressQoS and the nodes as Kubernetes objects, assigns the
-// egress IP and its mark, plans the zone's egress IP rows, the egress
-// node's gateway-bridge SNAT flows and the EgressQoS rows, applies the
-// Northbound rows as their own controllers, and prints them.
+// EgressIP, an EgressQoS and the nodes as Kubernetes objects and hands them
+// to a udnkit.Cluster, which assigns the egress IP, allocates its mark and
+// plans the zone's rows (the egress IP's policies, the EgressQoS's DSCP
+// and the reply-marking QoS rows among the network's); it applies them,
+// prints the mark and status a controller writes back, and the egress
+// node's gateway-bridge SNAT flows.
 //
 //	go run ./examples/egress                        # embedded in-memory NB
 //	go run ./examples/egress -nb tcp:127.0.0.1:6641 # a real NB
@@ -24,8 +26,8 @@ import (
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/egressip"
 	eipkube "github.com/udnkit/udnkit/topology/egressip/kube"
-	"github.com/udnkit/udnkit/topology/egressqos"
 	qoskube "github.com/udnkit/udnkit/topology/egressqos/kube"
+	"github.com/udnkit/udnkit/topology/pods"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -94,7 +96,7 @@ func kubeNodes() []*corev1.Node {
 }
 
 func run(ctx context.Context, w io.Writer, endpoints string) error {
-	nets, err := udnkit.New(udnkit.Config{Nodes: topoNodes()})
+	c, err := udnkit.New(udnkit.Config{Nodes: topoNodes()})
 	if err != nil {
 		return err
 	}
@@ -102,45 +104,21 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 	if err != nil {
 		return err
 	}
-	n, err := nets.AddUDN(u)
+	n, err := c.AddUDN(u)
 	if err != nil {
 		return err
 	}
-	in, err := nets.Input(n.Name, zone)
-	if err != nil {
-		return err
-	}
-	networks, err := nets.Plan(zone)
-	if err != nil {
-		return err
-	}
-	// Two pods of tenant-a on node-a: web (selected) and db.
-	alloc, err := ipam.NewPodIPAllocator(in.HostSubnets["node-a"], nil)
-	if err != nil {
-		return err
-	}
-	var eipPods []egressip.Pod
-	var qosPods []egressqos.Pod
-	for _, app := range []string{"web", "db"} {
-		ips, err := alloc.Allocate()
-		if err != nil {
-			return err
-		}
-		labels := eipkube.LabelsFrom(map[string]string{"app": app})
-		eipPods = append(eipPods, egressip.Pod{Namespace: u.Namespace, Name: app + "-0", Node: "node-a", Labels: labels, IPs: []netip.Addr{ips[0].Addr()}})
-		qosPods = append(qosPods, egressqos.Pod{Namespace: u.Namespace, Name: app + "-0", Node: "node-a", Labels: labels,
-			IPs: []egressqos.NetworkIPs{{Network: n.Name, IPs: []netip.Addr{ips[0].Addr()}}}})
-	}
-
-	// The cluster manager's part: nodes, assignment, mark, status.
-	var egressNodes []egressip.Node
+	// The egress nodes, as the API server labels them.
 	for _, k := range kubeNodes() {
 		en, err := eipkube.NodeFrom(k)
 		if err != nil {
 			return err
 		}
-		egressNodes = append(egressNodes, en)
+		if _, err := c.SetEgressAssignable(en.Name, en.Assignable); err != nil {
+			return err
+		}
 	}
+	// The EgressIP and the EgressQoS, read as Kubernetes objects.
 	obj, err := eipkube.Decode([]byte(egressIPYAML))
 	if err != nil {
 		return err
@@ -149,20 +127,7 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 	if err != nil {
 		return err
 	}
-	var marks egressip.MarkAllocator
-	if eip.Mark, err = marks.Allocate(eip.Name); err != nil {
-		return err
-	}
-	status, unassigned := egressip.Assign([]egressip.EgressIP{eip}, egressNodes)
-	eip.Status = status[0].Items
-	fmt.Fprintf(w, "egress IP %s: mark patch %s, status patch %s, unassigned %v\n", eip.Name, eipkube.MarkPatch(eip.Mark), eipkube.StatusPatch(status[0]), unassigned)
-
-	// The zone's rows.
-	eipRows, err := egressip.Plan(egressip.Input{Network: n, Nodes: in.Nodes, Zone: zone, EgressIPs: []egressip.EgressIP{eip},
-		Namespaces: []egressip.Namespace{{Name: u.Namespace, Labels: egressip.NewLabels("kubernetes.io/metadata.name", u.Namespace)}},
-		Pods:       eipPods, NodeIPs: []netip.Addr{netip.MustParseAddr("172.18.0.2"), netip.MustParseAddr("172.18.0.3")},
-		ServiceIPs: in.Cluster.ServiceIPs})
-	if err != nil {
+	if _, err := c.SetEgressIP(eip); err != nil {
 		return err
 	}
 	qobj, err := qoskube.Decode([]byte(egressQoSYAML))
@@ -173,35 +138,48 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 	if err != nil {
 		return err
 	}
-	qos, err := egressqos.PlanZone(egressqos.Input{Networks: []egressqos.Network{{Network: n, Namespaces: []string{u.Namespace}}},
-		Nodes: in.Nodes, Zone: zone, EgressQoS: []egressqos.EgressQoS{q}, Pods: qosPods})
+	if _, err := c.SetEgressQoS(q); err != nil {
+		return err
+	}
+	// Two pods of tenant-a on node-a: web (selected) and db.
+	for _, app := range []string{"web", "db"} {
+		if _, err := c.SetPod(udnkit.Pod{Pod: pods.Pod{Namespace: u.Namespace, Name: app + "-0", UID: "uid-" + app, Node: "node-a"},
+			Labels: map[string]string{"app": app}}); err != nil {
+			return err
+		}
+	}
+	// What the controller writes back: the mark and the status.
+	st, _ := c.EgressIPStatus(eip.Name)
+	fmt.Fprintf(w, "egress IP %s: mark patch %s, status patch %s, unassigned %v\n", eip.Name, eipkube.MarkPatch(st.Mark),
+		eipkube.StatusPatch(egressip.Status{EgressIP: eip.Name, Items: st.Items}), st.Unassigned)
+
+	desired, err := c.Plan(zone)
 	if err != nil {
 		return err
 	}
-
-	c, closeNB, err := ovnnb.Open(ctx, endpoints)
+	nb, closeNB, err := ovnnb.Open(ctx, endpoints)
 	if err != nil {
 		return err
 	}
 	defer closeNB()
-	states := []topology.State{networks, eipRows, qos.Sets}
-	for _, s := range states {
-		changes, _, err := c.Sync(ctx, s)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "applied %d rows of %v in %v\n", len(changes), s.Controllers(), s.Networks())
+	changes, _, err := nb.Sync(ctx, desired)
+	if err != nil {
+		return err
 	}
+	fmt.Fprintf(w, "applied %d rows of %v in %v\n", len(changes), desired.Controllers(), desired.Networks())
 	fmt.Fprintf(w, "\negress IP rows of zone %s:\n", zone)
-	for _, o := range eipRows.ObjectsOf(topology.KindPolicy) {
-		fmt.Fprintf(w, "  %s\n", topology.Render(o))
+	for _, o := range desired.ObjectsOf(topology.KindPolicy) {
+		if o.OwnedBy().Controller == egressip.Controller {
+			fmt.Fprintf(w, "  %s\n", topology.Render(o))
+		}
 	}
-	fmt.Fprintln(w, "\nEgressQoS rows (no QoS kind in the model yet: apply them yourself):")
-	for _, r := range qos.QoS {
-		fmt.Fprintf(w, "  %s\n", r)
+	fmt.Fprintln(w, "\nQoS rows (EgressQoS's DSCP, EgressIP's reply marking):")
+	for _, o := range desired.ObjectsOf(topology.KindQoS) {
+		fmt.Fprintf(w, "  %s\n", topology.Render(o))
 	}
 
 	// node-b's side: its gateway bridge SNATs the marked traffic.
+	eip.Mark, eip.Status = st.Mark, st.Items
 	fs, err := egressip.BridgeFlows(egressip.BridgeInput{Node: "node-b", Physical: flows.Port{Name: "eth0", OFPort: 1},
 		MAC: ipam.MACFromIP(netip.MustParseAddr("172.18.0.3")), NodeIPs: []netip.Addr{netip.MustParseAddr("172.18.0.3")},
 		Networks:  []egressip.BridgeNetwork{{ID: n.ID, Patch: flows.Port{Name: "patch-breth0_" + n.Prefix() + "node-b-to-br-int", OFPort: 3}}},
@@ -212,14 +190,10 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 	fmt.Fprintf(w, "\nnode-b: %s=%s\n", egressip.AnnotationBridgeEgressIPs, egressip.FormatBridgeIPs(egressip.BridgeIPs("node-b", []egressip.EgressIP{eip})))
 	fmt.Fprint(w, flows.Text(fs))
 
-	again := 0
-	for _, s := range states {
-		changes, _, err := c.Sync(ctx, s)
-		if err != nil {
-			return err
-		}
-		again += len(changes)
+	again, _, err := nb.Sync(ctx, desired)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "\napplying everything again: %d changes\n", again)
+	fmt.Fprintf(w, "\napplying everything again: %d changes\n", len(again))
 	return nil
 }

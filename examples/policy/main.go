@@ -1,7 +1,8 @@
 // Command policy gives two tenants one primary network (a
 // ClusterUserDefinedNetwork over both namespaces), three pods and
 // NetworkPolicies in tenant-a — a default deny, an allow from tenant-b to
-// the database, an egress ipBlock with an except for the web pod — applies
+// the database, an egress ipBlock with an except for the web pod, its ACLs
+// logged (k8s.ovn.org/acl-logging: deny alert, allow notice) — applies
 // the zone's plan of one udnkit.Cluster (networks, pods and policies, rows
 // of four controllers) to an OVN Northbound database, and prints the
 // policy controller's rows and the allowed/denied table they enforce.
@@ -98,7 +99,11 @@ func run(ctx context.Context, w io.Writer, endpoints string) error {
 		return err
 	}
 	for _, ns := range []string{"tenant-a", "tenant-b"} {
-		if _, err := cluster.SetNamespace(netconf.Namespace{Name: ns, Labels: map[string]string{"network": "shared"}}); err != nil {
+		n := netconf.Namespace{Name: ns, Labels: map[string]string{"network": "shared"}}
+		if ns == "tenant-a" { // its drops logged at alert, its allows at notice
+			n.Annotations = map[string]string{policy.AnnotationACLLogging: `{"deny":"alert","allow":"notice"}`}
+		}
+		if _, err := cluster.SetNamespace(n); err != nil {
 			return err
 		}
 	}

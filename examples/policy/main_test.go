@@ -12,7 +12,10 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"rows of [udnkit-pods udnkit-policy udnkit-services udnkit-topology] in [cluster_udn_shared]",
+		"rows of [udnkit-pods udnkit-policy udnkit-services udnkit-topology] in [cluster_udn_shared default]",
+		"meter acl-logging unit=pktps fair=true",
+		`action=drop log=true severity=alert meter=acl-logging`,
+		`k8s.ovn.org/id=cluster_udn_shared-network-controller:NetworkPolicy:tenant-a:db-from-tenant-b:Ingress:0:tcp:-1`,
 		`name="NP:tenant-a:db-from-tenant-b:Ingress:0" tier=2 direction=to-lport priority=1001 match="ip4.src == {$`,
 		`match="(ip4.dst == 192.0.2.0/24 && ip4.dst != {192.0.2.128/25}) && inport == @`,
 		`name="NP:tenant-a:Ingress" tier=2 direction=to-lport priority=1000 match="outport == @`,

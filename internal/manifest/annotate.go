@@ -12,8 +12,9 @@ import (
 )
 
 // Annotate returns objs as the cluster stores them once a controller ran
-// l's Cluster: each Node's, NAD's, ClusterNetworkConnect's and Pod's
-// annotations merged with what the Cluster allocated (a Node's node-subnets keeps the
+// l's Cluster: each Node's, NAD's, ClusterNetworkConnect's, EgressIP's and
+// Pod's annotations merged with what the Cluster allocated (an EgressIP's
+// status.items replaced by the Cluster's assignment) (a Node's node-subnets keeps the
 // entries of networks the Cluster does not hold, such as "default"), and
 // the NADs the UDNs and CUDNs render (netconf.RenderUDN, RenderCUDN)
 // appended where objs lacks them. Reading its result again restores
@@ -24,7 +25,7 @@ func Annotate(objs []Object, s *Set, l *Loaded) ([]Object, error) {
 	for _, g := range []struct {
 		kind string
 		objs []udnkit.Object
-	}{{KindNode, ann.Nodes}, {KindNAD, ann.NADs}, {connect.Kind, ann.Connects}} {
+	}{{KindNode, ann.Nodes}, {KindNAD, ann.NADs}, {connect.Kind, ann.Connects}, {KindEgressIP, ann.EgressIPs}} {
 		for _, o := range g.objs {
 			want[g.kind+" "+o.Key()] = o.Annotations
 		}
@@ -39,6 +40,13 @@ func Annotate(objs []Object, s *Set, l *Loaded) ([]Object, error) {
 		raw, err := annotate(o.JSON, want[o.Kind+" "+o.Key()])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s %s: %w", o.Source, o.Kind, o.Key(), err)
+		}
+		if o.Kind == KindEgressIP {
+			if items, ok := egressStatus(l.Cluster, o.Name); ok {
+				if raw, err = withStatusItems(raw, items); err != nil {
+					return nil, fmt.Errorf("%s: %s %s: %w", o.Source, o.Kind, o.Key(), err)
+				}
+			}
 		}
 		o.JSON = raw
 		out = append(out, o)
@@ -127,6 +135,21 @@ func annotate(raw []byte, ann map[string]string) ([]byte, error) {
 		have[k] = v
 	}
 	md["annotations"] = have
+	return json.Marshal(m)
+}
+
+// withStatusItems sets the status.items of the object raw.
+func withStatusItems(raw []byte, items any) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	st, _ := m["status"].(map[string]any)
+	if st == nil {
+		st = map[string]any{}
+	}
+	st["items"] = items
+	m["status"] = st
 	return json.Marshal(m)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/netconf"
 	podkube "github.com/udnkit/udnkit/topology/pods/kube"
+	policykube "github.com/udnkit/udnkit/topology/policy/kube"
 	svckube "github.com/udnkit/udnkit/topology/services/kube"
 )
 
@@ -24,20 +25,25 @@ import (
 type Loaded struct {
 	Cluster *udnkit.Cluster
 	// Allocated lists what the Set's objects did not store and the
-	// Cluster allocated, one line each (Nodes, NADs, connects, by key):
+	// Cluster allocated, one line each (Nodes, NADs, connects, EgressIPs
+	// by key, then pods):
 	// "NetworkAttachmentDefinition demo/db-network: k8s.ovn.org/network-id=1".
 	Allocated []string
 	// Notes lists what was left out and why (NADs of other plugins, nodes
-	// not ready, connects not accepted, stored allocations nothing holds
-	// any more), sorted.
+	// not ready, connects not accepted, egress IPs no node takes, EgressQoS
+	// not named "default", stored allocations nothing holds any more),
+	// sorted.
 	Notes []string
 }
 
 // Load builds a Cluster of cfg from s the way a restarting controller
-// does: Restore with the Nodes', NADs' and ClusterNetworkConnects'
-// annotations, then the namespaces, the nodes (NodeOf), the
+// does: Restore with the Nodes', NADs', ClusterNetworkConnects' and
+// EgressIPs' annotations, then the namespaces, the nodes (NodeOf; egress
+// nodes by their k8s.ovn.org/egress-assignable label), the
 // UserDefinedNetworks, the ClusterUserDefinedNetworks, the NADs no UDN or
-// CUDN renders (NetworkFromNAD) and the connects, then EndRestore. What the
+// CUDN renders (NetworkFromNAD), the connects, the pods, the
+// NetworkPolicies, the EgressIPs and EgressQoSes and the Services, then
+// EndRestore. What the
 // objects did not store is allocated and listed in Loaded.Allocated. An
 // object the Cluster refuses is an error naming it.
 func Load(s *Set, cfg udnkit.Config) (*Loaded, error) {
@@ -67,6 +73,9 @@ func Load(s *Set, cfg udnkit.Config) (*Loaded, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Source(KindNode, n.Name), err)
 		}
+	}
+	if err := s.loadEgressNodes(c); err != nil {
+		return nil, err
 	}
 	for _, u := range s.UDNs {
 		if _, err := c.AddUDN(u); err != nil {
@@ -121,6 +130,21 @@ func Load(s *Set, cfg udnkit.Config) (*Loaded, error) {
 			l.Allocated = append(l.Allocated, fmt.Sprintf("%s %s/%s: %s=%s", KindPod, p.Namespace, p.Name, netconf.AnnotationPodNetworks, v))
 		}
 	}
+	for _, np := range s.NetworkPolicies {
+		key := np.Namespace + "/" + np.Name
+		p, err := policykube.PolicyFrom(np)
+		if err == nil {
+			_, err = c.SetNetworkPolicy(p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s %s: %w", s.Source(KindNetworkPolicy, key), KindNetworkPolicy, key, err)
+		}
+	}
+	notes, err := s.loadEgress(c)
+	if err != nil {
+		return nil, err
+	}
+	l.Notes = append(l.Notes, notes...)
 	for _, svc := range s.Services {
 		key := svc.Namespace + "/" + svc.Name
 		sls := s.mirroredSlices(svc)
@@ -184,8 +208,8 @@ func (s *Set) mirroredSlices(svc *corev1.Service) []*discoveryv1.EndpointSlice {
 	return out
 }
 
-// Stored returns the annotations of the Set's Nodes, NADs and
-// ClusterNetworkConnects, what udnkit.Cluster.Restore reads.
+// Stored returns the annotations of the Set's Nodes, NADs,
+// ClusterNetworkConnects and EgressIPs, what udnkit.Cluster.Restore reads.
 func (s *Set) Stored() udnkit.Stored {
 	var st udnkit.Stored
 	for _, n := range s.Nodes {
@@ -197,18 +221,20 @@ func (s *Set) Stored() udnkit.Stored {
 	for _, c := range s.Connects {
 		st.Connects = append(st.Connects, udnkit.Object{Name: c.Name, Annotations: maps.Clone(c.Annotations)})
 	}
+	st.EgressIPs = s.storedEgressIPs()
 	return st
 }
 
 // allocated lists the annotations of want that have lost their value or
 // never had one, as "<Kind> <key>: <annotation>=<value>": Nodes, NADs,
-// then connects, each sorted by key and annotation.
+// connects, then EgressIPs, each sorted by key and annotation.
 func allocated(have, want udnkit.Stored) []string {
 	var out []string
 	for _, group := range []struct {
 		kind       string
 		have, want []udnkit.Object
-	}{{KindNode, have.Nodes, want.Nodes}, {KindNAD, have.NADs, want.NADs}, {connect.Kind, have.Connects, want.Connects}} {
+	}{{KindNode, have.Nodes, want.Nodes}, {KindNAD, have.NADs, want.NADs}, {connect.Kind, have.Connects, want.Connects},
+		{KindEgressIP, have.EgressIPs, want.EgressIPs}} {
 		held := map[string]map[string]string{}
 		for _, o := range group.have {
 			held[o.Key()] = o.Annotations

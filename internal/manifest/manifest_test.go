@@ -267,7 +267,7 @@ func dump(t *testing.T, objs []Object, set *Set, l *Loaded) []Object {
 // the dump again: nothing is allocated and every zone plans byte for byte
 // the same.
 func TestRestart(t *testing.T) {
-	for _, name := range []string{"quickstart.yaml", "seed-000.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml"} {
+	for _, name := range []string{"quickstart.yaml", "seed-000.yaml", "seed-001.yaml", "seed-002.yaml", "seed-004.yaml", "egress.yaml"} {
 		t.Run(name, func(t *testing.T) {
 			objs := readFixture(t, name)
 			set, first := load(t, objs)
@@ -407,6 +407,18 @@ items:
 `))
 	f.Add([]byte("kind: List\nitems: [{kind: Node, metadata: {name: a}}, {kind: List, items: []}]\n---\n{\"kind\":\"Node\",\"metadata\":{\"name\":\"b\"}}"))
 	f.Add([]byte("---\n---\n"))
+	f.Add([]byte(`kind: List
+items:
+- apiVersion: k8s.ovn.org/v1
+  kind: EgressIP
+  metadata: {name: e, annotations: {k8s.ovn.org/egressip-mark: "50001"}}
+  spec: {egressIPs: ["172.18.0.100"], namespaceSelector: {matchLabels: {a: b}}}
+  status: {items: [{node: n1, egressIP: 172.18.0.100}]}
+- apiVersion: k8s.ovn.org/v1
+  kind: EgressQoS
+  metadata: {name: default, namespace: a}
+  spec: {egress: [{dscp: 46, dstCIDR: 1.2.3.0/24}]}
+`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, err := Read(strings.NewReader(string(data)), "fuzz")
 		if err != nil {

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -18,6 +20,10 @@ import (
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/netconf/podnetwork"
+	egressipkube "github.com/udnkit/udnkit/topology/egressip/kube"
+	egressqoskube "github.com/udnkit/udnkit/topology/egressqos/kube"
+	"github.com/udnkit/udnkit/topology/policy"
+	policykube "github.com/udnkit/udnkit/topology/policy/kube"
 )
 
 // Kinds the Set holds.
@@ -28,6 +34,8 @@ const (
 	KindPod       = "Pod"
 	KindService   = "Service"
 	KindSlice     = "EndpointSlice"
+	// KindNetworkPolicy is networking.k8s.io/v1 NetworkPolicy.
+	KindNetworkPolicy = "NetworkPolicy"
 )
 
 // Set is a stream's objects by kind, each list sorted by key. Objects of
@@ -44,6 +52,9 @@ type Set struct {
 	Pods                  []*corev1.Pod
 	Services              []*corev1.Service
 	EndpointSlices        []*discoveryv1.EndpointSlice
+	NetworkPolicies       []*networkingv1.NetworkPolicy
+	EgressIPs             []*egressipkube.EgressIP
+	EgressQoSes           []*egressqoskube.EgressQoS
 	// Ignored counts the objects of kinds the Set does not hold, by kind.
 	Ignored map[string]int
 
@@ -161,6 +172,16 @@ func (s *Set) add(o Object) error {
 			return err
 		}
 		s.EndpointSlices = append(s.EndpointSlices, &sl)
+	case KindNetworkPolicy:
+		var np networkingv1.NetworkPolicy
+		if err := json.Unmarshal(o.JSON, &np); err != nil {
+			return err
+		}
+		s.NetworkPolicies = append(s.NetworkPolicies, &np)
+	case KindEgressIP:
+		return s.addEgressIP(o)
+	case KindEgressQoS:
+		return s.addEgressQoS(o)
 	default:
 		s.Ignored[o.Kind]++
 	}
@@ -193,12 +214,16 @@ func (s *Set) sort() {
 	slices.SortFunc(s.Services, func(a, b *corev1.Service) int {
 		return cmp.Compare(byKey(a.Namespace, a.Name), byKey(b.Namespace, b.Name))
 	})
+	slices.SortFunc(s.NetworkPolicies, func(a, b *networkingv1.NetworkPolicy) int {
+		return cmp.Compare(byKey(a.Namespace, a.Name), byKey(b.Namespace, b.Name))
+	})
 	slices.SortFunc(s.EndpointSlices, func(a, b *discoveryv1.EndpointSlice) int {
 		return cmp.Compare(byKey(a.Namespace, a.Name), byKey(b.Namespace, b.Name))
 	})
 	slices.SortFunc(s.PodNetworkAttachments, func(a, b *podnetwork.PodNetworkAttachment) int {
 		return cmp.Compare(byKey(a.Namespace, a.Name), byKey(b.Namespace, b.Name))
 	})
+	s.sortEgress()
 }
 
 // IgnoredKinds returns the ignored kinds with their counts, as
@@ -228,8 +253,8 @@ func (e Invalid) Unwrap() error { return e.Err }
 
 // Validate validates every object of the kinds the SDK has validators for
 // — UserDefinedNetworks, ClusterUserDefinedNetworks, ClusterNetworkConnects,
-// PodNetworks, PodNetworkAttachments, the NetConf of OVN-managed NADs and the
-// reference's annotations on Nodes — and returns one Invalid per object that
+// PodNetworks, PodNetworkAttachments, NetworkPolicies, EgressIPs, EgressQoSes, the NetConf of
+// OVN-managed NADs and the reference's annotations on Nodes — and returns one Invalid per object that
 // fails, sorted by source.
 func (s *Set) Validate() []Invalid {
 	var out []Invalid
@@ -275,6 +300,15 @@ func (s *Set) Validate() []Invalid {
 				field.ErrorList{field.Invalid(field.NewPath("spec", "config"), field.OmitValueType{}, err.Error())})
 		}
 	}
+	for _, np := range s.NetworkPolicies {
+		p, err := policykube.PolicyFrom(np)
+		errs := policy.Validate(&p)
+		if err != nil {
+			errs = field.ErrorList{policyReadError(np, err)}
+		}
+		add("networking.k8s.io", KindNetworkPolicy, np.Namespace, np.Name, errs)
+	}
+	s.validateEgress(add)
 	for _, n := range s.Nodes {
 		if _, err := NodeOf(n); err != nil {
 			var ae *AnnotationError
@@ -286,6 +320,18 @@ func (s *Set) Validate() []Invalid {
 	}
 	slices.SortStableFunc(out, func(a, b Invalid) int { return cmp.Compare(a.pos, b.pos) })
 	return out
+}
+
+// policyReadError is what policykube.PolicyFrom refused, at the field
+// its message names ("networkpolicy NS/NAME: PATH: ...").
+func policyReadError(np *networkingv1.NetworkPolicy, err error) *field.Error {
+	msg := strings.TrimPrefix(err.Error(), "networkpolicy "+np.Namespace+"/"+np.Name+": ")
+	path, detail, ok := strings.Cut(msg, ": ")
+	if !ok || !strings.HasPrefix(path, "spec.") {
+		path, detail = "spec", err.Error()
+	}
+	detail = strings.TrimPrefix(detail, policykube.ErrPolicy.Error()+": ")
+	return &field.Error{Type: field.ErrorTypeInvalid, Field: path, BadValue: field.OmitValueType{}, Detail: detail}
 }
 
 // ignoredNAD reports whether a NAD's parse error means the NAD is not

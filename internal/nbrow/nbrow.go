@@ -439,6 +439,38 @@ func inEnum(column, v string, allowed []string) error {
 	return fmt.Errorf("%w: %s %q is not one of %s", ErrInvalid, column, v, strings.Join(allowed, ", "))
 }
 
+// checkIntOptions refuses a map of integers with a key twice (the row
+// would keep one), a key not in keys (nil: any) or a value outside
+// [lo, hi], naming the column and key.
+func checkIntOptions(column string, o topology.IntOptions, keys []string, lo, hi int) error {
+	for i, e := range o {
+		if keys != nil && !slices.Contains(keys, e.Key) {
+			return fmt.Errorf("%w: %s key %s is not one of %s", ErrInvalid, column, names.Quote(e.Key), strings.Join(keys, ", "))
+		}
+		if slices.ContainsFunc(o[:i], func(p topology.IntOption) bool { return p.Key == e.Key }) {
+			return fmt.Errorf("%w: %s key %s given twice", ErrInvalid, column, names.Quote(e.Key))
+		}
+		if e.Value < lo || e.Value > hi {
+			return fmt.Errorf("%w: %s %s=%d is not in %d..%d", ErrInvalid, column, names.Quote(e.Key), e.Value, lo, hi)
+		}
+	}
+	return nil
+}
+
+func intMap(o topology.IntOptions) map[string]int {
+	if len(o) == 0 {
+		return nil
+	}
+	return o.Map()
+}
+
+func intOpts(m map[string]int) topology.IntOptions {
+	if len(m) == 0 {
+		return nil
+	}
+	return topology.IntOptionsFromMap(m)
+}
+
 // FromRow maps an owned row back to an object. names resolves a UUID of a
 // referenced row to its name; parentTable and parent are the table and
 // name of the row's parent (for members); gcs resolves Gateway_Chassis
@@ -605,8 +637,8 @@ type Row struct {
 	// Table is the NB table.
 	Table string
 	// Columns holds every column with a value other than the default,
-	// excluding references: string, int, bool, []string or
-	// map[string]string values.
+	// excluding references: string, int, bool, []string,
+	// map[string]string or map[string]int values.
 	Columns map[string]any
 	// Refs are the reference columns, by the names of the referenced
 	// rows (load_balancer_group, ports of a port group, gateway_port...).
@@ -694,6 +726,10 @@ func plainColumns(m any) map[string]any {
 			}
 			out[col] = s
 		case reflect.Map:
+			if mi, ok := f.Interface().(map[string]int); ok {
+				out[col] = maps.Clone(mi)
+				continue
+			}
 			mm := make(map[string]string, f.Len())
 			it := f.MapRange()
 			for it.Next() {

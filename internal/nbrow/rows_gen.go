@@ -16,13 +16,30 @@ import (
 // toRow maps o to its row but for references (see ToRow).
 func toRow(o topology.Object, ids map[string]string) (model.Model, error) {
 	switch x := o.(type) {
+	case topology.Meter:
+		r := &nbdb.Meter{}
+		r.ExternalIDs = ids
+		r.Name = string(x.Name)
+		r.Unit = string(x.Unit)
+		if x.Fair {
+			v := true
+			r.Fair = &v
+		}
+		return r, nil
+	case topology.MeterBand:
+		r := &nbdb.MeterBand{}
+		r.ExternalIDs = ids
+		r.Action = string(x.Action)
+		r.Rate = x.Rate
+		r.BurstSize = x.BurstSize
+		return r, nil
 	case topology.AddressSet:
 		r := &nbdb.AddressSet{}
-		r.ExternalIDs = ids
 		r.Name = string(x.Name)
 		for _, e := range x.Addresses {
 			r.Addresses = append(r.Addresses, IPString(e))
 		}
+		r.ExternalIDs = withExtra(ids, x.ExternalIDs)
 		return r, nil
 	case topology.LoadBalancer:
 		r := &nbdb.LoadBalancer{}
@@ -81,8 +98,8 @@ func toRow(o topology.Object, ids map[string]string) (model.Model, error) {
 		return r, nil
 	case topology.PortGroup:
 		r := &nbdb.PortGroup{}
-		r.ExternalIDs = ids
 		r.Name = string(x.Name)
+		r.ExternalIDs = withExtra(ids, x.ExternalIDs)
 		return r, nil
 	case topology.StaticRoute:
 		r := &nbdb.LogicalRouterStaticRoute{}
@@ -126,7 +143,6 @@ func toRow(o topology.Object, ids map[string]string) (model.Model, error) {
 		return r, nil
 	case topology.ACL:
 		r := &nbdb.ACL{}
-		r.ExternalIDs = ids
 		if x.Name != "" {
 			v := string(x.Name)
 			r.Name = &v
@@ -137,6 +153,25 @@ func toRow(o topology.Object, ids map[string]string) (model.Model, error) {
 		r.Match = string(x.Match)
 		r.Action = string(x.Action)
 		r.Options = optMap(x.Options)
+		r.Log = x.Log
+		if x.Severity != "" {
+			v := string(x.Severity)
+			r.Severity = &v
+		}
+		if x.Meter != "" {
+			v := string(x.Meter)
+			r.Meter = &v
+		}
+		r.ExternalIDs = withExtra(ids, x.ExternalIDs)
+		return r, nil
+	case topology.QoS:
+		r := &nbdb.QoS{}
+		r.ExternalIDs = ids
+		r.Direction = string(x.Direction)
+		r.Priority = x.Priority
+		r.Match = string(x.Match)
+		r.Action = intMap(x.Action)
+		r.Bandwidth = intMap(x.Bandwidth)
 		return r, nil
 	}
 	return nil, fmt.Errorf("%w: object of type %T", ErrInvalid, o)
@@ -145,6 +180,21 @@ func toRow(o topology.Object, ids map[string]string) (model.Model, error) {
 // fromRow maps an owned row back to an object (see FromRow).
 func fromRow(m model.Model, owner topology.Owner, names func(string) string, parentTable, parent string, gcs map[string]*nbdb.GatewayChassis) (topology.Object, error) {
 	switch r := m.(type) {
+	case *nbdb.Meter:
+		o := topology.Meter{Owner: owner}
+		o.Name = string(r.Name)
+		o.Unit = string(r.Unit)
+		if r.Fair != nil {
+			o.Fair = *r.Fair
+		}
+		return o, nil
+	case *nbdb.MeterBand:
+		o := topology.MeterBand{Owner: owner}
+		o.Meter = parent
+		o.Action = string(r.Action)
+		o.Rate = r.Rate
+		o.BurstSize = r.BurstSize
+		return o, nil
 	case *nbdb.AddressSet:
 		o := topology.AddressSet{Owner: owner}
 		o.Name = string(r.Name)
@@ -155,6 +205,7 @@ func fromRow(m model.Model, owner topology.Owner, names func(string) string, par
 			}
 			o.Addresses = append(o.Addresses, e)
 		}
+		o.ExternalIDs = extraIDs(r.ExternalIDs)
 		return o, nil
 	case *nbdb.LoadBalancer:
 		o := topology.LoadBalancer{Owner: owner}
@@ -229,6 +280,7 @@ func fromRow(m model.Model, owner topology.Owner, names func(string) string, par
 		for _, u := range r.Ports {
 			o.Ports = append(o.Ports, names(u))
 		}
+		o.ExternalIDs = extraIDs(r.ExternalIDs)
 		return o, nil
 	case *nbdb.LogicalRouterStaticRoute:
 		o := topology.StaticRoute{Owner: owner}
@@ -303,6 +355,19 @@ func fromRow(m model.Model, owner topology.Owner, names func(string) string, par
 		o.Match = string(r.Match)
 		o.Action = topology.ACLAction(r.Action)
 		o.Options = opts(r.Options)
+		o.Log = r.Log
+		o.Severity = topology.ACLSeverity(deref(r.Severity))
+		o.Meter = string(deref(r.Meter))
+		o.ExternalIDs = extraIDs(r.ExternalIDs)
+		return o, nil
+	case *nbdb.QoS:
+		o := topology.QoS{Owner: owner}
+		o.Switch = parent
+		o.Direction = topology.ACLDirection(r.Direction)
+		o.Priority = r.Priority
+		o.Match = string(r.Match)
+		o.Action = intOpts(r.Action)
+		o.Bandwidth = intOpts(r.Bandwidth)
 		return o, nil
 	}
 	return nil, fmt.Errorf("unexpected row type %T", m)
@@ -312,6 +377,26 @@ func fromRow(m model.Model, owner topology.Owner, names func(string) string, par
 // enum column holds a value the schema does not list.
 func checkColumns(o topology.Object) error {
 	switch x := o.(type) {
+	case topology.Meter:
+		if x.Name == "" {
+			return empty("name")
+		}
+		if x.Unit == "" {
+			return empty("unit")
+		}
+		if err := inEnum("unit", string(x.Unit), enumMeterUnit); err != nil {
+			return err
+		}
+	case topology.MeterBand:
+		if x.Action == "" {
+			return empty("action")
+		}
+		if err := inEnum("action", string(x.Action), enumMeterBandAction); err != nil {
+			return err
+		}
+		if x.Rate == 0 {
+			return empty("rate")
+		}
 	case topology.AddressSet:
 		if x.Name == "" {
 			return empty("name")
@@ -422,12 +507,33 @@ func checkColumns(o topology.Object) error {
 		if err := inEnum("action", string(x.Action), enumACLAction); err != nil {
 			return err
 		}
+		if err := inEnum("severity", string(x.Severity), enumACLSeverity); err != nil {
+			return err
+		}
+	case topology.QoS:
+		if x.Direction == "" {
+			return empty("direction")
+		}
+		if err := inEnum("direction", string(x.Direction), enumQoSDirection); err != nil {
+			return err
+		}
+		if x.Match == "" {
+			return empty("match")
+		}
+		if err := checkIntOptions("action", x.Action, enumQoSAction, 0, 4294967295); err != nil {
+			return err
+		}
+		if err := checkIntOptions("bandwidth", x.Bandwidth, enumQoSBandwidth, 1, 4294967295); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // The values the schema allows in enum columns.
 var (
+	enumMeterUnit                   = []string{"kbps", "pktps"}
+	enumMeterBandAction             = []string{"drop"}
 	enumLoadBalancerProtocol        = []string{"sctp", "tcp", "udp"}
 	enumLoadBalancerSelectionFields = []string{"eth_dst", "eth_src", "ip_dst", "ip_src", "ipv6_dst", "ipv6_src", "tp_dst", "tp_src"}
 	enumStaticRoutePolicy           = []string{"dst-ip", "src-ip"}
@@ -435,6 +541,10 @@ var (
 	enumNATType                     = []string{"dnat", "dnat_and_snat", "snat"}
 	enumACLDirection                = []string{"from-lport", "to-lport"}
 	enumACLAction                   = []string{"allow", "allow-related", "allow-stateless", "drop", "pass", "reject"}
+	enumACLSeverity                 = []string{"alert", "debug", "info", "notice", "warning"}
+	enumQoSDirection                = []string{"from-lport", "to-lport"}
+	enumQoSAction                   = []string{"dscp", "mark"}
+	enumQoSBandwidth                = []string{"burst", "rate"}
 )
 
 // KeyConditions returns the conditions matching the rows of an unnamed
@@ -442,6 +552,8 @@ var (
 // key in the spelling udnkit writes it; false for a named kind.
 func KeyConditions(o topology.Object) ([]ovsdb.Condition, bool) {
 	switch x := o.(type) {
+	case topology.MeterBand:
+		return []ovsdb.Condition{equal("action", string(x.Action)), equal("rate", x.Rate), equal("burst_size", x.BurstSize)}, true
 	case topology.StaticRoute:
 		return []ovsdb.Condition{equal("route_table", string(x.RouteTable)), equal("policy", optional(string(x.Policy))), equal("ip_prefix", IPString(x.Prefix)), equal("nexthop", AddrString(x.Nexthop))}, true
 	case topology.Policy:
@@ -450,6 +562,8 @@ func KeyConditions(o topology.Object) ([]ovsdb.Condition, bool) {
 		return []ovsdb.Condition{equal("type", string(x.Type)), equal("logical_ip", IPString(x.LogicalIP)), equal("external_ip", AddrString(x.ExternalIP)), equal("logical_port", optional(string(x.LogicalPort)))}, true
 	case topology.ACL:
 		return []ovsdb.Condition{equal("tier", x.Tier), equal("direction", string(x.Direction)), equal("priority", x.Priority), equal("match", string(x.Match))}, true
+	case topology.QoS:
+		return []ovsdb.Condition{equal("direction", string(x.Direction)), equal("priority", x.Priority), equal("match", string(x.Match))}, true
 	}
 	return nil, false
 }
@@ -467,6 +581,11 @@ func ChassisOf(o topology.Object) []topology.GatewayChassis {
 // an optional reference the mapping uses), nil for none or another column.
 func UUIDs(m model.Model, col string) []string {
 	switch r := m.(type) {
+	case *nbdb.Meter:
+		switch col {
+		case "bands":
+			return r.Bands
+		}
 	case *nbdb.LoadBalancerGroup:
 		switch col {
 		case "load_balancer":
@@ -482,6 +601,8 @@ func UUIDs(m model.Model, col string) []string {
 			return r.LoadBalancerGroup
 		case "ports":
 			return r.Ports
+		case "qos_rules":
+			return r.QOSRules
 		}
 	case *nbdb.LogicalRouter:
 		switch col {
@@ -525,6 +646,12 @@ func UUIDs(m model.Model, col string) []string {
 // m has such a column (an optional reference takes at most one).
 func SetUUIDs(m model.Model, col string, us []string) bool {
 	switch r := m.(type) {
+	case *nbdb.Meter:
+		switch col {
+		case "bands":
+			r.Bands = us
+			return true
+		}
 	case *nbdb.LoadBalancerGroup:
 		switch col {
 		case "load_balancer":
@@ -544,6 +671,9 @@ func SetUUIDs(m model.Model, col string, us []string) bool {
 			return true
 		case "ports":
 			r.Ports = us
+			return true
+		case "qos_rules":
+			r.QOSRules = us
 			return true
 		}
 	case *nbdb.LogicalRouter:
@@ -602,6 +732,8 @@ func SetUUIDs(m model.Model, col string, us []string) bool {
 // tables their rows reference.
 func Tables() []string {
 	return []string{
+		"Meter",
+		"Meter_Band",
 		"Address_Set",
 		"Load_Balancer",
 		"Load_Balancer_Group",
@@ -614,6 +746,7 @@ func Tables() []string {
 		"Logical_Router_Policy",
 		"NAT",
 		"ACL",
+		"QoS",
 		"Gateway_Chassis",
 	}
 }
@@ -623,10 +756,12 @@ func Tables() []string {
 // hold other kinds' rows, and external_ids.
 func ReadColumns() map[string][]string {
 	return map[string][]string{
+		"Meter":                       {"bands", "external_ids", "fair", "name", "unit"},
+		"Meter_Band":                  {"action", "burst_size", "external_ids", "rate"},
 		"Address_Set":                 {"addresses", "external_ids", "name"},
 		"Load_Balancer":               {"external_ids", "name", "options", "protocol", "selection_fields", "vips"},
 		"Load_Balancer_Group":         {"load_balancer", "name"},
-		"Logical_Switch":              {"acls", "external_ids", "load_balancer", "load_balancer_group", "name", "other_config", "ports"},
+		"Logical_Switch":              {"acls", "external_ids", "load_balancer", "load_balancer_group", "name", "other_config", "ports", "qos_rules"},
 		"Logical_Router":              {"external_ids", "load_balancer", "load_balancer_group", "name", "nat", "options", "policies", "ports", "static_routes"},
 		"Logical_Switch_Port":         {"addresses", "external_ids", "name", "options", "port_security", "tag_request", "type"},
 		"Logical_Router_Port":         {"external_ids", "gateway_chassis", "mac", "name", "networks", "options", "peer"},
@@ -634,7 +769,8 @@ func ReadColumns() map[string][]string {
 		"Logical_Router_Static_Route": {"external_ids", "ip_prefix", "nexthop", "options", "output_port", "policy", "route_table"},
 		"Logical_Router_Policy":       {"action", "external_ids", "match", "nexthops", "options", "priority"},
 		"NAT":                         {"external_ids", "external_ip", "gateway_port", "logical_ip", "logical_port", "match", "options", "type"},
-		"ACL":                         {"action", "direction", "external_ids", "match", "name", "options", "priority", "tier"},
+		"ACL":                         {"action", "direction", "external_ids", "log", "match", "meter", "name", "options", "priority", "severity", "tier"},
+		"QoS":                         {"action", "bandwidth", "direction", "external_ids", "match", "priority"},
 		"Gateway_Chassis":             {"chassis_name", "name", "priority"},
 	}
 }
@@ -642,6 +778,8 @@ func ReadColumns() map[string][]string {
 // Models returns an empty model of every table the kinds map to.
 func Models() map[string]model.Model {
 	return map[string]model.Model{
+		"Meter":                       &nbdb.Meter{},
+		"Meter_Band":                  &nbdb.MeterBand{},
 		"Address_Set":                 &nbdb.AddressSet{},
 		"Load_Balancer":               &nbdb.LoadBalancer{},
 		"Load_Balancer_Group":         &nbdb.LoadBalancerGroup{},
@@ -654,6 +792,7 @@ func Models() map[string]model.Model {
 		"Logical_Router_Policy":       &nbdb.LogicalRouterPolicy{},
 		"NAT":                         &nbdb.NAT{},
 		"ACL":                         &nbdb.ACL{},
+		"QoS":                         &nbdb.QoS{},
 		"Gateway_Chassis":             &nbdb.GatewayChassis{},
 	}
 }

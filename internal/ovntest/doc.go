@@ -72,16 +72,90 @@
 // NB, SB, northd, ovn-controller and userspace Open vSwitch) over Geneve:
 // an interconnect switch written by hand in each zone's NB, the zone's
 // own port bound to an internal port of br-int, the other zone's port a
-// remote port on the other node, registered in the SB as a remote chassis
-// (chassis-add, then other_config:is-remote=true); the same port keys in
-// both zones. ovn-controller builds the Geneve port to a remote chassis
-// only once a logical datapath spans both (a bare remote chassis gets
-// none). A remote port bound to a wrong chassis makes it fail. When one
-// host stops, its Underlay peer's ovs-vswitchd logs the veth's end going
-// away; Errors ignores what a peer's Stop caused.
+// remote port on the other node; the same port keys in both zones.
+// ovn-controller builds the Geneve port to a remote chassis only once a
+// logical datapath spans both (a bare remote chassis gets none). A remote
+// port bound to a wrong chassis makes it fail. When one host stops, its
+// Underlay peer's ovs-vswitchd logs the veth's end going away; Errors
+// ignores what a peer's Stop caused.
 //
-// Not built yet (issue 26's second half): each zone's NB written from
-// udnkit.Cluster.Plan(zone) instead of by hand, pods as network namespaces
-// (a veth into br-int, the pod's MAC and address from the plan), and the
-// Layer3, tenant-isolation and ClusterNetworkConnect packet tests.
+// Every warning or error ovs-vswitchd and ovn-controller log fails the
+// test, as northd's do, but for the few a correct host logs (ovn-controller
+// starting before br-int exists, meeting a remote port before the tunnel
+// it creates for it has an OpenFlow port; no hardware representors; a slow
+// machine; Stop's SIGTERM); a test that plans something wrong on purpose
+// allows what it expects with Host.AllowLog.
+//
+// # Two zones planned by the SDK
+//
+// StartZones starts the two zones of an interconnect cluster, node1's and
+// node2's, each an Env and a Host whose chassis is the node's Chassis, the
+// hosts joined by Underlay on the nodes' first addresses, which are also
+// their Geneve encap addresses. Everything in the zones' NBs comes from
+// one udnkit.Cluster holding both nodes: Plan("node1") synced to node1's
+// NB, Plan("node2") to node2's (TestTwoZonesPlanned). What the SDK does
+// not plan, the harness does as the rest of OVN-Kubernetes would:
+//
+//   - each zone's SB holds the other node's chassis as a remote chassis
+//     (AddRemoteChassis: chassis-add with a Geneve encap at the node's
+//     address, then other_config:is-remote=true), as ovnkube-controller's
+//     zone chassis handler writes it (ovn-ic does the same);
+//   - each host's OVS says ovn-is-interconn=true (StartHost), as
+//     ovnkube-node sets it; without it ovn-controller makes no tunnel to a
+//     remote chassis;
+//   - a pod is what the CNI plugin makes of the Cluster's pod-networks
+//     annotation (Host.AddPod): a network namespace whose eth0, one end of
+//     a veth pair, has the annotation's MAC, addresses, gateway and
+//     routes, and MTU 1400; the other end is a port of br-int with
+//     external_ids:iface-id (the port's name, pods.PortName) and
+//     iface-id-ver (the pod's UID, which the port's options hold).
+//
+// The plan supplies the rest: the transit switches and the Layer2 transit
+// router with their tunnel keys, the other node's ports on them as remote
+// ports bound to its chassis (requested-chassis), the other zone's pods of
+// a Layer2 network as remote ports, the connect router's ports, the
+// Services' load balancers. Northd's warning about a port bound to a
+// chassis the SB does not hold fails the test here (Env.RequireChassis).
+//
+// Zone.Sync waits until northd has compiled the NB (ovn-nbctl --wait=hv
+// sync: and ovn-controller installed it) and until ovs-vswitchd has
+// revalidated the flows its datapath cached (ovs-appctl
+// revalidator/wait): before that, a packet may take a path the NB no
+// longer has. Ping sends ICMP echo requests from Go (the root filesystem
+// has no ping) on a raw socket in the pod's namespace; Listen and Ask
+// carry TCP and say which pod answered, so two tenants with one subnet
+// show which of two pods with the same address a connection reached.
+//
+// The pod's eth0 has transmit checksum offload off (ethtool -K eth0 tx
+// off, done with the ioctl: no ethtool in the root filesystem): the
+// userspace datapath reads the veth's packets with the TCP checksum left
+// to the device and sends them on unfilled, and the receiving pod drops
+// them (ICMP, whose checksum the kernel computes, passes either way).
+//
+// By hand, as root, with the two zones and hosts of the sections above
+// (ovn-env start D1 and D2; hosts chassis-1 and chassis-2 with encap
+// addresses 172.31.0.1 and 172.31.0.2 joined by br-phy over a veth pair),
+// a manifest cluster.yaml whose nodes carry k8s.ovn.org/node-chassis-id
+// chassis-1 and chassis-2 and those addresses, and ROOT the root
+// filesystem:
+//
+//	chroot ROOT ovn-sbctl --db=SB1 chassis-add chassis-2 geneve 172.31.0.2 -- \
+//		set Chassis chassis-2 other_config:is-remote=true      # and chassis-1 in SB2
+//	udnkit apply -f cluster.yaml --zone node1 --nb NB1         # and node2 into NB2
+//	udnkit plan -f cluster.yaml -o stored                      # the pods' pod-networks
+//	ip netns add POD; ip link add name vPOD netns HOSTNS mtu 1400 type veth peer name eth0 netns POD
+//	ip -n POD link set eth0 address MAC mtu 1400 up; ip -n POD addr add IP/LEN dev eth0
+//	ip -n POD route add default via GATEWAY                    # and the annotation's routes
+//	ip -n HOSTNS link set vPOD up
+//	chroot ROOT ovs-vsctl --db=unix:D/db.sock add-port br-int vPOD -- set Interface vPOD \
+//		external_ids:iface-id=PORT external_ids:iface-id-ver=UID
+//	chroot ROOT ovn-nbctl --db=NB1 wait-until Logical_Switch_Port PORT up=true
+//
+// One pair of zones serves every subtest of TestTwoZonesPlanned (3 to 5 s
+// to start and wire on a loaded 2-vCPU machine; an exchange across takes
+// milliseconds, so a check that must get no answer waits 2 s;
+// BENCHMARKS.md has the figures). Its last subtest plans node2's chassis
+// wrong in node1's zone only (the remote ports on chassis-3, a registered
+// remote chassis that is no host): no packet crosses until the right plan
+// is synced again.
 package ovntest

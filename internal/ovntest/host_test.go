@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,10 +138,51 @@ func TestTwoZonesTCP(t *testing.T) {
 	})
 	t.Run("remote port on the wrong chassis", func(t *testing.T) {
 		h1, h2 := twoZones(t, map[string]string{"p1": "node1", "p2": "node3"})
+		// Zone 1 has no tunnel to node2: what node2 sends arrives on no
+		// tunnel port of node1's.
+		h1.AllowLog(regexp.MustCompile(`\|tunnel\|WARN\|receive tunnel port not found \(.*,tun_src=172\.31\.0\.2,`))
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := TCPCheck(ctx, h2, "10.0.0.2", h1); err == nil {
 			t.Fatal("zone 1 reached zone 2 through a port bound to node3")
 		}
 	})
+}
+
+// TestHostErrors: Errors reports a warning or error of ovs-vswitchd or
+// ovn-controller that a correct host does not log, and not the ones it
+// does, nor what follows an Underlay peer's stop.
+func TestHostErrors(t *testing.T) {
+	dir := t.TempDir()
+	logs := map[string]string{
+		"vswitchd.log": `2026-01-01T00:00:00.000Z|00001|bridge|INFO|bridge br-int: added interface br-int on port 65534
+2026-01-01T00:00:01.000Z|00002|bridge|WARN|could not open network device nodev0 (No such device)
+2026-01-01T00:00:02.000Z|00003|timeval|WARN|Unreasonably long 1200ms poll interval (0ms user, 0ms system)
+2026-01-01T00:00:09.000Z|00004|dpif_netdev|ERR|error receiving data from u1: Network is down
+`,
+		"controller.log": `2026-01-01T00:00:00.000Z|00002|vif_plug_provider|WARN|failed to initialize representor VIF plug provider class: No such file or directory
+2026-01-01T00:00:00.000Z|00011|rconn|WARN|unix:/tmp/x/br-int.mgmt: connection failed (No such file or directory)
+2026-01-01T00:00:03.000Z|00012|binding|EMER|claimed a port twice
+2026-01-01T00:00:10.000Z|00013|fatal_signal|WARN|terminating with signal 15 (Terminated)
+`,
+		"ovsdb.log": "2026-01-01T00:00:04.000Z|00003|jsonrpc|WARN|unix#5: send error: Broken pipe\n",
+	}
+	for name, body := range logs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := &Host{Name: "node1", Dir: dir}
+	want := []string{
+		"vswitchd: 2026-01-01T00:00:01.000Z|00002|bridge|WARN|could not open network device nodev0 (No such device)",
+		"vswitchd: 2026-01-01T00:00:09.000Z|00004|dpif_netdev|ERR|error receiving data from u1: Network is down",
+		"controller: 2026-01-01T00:00:03.000Z|00012|binding|EMER|claimed a port twice",
+	}
+	if got := h.Errors(); !slices.Equal(got, want) {
+		t.Errorf("Errors:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	h.quiet = time.Date(2026, 1, 1, 0, 0, 5, 0, time.UTC) // a peer stopped
+	if got := h.Errors(); !slices.Equal(got, slices.Delete(slices.Clone(want), 1, 2)) {
+		t.Errorf("Errors after a peer stopped at 00:00:05: %q", got)
+	}
 }

@@ -31,8 +31,22 @@
 // The cluster router is Layer3's <p>ovn_cluster_router, the transit router
 // Layer2's <p>transit_router. A namespace with several primary networks
 // (seed 002) gets these rows on each: Plan is called per network, with the
-// pods' addresses on it. ReplyQoSRows returns the reference's
-// reply-marking QoS rows (priority 103, mark=42) as values (see below).
+// pods' addresses on it. The zone's switches of the network get the
+// reference's reply-marking QoS rows (EgressIP-Mark-Reply-Traffic:
+// from-lport, priority 103, "ip4.src == $<served> && ct.trk && ct.rpl",
+// mark=42), so that a served pod's reply to a connection that came in
+// through its own node leaves by it. The row matches tracked replies
+// only: a switch must run conntrack (the network policies' allow-related
+// ACLs do).
+//
+// PodPolicies gives one pod's policies without the other pods, for a
+// controller that diffs a pod's change rather than planning the network
+// again (udnkit.Cluster does).
+//
+// On a Layer2 transit router a zone also reroutes the served pods of
+// other zones, to its own egress nodes only, as the reference does
+// (egressip_udn_l2_test.go "Pod update": podName4 on node2 rerouted to
+// node1 in node1's zone; its addPodEgressIPAssignment).
 //
 // Under interconnect, a Layer3 zone whose one node is an egress node
 // (Input.EgressNodes) also gets the reference's src-ip route of the
@@ -55,8 +69,9 @@
 // pkt_mark=<mark> to ct(commit,zone=64000,nat(src=<egress IP>)), and the
 // reference's pkt_mark=0x3f0 (1008) to the node IP) to add to package
 // flows' plan; BridgeIPs lists the addresses to put on the
-// bridge, and FormatBridgeIPs/ParseBridgeIPs its node annotation
-// k8s.ovn.org/bridge-egress-ips.
+// bridge (vrf.Node.EgressIPs: the kernel plan's Addresses, which
+// backend/kernel writes with protocol 85), and FormatBridgeIPs/ParseBridgeIPs
+// its node annotation k8s.ovn.org/bridge-egress-ips.
 //
 // # Where udnkit departs from the reference
 //
@@ -72,14 +87,9 @@
 //   - The node-IP and service-IP sets are per network (the reference shares
 //     one node-IP set and takes the service one from another controller), so
 //     that each network's rows come and go with it.
-//   - The reply-marking QoS row (EgressIP-Mark-Reply-Traffic, priority 103,
-//     mark=42 on the network's node switches) comes from ReplyQoSRows as
-//     values outside the State: the model has no QoS kind yet, and its
-//     action column (a map of integers) needs a mapping in kindgen first.
-//     Until a caller applies them, a served pod's reply to a connection
-//     that came in through its own node is rerouted like new traffic. The
-//     row matches tracked replies only: a switch must run conntrack (the
-//     network policies' allow-related ACLs do).
+//   - udnkit.Cluster plans a network's EgressIP rows while it holds an
+//     EgressIP: when the last goes, the sets and priority-102 policies go
+//     too (the reference keeps them, the served set empty).
 //   - Legacy Layer2 (gateway routers on the switch) and secondary host
 //     interfaces are refused with ErrUnsupported; the reference supports
 //     the first and not the second.

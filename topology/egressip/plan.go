@@ -146,7 +146,8 @@ const (
 // pod, a priority-100 reroute to the next hops of its EgressIP's egress
 // nodes, setting the EgressIP's mark; and on each local egress node's
 // gateway router, per served pod, the priority-95 policy that marks the
-// pod's traffic arriving unmarked. The pod-to-pod, pod-to-join and
+// pod's traffic arriving unmarked; and on each of the zone's switches of
+// the network the reply-marking QoS rows (priority 103, mark=42). The pod-to-pod, pod-to-join and
 // reply-traffic policies at 102 are the topology's (topology.Plan writes
 // them for every primary network). A pod's rows carry its node as owner
 // node; an address two served pods claim (a stale pod beside its
@@ -170,29 +171,10 @@ func PlanNodes(in Input, nodes ...string) (topology.State, error) {
 func plan(in Input, only map[string]bool) (topology.State, error) {
 	want := func(node string) bool { return only == nil || only[node] }
 	n := in.Network
-	if n == nil || !n.IsPrimary() || n.ID == 0 {
-		return topology.State{}, fmt.Errorf("egressip: network: %w: need a primary network with its ID", ErrInvalid)
+	nodes, router, own, err := setup(in)
+	if err != nil {
+		return topology.State{}, err
 	}
-	switch {
-	case n.Topology == udn.TopologyLayer3:
-	case n.Topology == udn.TopologyLayer2 && in.Layer2 == topology.Layer2TransitRouter:
-	default:
-		return topology.State{}, fmt.Errorf("egressip: network %q: %w: %s %s", n.Name, ErrUnsupported, n.Topology, in.Layer2)
-	}
-	if in.Zone == "" {
-		return topology.State{}, fmt.Errorf("egressip: network %q: zone: %w: empty", n.Name, ErrInvalid)
-	}
-	nodes := make(map[string]*topology.Node, len(in.Nodes))
-	for i := range in.Nodes {
-		nodes[in.Nodes[i].Name] = &in.Nodes[i]
-	}
-	var router string
-	if n.Topology == udn.TopologyLayer3 {
-		router = n.Prefix() + "ovn_cluster_router"
-	} else {
-		router = n.Prefix() + "transit_router"
-	}
-	own := topology.Owner{Controller: Controller, Network: n.Name, Topology: n.Topology, Role: n.Role}
 	var e topology.Emitter
 	e.Own(Controller, n.Name)
 	if only != nil {
@@ -245,17 +227,20 @@ func plan(in Input, only map[string]bool) (topology.State, error) {
 			src, " && ", ipv, ".dst == $", svcSet)
 	}
 
+	var local []*topology.Node // sorted by name, as in.Nodes may not be
+	for i := range in.Nodes {
+		if inZone(&in.Nodes[i], in.Zone) {
+			local = append(local, &in.Nodes[i])
+		}
+	}
+	slices.SortFunc(local, func(a, b *topology.Node) int { return cmp.Compare(a.Name, b.Name) })
+	replyQoS(&e, n, own, local, want)
+
 	// The reference's CreateDefaultRouteToExternal: under interconnect (a
 	// zone of one node), an egress node's cluster router sends traffic
 	// from anywhere in the network's subnets, rerouted to it from other
 	// zones, to its gateway router.
 	if n.Topology == udn.TopologyLayer3 {
-		var local []*topology.Node
-		for i := range in.Nodes {
-			if inZone(&in.Nodes[i], in.Zone) {
-				local = append(local, &in.Nodes[i])
-			}
-		}
 		if len(local) == 1 && slices.Contains(in.EgressNodes, local[0].Name) && want(local[0].Name) {
 			ro := own
 			ro.Node = local[0].Name
@@ -270,60 +255,146 @@ func plan(in Input, only map[string]bool) (topology.State, error) {
 	}
 
 	seen := make(map[netip.Addr]bool, len(served)) // an address two pods claim is the first's (by namespace and name)
-	for _, s := range served {
-		eip := s.EgressIP
-		if len(eip.Status) == 0 {
-			continue
-		}
-		if eip.Mark < MarkFirst || eip.Mark > MarkLast {
-			return topology.State{}, fmt.Errorf("egressip %q: annotation %s: %w: mark %d not allocated (%d..%d)",
-				eip.Name, AnnotationMark, ErrInvalid, eip.Mark, MarkFirst, MarkLast)
-		}
-		mark := e.Options(topology.OptPktMark, strconv.Itoa(eip.Mark))
-		podNode := nodes[s.Pod.Node]
-		for _, ip := range s.Pod.IPs {
-			ipv := "ip6"
-			if ip.Is4() {
-				ipv = "ip4"
-			}
-			if !slices.Contains(fams, ip.Is4()) || seen[ip] {
-				continue
-			}
-			seen[ip] = true
-			var hops []netip.Addr
-			for k, a := range eip.Status {
-				if a.IP.Is4() != ip.Is4() || slices.ContainsFunc(eip.Status[:k], func(b Assignment) bool { return b.Node == a.Node && b.IP.Is4() == a.IP.Is4() }) {
-					continue // one node of a family counts once
-				}
-				egress := nodes[a.Node]
-				if egress == nil {
-					return topology.State{}, fmt.Errorf("egressip %q: status: %w: node %q is not a node of the cluster", eip.Name, ErrInvalid, a.Node)
-				}
-				hop, err := nextHop(n, in.Profile, egress, inZone(egress, in.Zone), ip.Is4())
-				if err != nil {
-					return topology.State{}, fmt.Errorf("egressip %q: node %q: %w", eip.Name, a.Node, err)
-				}
-				hops = append(hops, hop)
-				if inZone(egress, in.Zone) && want(egress.Name) {
-					gw := own
-					gw.Node = egress.Name
-					e.Policy(topology.Policy{Owner: gw, Router: topology.GatewayRouterName(n.Name, egress.Name),
-						Priority: PriorityGateway, Action: topology.PolicyAllow, Options: mark},
-						ipv, ".src == ", e.Addr(ip), " && pkt.mark == 0")
-				}
-			}
-			if len(hops) == 0 || !inZone(podNode, in.Zone) || !want(s.Pod.Node) {
-				continue
-			}
-			slices.SortFunc(hops, netip.Addr.Compare)
-			po := own
-			po.Node = s.Pod.Node
-			e.Policy(topology.Policy{Owner: po, Router: router, Priority: PriorityReroute, Action: topology.PolicyReroute,
-				Nexthops: e.Addrs(slices.Compact(hops)...), Options: mark},
-				ipv, ".src == ", e.Addr(ip))
+	for _, sv := range served {
+		if err := servedRows(&e, in, nodes, router, own, fams, sv, seen, want); err != nil {
+			return topology.State{}, err
 		}
 	}
 	return e.State()
+}
+
+// PodPolicies returns the policies Plan writes for one pod of in.Network
+// in in.Zone (in.Pods is not read): its priority-100 reroute when its node
+// is in the zone, and the priority-95 policies on the gateway routers of
+// its EgressIP's egress nodes in the zone; none when no EgressIP serves
+// it. Its cost is the pod's and the EgressIPs', not the other pods': a
+// controller diffs a pod's change with it (topology.ObjectChanges)
+// instead of planning the network again. Sorted as a State sorts them;
+// the networks and zones Plan refuses it refuses alike.
+func PodPolicies(in Input, pod Pod) ([]topology.Policy, error) {
+	nodes, router, own, err := setup(in)
+	if err != nil {
+		return nil, err
+	}
+	served := Select(in.EgressIPs, in.Namespaces, []Pod{pod})
+	if len(served) == 0 {
+		return nil, nil
+	}
+	var e topology.Emitter
+	e.Own(Controller, in.Network.Name)
+	if err := servedRows(&e, in, nodes, router, own, families(in.Network), served[0], map[netip.Addr]bool{}, func(string) bool { return true }); err != nil {
+		return nil, err
+	}
+	st, err := e.State()
+	if err != nil {
+		return nil, err
+	}
+	var out []topology.Policy
+	for _, o := range st.ObjectsOf(topology.KindPolicy) {
+		out = append(out, o.(topology.Policy))
+	}
+	return out, nil
+}
+
+// setup checks what Plan and PodPolicies refuse (a network that is not a
+// primary Layer3 or transit-router Layer2 one with its ID, no zone) and
+// returns the nodes by name, the network's cluster or transit router and
+// the owner of its rows.
+func setup(in Input) (map[string]*topology.Node, string, topology.Owner, error) {
+	n := in.Network
+	if n == nil || !n.IsPrimary() || n.ID == 0 {
+		return nil, "", topology.Owner{}, fmt.Errorf("egressip: network: %w: need a primary network with its ID", ErrInvalid)
+	}
+	router := n.Prefix() + "ovn_cluster_router"
+	switch {
+	case n.Topology == udn.TopologyLayer3:
+	case n.Topology == udn.TopologyLayer2 && in.Layer2 == topology.Layer2TransitRouter:
+		router = n.Prefix() + "transit_router"
+	default:
+		return nil, "", topology.Owner{}, fmt.Errorf("egressip: network %q: %w: %s %s", n.Name, ErrUnsupported, n.Topology, in.Layer2)
+	}
+	if in.Zone == "" {
+		return nil, "", topology.Owner{}, fmt.Errorf("egressip: network %q: zone: %w: empty", n.Name, ErrInvalid)
+	}
+	nodes := make(map[string]*topology.Node, len(in.Nodes))
+	for i := range in.Nodes {
+		nodes[in.Nodes[i].Name] = &in.Nodes[i]
+	}
+	return nodes, router, topology.Owner{Controller: Controller, Network: n.Name, Topology: n.Topology, Role: n.Role}, nil
+}
+
+// servedRows emits the rows of one served pod: the reroute on router and
+// its EgressIP's local egress nodes' gateway policies, of the nodes want
+// takes.
+func servedRows(e *topology.Emitter, in Input, nodes map[string]*topology.Node, router string, own topology.Owner,
+	fams []bool, s Served, seen map[netip.Addr]bool, want func(string) bool) error {
+	n := in.Network
+	eip := s.EgressIP
+	if len(eip.Status) == 0 {
+		return nil
+	}
+	if eip.Mark < MarkFirst || eip.Mark > MarkLast {
+		return fmt.Errorf("egressip %q: annotation %s: %w: mark %d not allocated (%d..%d)",
+			eip.Name, AnnotationMark, ErrInvalid, eip.Mark, MarkFirst, MarkLast)
+	}
+	mark := e.Options(topology.OptPktMark, strconv.Itoa(eip.Mark))
+	podNode := nodes[s.Pod.Node]
+	if podNode == nil {
+		// A pod on a node the plan does not hold (gone, or not ready) is
+		// served by nobody, as the reference skips a pod whose node it has
+		// not loaded: its address may be another pod's on a new node.
+		return nil
+	}
+	podLocal := inZone(podNode, in.Zone)
+	// On a Layer2 transit router the reference also reroutes another
+	// zone's pod, to this zone's egress nodes only (egressip.go
+	// addPodEgressIPAssignment: "isLocalZonePod || (isLocalZoneEgressNode
+	// && Layer2)").
+	l2Remote := !podLocal && n.Topology == udn.TopologyLayer2
+	for _, ip := range s.Pod.IPs {
+		ipv := "ip6"
+		if ip.Is4() {
+			ipv = "ip4"
+		}
+		if !slices.Contains(fams, ip.Is4()) || seen[ip] {
+			continue
+		}
+		seen[ip] = true
+		var hops []netip.Addr
+		for k, a := range eip.Status {
+			if a.IP.Is4() != ip.Is4() || slices.ContainsFunc(eip.Status[:k], func(b Assignment) bool { return b.Node == a.Node && b.IP.Is4() == a.IP.Is4() }) {
+				continue // one node of a family counts once
+			}
+			egress := nodes[a.Node]
+			if egress == nil {
+				return fmt.Errorf("egressip %q: status: %w: node %q is not a node of the cluster", eip.Name, ErrInvalid, a.Node)
+			}
+			hop, err := nextHop(n, in.Profile, egress, inZone(egress, in.Zone), ip.Is4())
+			if err != nil {
+				return fmt.Errorf("egressip %q: node %q: %w", eip.Name, a.Node, err)
+			}
+			if !l2Remote || inZone(egress, in.Zone) {
+				hops = append(hops, hop)
+			}
+			if inZone(egress, in.Zone) && want(egress.Name) {
+				gw := own
+				gw.Node = egress.Name
+				e.Policy(topology.Policy{Owner: gw, Router: topology.GatewayRouterName(n.Name, egress.Name),
+					Priority: PriorityGateway, Action: topology.PolicyAllow, Options: mark},
+					ipv, ".src == ", e.Addr(ip), " && pkt.mark == 0")
+			}
+		}
+		if len(hops) == 0 || !podLocal && !l2Remote || !want(s.Pod.Node) {
+			continue
+		}
+		slices.SortFunc(hops, netip.Addr.Compare)
+		po := own
+		po.Node = s.Pod.Node
+		e.Policy(topology.Policy{Owner: po, Router: router, Priority: PriorityReroute, Action: topology.PolicyReroute,
+			Nexthops: e.Addrs(slices.Compact(hops)...), Options: mark},
+			ipv, ".src == ", e.Addr(ip))
+	}
+	return nil
 }
 
 // nextHop returns where a reroute sends traffic to egress node nd: on

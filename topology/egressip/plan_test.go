@@ -143,6 +143,18 @@ func TestPlanLayer3(t *testing.T) {
 	if s2, _ := egressip.Plan(in); len(s2.ObjectsOf(topology.KindStaticRoute)) != 0 {
 		t.Error("route planned for a zone of two nodes")
 	}
+	// The reply-marking QoS row (REFERENCE (f): EgressIP-Mark-Reply-Traffic,
+	// ovn/egressip.go) on the zone's node switch only: from-lport, 103,
+	// the served set's tracked replies, mark=42.
+	qs := s.ObjectsOf(topology.KindQoS)
+	if len(qs) != 1 {
+		t.Fatalf("QoS rows %v", qs)
+	}
+	q := qs[0].(topology.QoS)
+	if m, _ := q.Action.Get(topology.QoSMark); q.Switch != "ns2_network1_node1" || q.Direction != topology.ACLFromLport || q.Priority != 103 ||
+		q.Match != "ip4.src == $"+served+" && ct.trk && ct.rpl" || m != 42 || len(q.Action) != 1 {
+		t.Errorf("reply QoS row %+v", q)
+	}
 	if !s.SpeaksFor(egressip.Controller, "ns2_network1") || len(s.Controllers()) != 1 {
 		t.Errorf("controllers %v", s.Controllers())
 	}
@@ -173,6 +185,13 @@ func TestPlanLayer2(t *testing.T) {
 		re, ok := policies(s)["ns2_l2_transit_router|ip4.src == 10.100.0.5"]
 		if !ok || !slices.Equal(re.Nexthops, tc.hops) {
 			t.Errorf("%v: reroute %+v, want next hops %v", tc.profile, re, tc.hops)
+		}
+		// egressip_udn_l2_test.go "Pod update: should update UDN and CDN
+		// config": the remote egress-pod4 (node2) is rerouted in node1's
+		// zone too, to node1 (this zone's egress node) only.
+		re, ok = policies(s)["ns2_l2_transit_router|ip4.src == 10.100.0.6"]
+		if !ok || !slices.Equal(re.Nexthops, tc.hops[:1]) || re.Owner.Node != "node2" {
+			t.Errorf("%v: remote pod's reroute %+v, want next hop %v", tc.profile, re, tc.hops[:1])
 		}
 	}
 }
@@ -253,5 +272,116 @@ func TestPlanTwoIPsOnOneNode(t *testing.T) {
 	p := policies(s)["ns2_network1_ovn_cluster_router|ip4.src == 20.128.0.5"]
 	if !slices.Equal(p.Nexthops, addrs("100.65.0.2")) {
 		t.Errorf("next hops %v", p.Nexthops)
+	}
+}
+
+// TestPodPolicies: the policies PodPolicies gives for each pod, without the
+// other pods, are exactly Plan's policies of that pod (its reroute and the
+// gateway policies of its egress nodes); an unselected pod has none.
+func TestPodPolicies(t *testing.T) {
+	for _, n := range []*udn.Network{l3Network(), l2Network()} {
+		in := syncInput(n)
+		if n.Topology == udn.TopologyLayer2 {
+			for i := range in.Pods {
+				in.Pods[i].IPs = addrs("10.100.0." + string(rune('5'+i)))
+			}
+		}
+		full, err := egressip.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromPods []string
+		for _, p := range in.Pods {
+			alone := in
+			alone.Pods = nil
+			pols, err := egressip.PodPolicies(alone, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Name == "plain" && len(pols) > 0 {
+				t.Errorf("%s: unselected pod has policies %v", n.Name, pols)
+			}
+			for _, q := range pols {
+				fromPods = append(fromPods, topology.Render(q))
+			}
+		}
+		var want []string
+		for _, o := range full.ObjectsOf(topology.KindPolicy) {
+			if p := o.(topology.Policy); p.Priority != egressip.PriorityNoReroute {
+				want = append(want, topology.Render(o))
+			}
+		}
+		slices.Sort(fromPods)
+		slices.Sort(want)
+		if len(want) == 0 || !slices.Equal(fromPods, want) {
+			t.Errorf("%s: PodPolicies\n%s\nPlan\n%s", n.Name, strings.Join(fromPods, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// TestPlanLayer2Deletes ports egressip_udn_l2_test.go's "EgressIP delete:
+// should del UDN and CDN config" and "Pod delete: should delete UDN and
+// CDN config" for the UDN rows on the transit router: without the
+// EgressIP, and with the selected pods gone, the reroutes and the
+// gateway-router policies go and the served set is empty, while the
+// priority-102 policies and the node-IP and service sets stay.
+func TestPlanLayer2Deletes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*egressip.Input)
+	}{
+		{"EgressIP delete", func(in *egressip.Input) { in.EgressIPs = nil }},
+		{"Pod delete", func(in *egressip.Input) { in.Pods = in.Pods[2:] }}, // egress-pod2 and egress-pod4
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := syncInput(l2Network())
+			in.Profile = topology.ProfileReference
+			for i := range in.Pods {
+				in.Pods[i].IPs = addrs("10.100.0." + string(rune('5'+i)))
+			}
+			tc.edit(&in)
+			s, err := egressip.Plan(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prios []int
+			for _, p := range policies(s) {
+				prios = append(prios, p.Priority)
+			}
+			slices.Sort(prios)
+			if !slices.Equal(prios, []int{102, 102}) {
+				t.Errorf("policy priorities %v, want the two 102s only", prios)
+			}
+			served, ok := s.Get(topology.KindAddressSet, egressip.AddressSetName(egressip.SetServedPods, "ns2_l2", true))
+			if !ok || len(served.(topology.AddressSet).Addresses) != 0 {
+				t.Errorf("served set %v", served)
+			}
+			if nodes, ok := s.Get(topology.KindAddressSet, egressip.AddressSetName(egressip.SetNodeIPs, "ns2_l2", true)); !ok || len(nodes.(topology.AddressSet).Addresses) != 2 {
+				t.Errorf("node-IP set %v", nodes)
+			}
+		})
+	}
+}
+
+// TestPlanPodOfUnknownNode: a served pod whose node the input does not
+// hold (removed, not ready) has no rows, neither its reroute nor the
+// egress node's gateway-router policy: its address may be handed to a
+// pod of a new node, whose rows would clash with them.
+func TestPlanPodOfUnknownNode(t *testing.T) {
+	in := syncInput(l3Network())
+	in.Pods[1].Node = "node9" // egress-pod4, served, on a node that is gone
+	s, err := egressip.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key := range policies(s) {
+		if strings.Contains(key, "20.129.0.3") {
+			t.Errorf("a row of the pod on an unknown node: %s", key)
+		}
+	}
+	alone := in
+	alone.Pods = nil
+	if pols, err := egressip.PodPolicies(alone, in.Pods[1]); err != nil || len(pols) != 0 {
+		t.Errorf("PodPolicies: %v, %v", pols, err)
 	}
 }

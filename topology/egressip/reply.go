@@ -1,10 +1,6 @@
 package egressip
 
 import (
-	"fmt"
-	"slices"
-	"strconv"
-
 	"github.com/udnkit/udnkit/netconf/udn"
 	"github.com/udnkit/udnkit/topology"
 )
@@ -17,65 +13,37 @@ const (
 	ReplyMark = topology.NoRerouteMark
 )
 
-// ReplyQoS is a QoS row that marks served pods' reply traffic so that it
-// leaves by the pod's own node (a connection that came in through it),
-// not the egress node. The model has no QoS kind yet (see the package
-// doc): ReplyQoSRows returns the rows as values for the caller to apply.
-type ReplyQoS struct {
-	Owner     topology.Owner
-	Switch    string
-	Direction topology.ACLDirection
-	Priority  int
-	Match     string
-	Mark      int
-}
-
-// String renders the row ("qos switch=... action={mark=42}").
-func (q ReplyQoS) String() string {
-	return "qos switch=" + q.Switch + " direction=" + string(q.Direction) + " priority=" + strconv.Itoa(q.Priority) +
-		" match=" + strconv.Quote(q.Match) + " action={mark=" + strconv.Itoa(q.Mark) + "} owner=" + q.Owner.String()
-}
-
-// ReplyQoSRows returns the reply-marking rows of in.Network for in.Zone, as
-// the reference writes them: per family of the network and per switch of
-// the zone (a Layer3 network's local node switches, a Layer2 network's
-// switch), from-lport at PriorityReplyQoS, match
+// replyQoS emits the reply-marking rows of the zone's switches of network
+// n, as the reference writes them: per family and per switch (a Layer3
+// network's local node switches, owned with their node; a Layer2
+// network's switch, network-wide), from-lport at PriorityReplyQoS, match
 // "ip4.src == $<egressip-served-pods> && ct.trk && ct.rpl", action
-// mark=ReplyMark. Sorted by switch and match; pure.
-func ReplyQoSRows(in Input) ([]ReplyQoS, error) {
-	n := in.Network
-	if n == nil || !n.IsPrimary() {
-		return nil, fmt.Errorf("egressip: network: %w: need a primary network", ErrInvalid)
-	}
-	var switches []string
-	switch n.Topology {
-	case udn.TopologyLayer3:
-		for i := range in.Nodes {
-			if in.Nodes[i].InZone() == in.Zone {
-				switches = append(switches, topology.PodSwitchName(n, in.Nodes[i].Name))
-			}
+// mark=ReplyMark. They mark served pods' replies to connections that came
+// in through the pod's own node, so that those leave by it.
+func replyQoS(e *topology.Emitter, n *udn.Network, own topology.Owner, local []*topology.Node, want func(string) bool) {
+	type sw struct{ name, node string }
+	var switches []sw
+	if n.Topology == udn.TopologyLayer2 {
+		switches = append(switches, sw{topology.PodSwitchName(n, ""), ""})
+	} else {
+		for _, nd := range local {
+			switches = append(switches, sw{topology.PodSwitchName(n, nd.Name), nd.Name})
 		}
-	case udn.TopologyLayer2:
-		switches = append(switches, topology.PodSwitchName(n, ""))
-	default:
-		return nil, fmt.Errorf("egressip: network %q: %w: %s", n.Name, ErrUnsupported, n.Topology)
 	}
-	slices.Sort(switches)
-	own := topology.Owner{Controller: Controller, Network: n.Name, Topology: n.Topology, Role: n.Role}
-	var out []ReplyQoS
-	for _, sw := range switches {
+	mark := topology.NewIntOptions(topology.QoSMark, ReplyMark)
+	for _, s := range switches {
+		if !want(s.node) {
+			continue
+		}
 		o := own
-		if n.Topology == udn.TopologyLayer3 {
-			o.Node = sw[len(n.Prefix()):]
-		}
+		o.Node = s.node
 		for _, is4 := range families(n) {
 			ipv := "ip6"
 			if is4 {
 				ipv = "ip4"
 			}
-			out = append(out, ReplyQoS{Owner: o, Switch: sw, Direction: topology.ACLFromLport, Priority: PriorityReplyQoS,
-				Match: ipv + ".src == $" + AddressSetName(SetServedPods, n.Name, is4) + " && ct.trk && ct.rpl", Mark: ReplyMark})
+			e.Emit(topology.QoS{Owner: o, Switch: s.name, Direction: topology.ACLFromLport, Priority: PriorityReplyQoS,
+				Match: e.Cat(ipv, ".src == $", AddressSetName(SetServedPods, n.Name, is4), " && ct.trk && ct.rpl"), Action: mark})
 		}
 	}
-	return out, nil
 }

@@ -32,12 +32,11 @@
 //     reference gap). Seed 002 asks for QoS on every primary network;
 //     udnkit plans a set and rows per network with the pods' addresses on
 //     it, and owns them by its own controller.
-//   - The QoS rows are returned as QoS values, not in the State: the model
-//     has no QoS kind yet. Its action column maps strings to integers, which
-//     kindgen does not map (a kind file alone cannot carry it); once it does,
-//     QoS becomes a kind file and these rows join the State. Until then a
-//     caller applies them itself (the real test uses ovn-nbctl qos-add) and
-//     the sets through the adapters.
+//   - The QoS rows are topology.QoS objects of the State, owned like the
+//     sets by Controller and the network (and, on a Layer3 switch, its
+//     node); the reference's external_ids EgressQoS=<namespace> and
+//     priority are not written: the row's key (switch, direction,
+//     priority, match) and its owner identify it.
 //   - A dstCIDR is written in its canonical spelling
 //     (2001:db8:85a3::8a2e:370:7334/128); the reference copies the spec's
 //     text. OVN reads both alike; a row the reference wrote with another

@@ -47,6 +47,12 @@ type Rule struct {
 	PodSelector *egressip.Selector
 }
 
+// Selects reports whether the rule takes a pod with labels l: every pod
+// without a PodSelector.
+func (r Rule) Selects(l egressip.Labels) bool {
+	return r.PodSelector == nil || r.PodSelector.Matches(l)
+}
+
 // Validate checks the rules; errors name the namespace and the field.
 func (q *EgressQoS) Validate() error {
 	if len(q.Rules) > MaxRules {
@@ -61,28 +67,6 @@ func (q *EgressQoS) Validate() error {
 		}
 	}
 	return nil
-}
-
-// QoS is a Northbound QoS row as the reference writes it for an EgressQoS
-// rule: on a switch, to-lport, priority TopPriority - rule index, action
-// dscp. The topology model has no QoS kind yet (see the package doc), so
-// Plan returns the rows as values beside the State of their address sets.
-type QoS struct {
-	Owner     topology.Owner
-	Switch    string
-	Direction topology.ACLDirection
-	Priority  int
-	Match     string
-	DSCP      int
-	// Namespace is the EgressQoS's (the reference's external_id
-	// EgressQoS=<namespace>).
-	Namespace string
-}
-
-// String renders the row for golden files.
-func (q QoS) String() string {
-	return "qos switch=" + q.Switch + " direction=" + string(q.Direction) + " priority=" + strconv.Itoa(q.Priority) +
-		" match=" + strconv.Quote(q.Match) + " action={dscp=" + strconv.Itoa(q.DSCP) + "} namespace=" + q.Namespace + " owner=" + q.Owner.String()
 }
 
 // Network is a primary network and the namespaces it is primary for (one
@@ -116,14 +100,6 @@ type Input struct {
 	Pods      []Pod
 }
 
-// Plan is the result of Plan: the rules' address sets as a State of
-// Controller (speaking for every network of the Input) and the QoS rows,
-// sorted by switch, priority and match.
-type Plan struct {
-	Sets topology.State
-	QoS  []QoS
-}
-
 // AddressSetName returns the name of the address set of namespace's rule
 // at priority on network for a family: "a" and the decimal FNV-1a-64 of
 // its id, as the reference names address sets.
@@ -143,10 +119,12 @@ func AddressSetName(network, namespace string, priority int, is4 bool) string {
 // switches, a Layer2 network's switch) matching
 // "(<ip>.dst == <dstCIDR>) && <ip>.src == $<set>" (both families:
 // "(ip4.src == $v4 || ip6.src == $v6)"; no dstCIDR:
-// "(ip4.dst == 0.0.0.0/0 || ip6.dst == ::/0)"). It is pure.
-func PlanZone(in Input) (Plan, error) {
+// "(ip4.dst == 0.0.0.0/0 || ip6.dst == ::/0)") with action dscp=<value>.
+// Both kinds of rows are in the State, owned by Controller, which speaks
+// for every network of in. It is pure.
+func PlanZone(in Input) (topology.State, error) {
 	if in.Zone == "" {
-		return Plan{}, fmt.Errorf("egressqos: zone: %w: empty", ErrInvalid)
+		return topology.State{}, fmt.Errorf("egressqos: zone: %w: empty", ErrInvalid)
 	}
 	local := map[string]bool{}
 	for i := range in.Nodes {
@@ -158,10 +136,10 @@ func PlanZone(in Input) (Plan, error) {
 	for i := range in.EgressQoS {
 		q := &in.EgressQoS[i]
 		if err := q.Validate(); err != nil {
-			return Plan{}, err
+			return topology.State{}, err
 		}
 		if byNS[q.Namespace] != nil {
-			return Plan{}, fmt.Errorf("egressqos %s/%s: %w: given twice", q.Namespace, Name, ErrInvalid)
+			return topology.State{}, fmt.Errorf("egressqos %s/%s: %w: given twice", q.Namespace, Name, ErrInvalid)
 		}
 		byNS[q.Namespace] = q
 	}
@@ -171,11 +149,16 @@ func PlanZone(in Input) (Plan, error) {
 		podsOf[p.Namespace] = append(podsOf[p.Namespace], p)
 	}
 	var e topology.Emitter
-	var rows []QoS
+	type row struct {
+		sw   string
+		prio int
+		q    topology.QoS
+	}
+	var rows []row
 	for _, nw := range in.Networks {
 		n := nw.Network
 		if n == nil || !n.IsPrimary() {
-			return Plan{}, fmt.Errorf("egressqos: network: %w: need a primary network", ErrInvalid)
+			return topology.State{}, fmt.Errorf("egressqos: network: %w: need a primary network", ErrInvalid)
 		}
 		// The zone's pod switches and, on Layer3, the node of each (the
 		// owner's Node); the one Layer2 switch has none.
@@ -191,7 +174,7 @@ func PlanZone(in Input) (Plan, error) {
 		case udn.TopologyLayer2:
 			switches = append(switches, podSwitch{topology.PodSwitchName(n, ""), ""})
 		default:
-			return Plan{}, fmt.Errorf("egressqos: network %q: %w: topology %s", n.Name, ErrUnsupported, n.Topology)
+			return topology.State{}, fmt.Errorf("egressqos: network %q: %w: topology %s", n.Name, ErrUnsupported, n.Topology)
 		}
 		slices.SortFunc(switches, func(a, b podSwitch) int { return cmp.Compare(a.name, b.name) })
 		own := topology.Owner{Controller: Controller, Network: n.Name, Topology: n.Topology, Role: n.Role}
@@ -207,7 +190,7 @@ func PlanZone(in Input) (Plan, error) {
 				prio := TopPriority - i
 				var sets [2][]netip.Prefix
 				for _, p := range podsOf[ns] {
-					if !local[p.Node] || r.PodSelector != nil && !r.PodSelector.Matches(p.Labels) {
+					if !local[p.Node] || !r.Selects(p.Labels) {
 						continue
 					}
 					for _, a := range p.IPs {
@@ -251,24 +234,24 @@ func PlanZone(in Input) (Plan, error) {
 				for _, sw := range switches {
 					o := own
 					o.Node = sw.node
-					rows = append(rows, QoS{Owner: o, Switch: sw.name, Direction: topology.ACLToLport, Priority: prio, Match: match, DSCP: r.DSCP, Namespace: ns})
+					rows = append(rows, row{sw.name, prio, topology.QoS{Owner: o, Switch: sw.name, Direction: topology.ACLToLport, Priority: prio,
+						Match: match, Action: topology.NewIntOptions(topology.QoSDSCP, r.DSCP)}})
 				}
 			}
 		}
 	}
-	sets, err := e.State()
-	if err != nil {
-		return Plan{}, err
-	}
-	slices.SortFunc(rows, func(a, b QoS) int {
-		return cmp.Or(cmp.Compare(a.Switch, b.Switch), cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.Match, b.Match))
+	// Rows sorted by switch, priority (highest first) and match; one key
+	// planned twice is refused, not merged.
+	slices.SortFunc(rows, func(a, b row) int {
+		return cmp.Or(cmp.Compare(a.sw, b.sw), cmp.Compare(b.prio, a.prio), cmp.Compare(a.q.Match, b.q.Match))
 	})
-	for i := 1; i < len(rows); i++ {
-		if rows[i].Switch == rows[i-1].Switch && rows[i].Priority == rows[i-1].Priority && rows[i].Match == rows[i-1].Match {
-			return Plan{}, fmt.Errorf("egressqos: switch %s: %w: two rows at priority %d with match %q", rows[i].Switch, ErrInvalid, rows[i].Priority, rows[i].Match)
+	for i := range rows {
+		if i > 0 && rows[i].sw == rows[i-1].sw && rows[i].prio == rows[i-1].prio && rows[i].q.Match == rows[i-1].q.Match {
+			return topology.State{}, fmt.Errorf("egressqos: switch %s: %w: two rows at priority %d with match %q", rows[i].sw, ErrInvalid, rows[i].prio, rows[i].q.Match)
 		}
+		e.Emit(rows[i].q)
 	}
-	return Plan{Sets: sets, QoS: rows}, nil
+	return e.State()
 }
 
 func families(n *udn.Network) (v4, v6 bool) {

@@ -1,8 +1,10 @@
 package egressqos_test
 
 import (
+	"cmp"
 	"errors"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,13 +59,27 @@ func input(n *udn.Network, selectors bool) egressqos.Input {
 	}
 }
 
-func render(p egressqos.Plan) string {
-	var b strings.Builder
-	b.WriteString(p.Sets.String())
-	for _, q := range p.QoS {
-		b.WriteString(q.String() + "\n")
+func render(p topology.State) string { return p.String() }
+
+// rows returns the QoS rows of p, sorted by switch, priority (highest
+// first) and match.
+func rows(p topology.State) []topology.QoS {
+	var out []topology.QoS
+	for _, o := range p.ObjectsOf(topology.KindQoS) {
+		out = append(out, o.(topology.QoS))
 	}
-	return b.String()
+	slices.SortFunc(out, func(a, b topology.QoS) int {
+		return cmp.Or(cmp.Compare(a.Switch, b.Switch), cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.Match, b.Match))
+	})
+	return out
+}
+
+// dscp returns a row's action dscp value, -1 for none.
+func dscp(q topology.QoS) int {
+	if v, ok := q.Action.Get(topology.QoSDSCP); ok {
+		return v
+	}
+	return -1
 }
 
 // TestPlanReference ports ovn/egressqos_test.go's two tables,
@@ -139,14 +155,14 @@ func TestPlanReference(t *testing.T) {
 						sw+" 999 to-lport dscp=60 "+dst(e.dst2)+" && "+src(999))
 				}
 				var got []string
-				for _, q := range p.QoS {
-					got = append(got, q.Switch+" "+strconv.Itoa(q.Priority)+" "+string(q.Direction)+" dscp="+strconv.Itoa(q.DSCP)+" "+q.Match)
+				for _, q := range rows(p) {
+					got = append(got, q.Switch+" "+strconv.Itoa(q.Priority)+" "+string(q.Direction)+" dscp="+strconv.Itoa(dscp(q))+" "+q.Match)
 				}
 				if strings.Join(got, "\n") != strings.Join(want, "\n") {
 					t.Errorf("rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 				}
 				// The pod is in both rules' sets of its family.
-				as, _ := p.Sets.Get(topology.KindAddressSet, egressqos.AddressSetName(n.Name, "namespace1", 1000, netip.MustParseAddr(e.podIP).Is4()))
+				as, _ := p.Get(topology.KindAddressSet, egressqos.AddressSetName(n.Name, "namespace1", 1000, netip.MustParseAddr(e.podIP).Is4()))
 				if got := as.(topology.AddressSet).Addresses; len(got) != 1 || got[0].Addr() != netip.MustParseAddr(e.podIP) {
 					t.Errorf("rule 0's set %v", got)
 				}
@@ -155,8 +171,8 @@ func TestPlanReference(t *testing.T) {
 				if p, err = egressqos.PlanZone(in); err != nil {
 					t.Fatal(err)
 				}
-				if len(p.QoS) != 2 || p.QoS[0].DSCP != 40 || p.QoS[0].Priority != 1000 || p.QoS[0].Match != dst(e.dst1)+" && "+src(1000) {
-					t.Errorf("after the update: %v", p.QoS)
+				if len(rows(p)) != 2 || dscp(rows(p)[0]) != 40 || rows(p)[0].Priority != 1000 || rows(p)[0].Match != dst(e.dst1)+" && "+src(1000) {
+					t.Errorf("after the update: %v", rows(p))
 				}
 			})
 		}
@@ -181,15 +197,15 @@ func TestPlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(p.QoS) != 2 {
+			if len(rows(p)) != 2 {
 				t.Fatalf("rows:\n%s", render(p))
 			}
 			for i, prio := range []int{1000, 999} {
 				set := egressqos.AddressSetName(n.Name, "namespace1", prio, true)
-				if q := p.QoS[i]; q.Owner.Controller != egressqos.Controller || q.Owner.Node != "node1" || !strings.HasSuffix(q.Match, "ip4.src == $"+set) {
-					t.Errorf("row %d: %s", i, q)
+				if q := rows(p)[i]; q.Owner.Controller != egressqos.Controller || q.Owner.Node != "node1" || !strings.HasSuffix(q.Match, "ip4.src == $"+set) {
+					t.Errorf("row %d: %v", i, q)
 				}
-				as, ok := p.Sets.Get(topology.KindAddressSet, set)
+				as, ok := p.Get(topology.KindAddressSet, set)
 				var got []string
 				if ok {
 					for _, a := range as.(topology.AddressSet).Addresses {
@@ -220,17 +236,17 @@ func TestPlanSeveralPrimaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	switches := map[string]int{}
-	for _, q := range p.QoS {
+	for _, q := range rows(p) {
 		switches[q.Switch]++
 	}
 	if switches["namespace1_blue_node1"] != 2 || switches["namespace1_red_ovn_layer2_switch"] != 2 || len(switches) != 2 {
 		t.Errorf("rows per switch %v", switches)
 	}
-	as, _ := p.Sets.Get(topology.KindAddressSet, egressqos.AddressSetName(red.Name, "namespace1", 1000, true))
+	as, _ := p.Get(topology.KindAddressSet, egressqos.AddressSetName(red.Name, "namespace1", 1000, true))
 	if got := as.(topology.AddressSet).Addresses; len(got) != 1 || got[0] != netip.MustParsePrefix("10.200.0.9/32") {
 		t.Errorf("red's set %v", got)
 	}
-	if !p.Sets.SpeaksFor(egressqos.Controller, red.Name) || !p.Sets.SpeaksFor(egressqos.Controller, blue.Name) {
+	if !p.SpeaksFor(egressqos.Controller, red.Name) || !p.SpeaksFor(egressqos.Controller, blue.Name) {
 		t.Error("the sets do not speak for both networks")
 	}
 	golden.Check(t, "two_primaries.txt", render(p))

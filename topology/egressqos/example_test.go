@@ -25,13 +25,14 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	for _, q := range p.QoS {
-		fmt.Println(q.Switch, q.Direction, q.Priority, "dscp", q.DSCP)
+	for _, o := range p.ObjectsOf(topology.KindQoS) {
+		q := o.(topology.QoS)
+		fmt.Println(q.Switch, q.Direction, q.Priority, q.Action)
 	}
-	for o := range p.Sets.Objects() {
+	for _, o := range p.ObjectsOf(topology.KindAddressSet) {
 		fmt.Println(o.(topology.AddressSet).Addresses)
 	}
 	// Output:
-	// tenant.a_blue_ovn_layer2_switch to-lport 1000 dscp 46
+	// tenant.a_blue_ovn_layer2_switch to-lport 1000 {dscp=46}
 	// [10.100.0.5/32]
 }

@@ -185,6 +185,13 @@ type Pod struct {
 	// Networks are its attachments to user-defined networks; a pod on the
 	// default network or the host network has none, and is no peer here.
 	Networks []Attachment
+	// DefaultPort is its port on the default network when its primary
+	// network is a user-defined one (the default network controller's
+	// "<namespace>_<name>"); with Input.DefaultNetwork it joins the
+	// isolation port group. OpenPorts are its
+	// k8s.ovn.org/open-default-ports (ParseOpenPorts).
+	DefaultPort string
+	OpenPorts   []OpenPort
 }
 
 // Namespace is a namespace as policies see it.
@@ -195,6 +202,9 @@ type Namespace struct {
 	// (the k8s.ovn.org/multicast-enabled annotation), with
 	// Input.Multicast.
 	Multicast bool
+	// Logging is its k8s.ovn.org/acl-logging (ParseACLLogging): the
+	// severity of its default-deny drops and of its policies' allows.
+	Logging ACLLogging
 }
 
 // Network is a primary user-defined network the policies are planned on.
@@ -233,10 +243,16 @@ type Input struct {
 	// setting): multicast dropped to and from every pod, allowed through
 	// the switches' router ports, and within each Namespace.Multicast
 	// namespace.
-	Multicast  bool
-	Namespaces []Namespace
-	Pods       []Pod
-	Policies   []Policy
+	Multicast bool
+	// ACLLoggingRate is the acl-logging Meter's rate in packets per
+	// second (0: DefaultACLLoggingRate).
+	ACLLoggingRate int
+	// DefaultNetwork, when set, plans the default network's isolation of
+	// the zone's primary-UDN pods (DefaultNetwork).
+	DefaultNetwork *DefaultNetwork
+	Namespaces     []Namespace
+	Pods           []Pod
+	Policies       []Policy
 }
 
 // NetworkFor returns a planned network as the policy planner sees it: the

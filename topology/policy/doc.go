@@ -23,9 +23,9 @@
 //     address, both directions) and, on each local node's switch (the
 //     Layer2 switch once), the management port's ACL (to-lport,
 //     "ip4.src==<management IP>");
-//   - per namespace and direction some policy of it applies to, the
-//     default-deny port group (DenyPortGroupName: the local ports of the
-//     pods such a policy selects) with a drop at 1000 and an ARP/ND allow
+//   - per namespace with a policy and per direction, the default-deny
+//     port group (DenyPortGroupName: the local ports of the pods the
+//     policies of that direction select) with a drop at 1000 and an ARP/ND allow
 //     at 1001 (and an ICMP allow with Input.AllowICMP, the reference's
 //     allow-icmp-network-policy), named "NP:<namespace>:<direction>";
 //   - per policy, its port group (PortGroupName) and per rule, protocol and
@@ -51,6 +51,35 @@
 //     "<ns selector>_<pod selector>", "<ns selector>_LS{}_LNM") with the
 //     addresses of the pods it selects.
 //
+// Every row carries the reference's external_ids beside the SDK's owner:
+// k8s.ovn.org/owner-type, its type's keys (k8s.ovn.org/name, direction,
+// gress-index, port-policy-protocol, ip-block-index, type, ip, ip-family)
+// and k8s.ovn.org/id, "<controller>:<owner-type>:<values>", whose hash
+// names the port group or address set (the IDxxx constants); every ACL
+// names the meter "acl-logging".
+//
+// Logging, from a namespace's k8s.ovn.org/acl-logging
+// ({"deny":"alert","allow":"notice"}, ParseACLLogging, Namespace.Logging):
+// its default-deny drops log at the deny severity, its policies' rule ACLs
+// at the allow severity (log=true, severity); the ARP/ICMP allows, the
+// hairpin, management-port and multicast ACLs never log. While some
+// namespace logs, the Meter "acl-logging" (pktps, fair, one drop band at
+// Input.ACLLoggingRate, default 20 per second) is planned once.
+//
+// With Input.DefaultNetwork, the default network's isolation of the
+// zone's primary-UDN pods (the reference's ovn/udn_isolation.go): the port
+// group "SecondaryPods" (IsolationPortGroupName) of their default-network
+// ports (Pod.DefaultPort, "<namespace>_<pod>"), tier 0, unnamed ACLs: drop
+// both ways at 1000 (egress before load balancing), ARP/ND with the
+// management ports and the host's traffic in at 1001, and per pod with
+// k8s.ovn.org/open-default-ports (ParseOpenPorts, Pod.OpenPorts) its ports
+// and ICMP in, its ARP/ND out, at 1001. The default network's switches and
+// ports belong to its controller: the policy controller owns the port
+// group and its ACLs and names the ports. Those rows and the Meter are
+// owned for the network DefaultNetworkName ("default"), of which the
+// planner's State speaks only while it plans some (RemovalFor(Controller,
+// DefaultNetworkName) removes a meter left from an earlier plan).
+//
 // A port group names its pods' logical switch ports, which the pods
 // controller writes: list a pod once its port exists (apply the pods'
 // changes first), or the OVN adapter refuses the reference.
@@ -75,32 +104,45 @@
 // New plans everything; State returns it. SetPod, DeletePod, SetNamespace,
 // SetPolicy and DeletePolicy replan only what the change touches — the port
 // groups and address sets that select the pod before or after, the
-// namespace selectors whose choice changes, a policy's own rows — and return
-// those changes, for Apply. Applied to the previous State they give exactly
-// the full plan of the new input (TestIncrementalMatchesFullPlan). A
-// change of networks, nodes, zone or connections is a new Planner.
-// BenchmarkPlan plans 1,000 policies over 10,000 pods in 100 namespaces
-// (4,217 rows) in 240 ms (about 80 ms of CPU; 385-655 ms at a load average
-// of 30); BenchmarkPodRelabel relabels one of those pods in 190-260 µs with
-// 5 changes, a cost that follows the pod's namespace and the selectors
-// that may select it, not the policies of other namespaces (2-core AMD
-// EPYC shared with other jobs, go test -bench . -benchmem).
+// namespace selectors whose choice changes, a namespace's own ACLs when its
+// logging changes (and the Meter when it is the first to log or the last
+// to stop), the isolation rows when a pod's default port or open ports
+// change, a policy's own rows — and return those changes, for Apply.
+// Applied to the previous State they give exactly the full plan of the new
+// input (TestIncrementalMatchesFullPlan). A change of networks, nodes, zone
+// or connections is a new Planner. BenchmarkPlan plans 1,000 policies over
+// 10,000 pods in 100 namespaces (4,217 rows) in 108-341 ms;
+// BenchmarkPodRelabel relabels one of those pods in 163-219 µs with 5
+// changes, a cost that follows the pod's namespace and the selectors that
+// may select it, not the policies of other namespaces (366 allocations
+// with 1,000 or 4,960 policies, BenchmarkPodRelabelPolicies);
+// BenchmarkNamespaceLogging changes one namespace's logging in 384-539 µs
+// with 18 changes (2-core AMD EPYC shared with other jobs, load 15-20;
+// BENCHMARKS.md).
 //
 // Planner.Allows answers, from the same input, whether the API lets a new
 // connection through (a pod's ingress and egress policies, peers across
 // networks as above): the verdict the rows enforce, which the real-OVN tests
-// check against ovn-trace on every connection they trace.
+// check against ovn-trace on every connection they trace. AllowsEgress is
+// the same verdict without the destination's ingress policies: what the
+// source's zone enforces when the destination pod lives in another zone
+// (its ingress ACLs are on its own node's switch), as `udnkit verify`
+// judges a probe that leaves the zone.
 //
 // # Where udnkit departs from the reference
 //
-//   - external_ids: the rows carry the SDK's owner ids (owner-controller
-//     udnkit-policy, network, topology, role), not the reference's
-//     owner-type, name, id, direction, gress-index, ip-block-index and
-//     port-policy-protocol: the model's ACL, Port_Group and Address_Set
-//     have no columns for them, and a controller of its own is what keeps
-//     ownership apart. The names are the reference's.
-//   - No ACL logging (the namespace's k8s.ovn.org/acl-logging): the model's
-//     ACL has no meter, log, severity or label columns.
+//   - external_ids: beside the reference's keys the rows carry the SDK's
+//     owner (network, topology, role) and k8s.ovn.org/owner-controller is
+//     udnkit-policy, not the reference's "<network>-network-controller"
+//     (the owner's keys win): ownership stays by controller and network.
+//     The reference's controller is the first field of k8s.ovn.org/id, so
+//     the names hash as the reference's do.
+//   - The Meter is planned while a namespace logs (the reference creates
+//     it at start-up), owned for the network "default".
+//   - The isolation's management addresses are those of every local node
+//     of the zone in one match (the reference's one node per zone);
+//     k8s.ovn.org/open-default-ports is read as JSON (the reference reads
+//     YAML, of which JSON is a subset).
 //   - Named ports are resolved per destination pod from its containers'
 //     ports ("tcp && ((ip4.dst == 10.128.1.4 && tcp.dst == 5432) || …)",
 //     protocol key "tcp-namedPort", the form the reference writes for admin
@@ -119,10 +161,6 @@
 //     the reference has one primary per namespace and no connect peers.
 //     Host-network pods are never peers (the reference adds them on the
 //     default network only).
-//   - Not yet planned: the default network's isolation of primary-UDN
-//     pods (the SecondaryPods port group, on the default network's switch,
-//     whose rows udnkit does not plan), which the pods planner does not
-//     write either.
 //
 // # Contract
 //

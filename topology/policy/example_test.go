@@ -9,8 +9,10 @@ import (
 	"github.com/udnkit/udnkit/topology/policy"
 )
 
-// A namespace's pods take ingress only from pods labelled app=web; a
-// relabel of the web pod then changes one address set and nothing else.
+// A namespace's pods take ingress only from pods labelled app=web (the
+// egress deny group exists, empty: no policy of the namespace applies to
+// egress); a relabel of the web pod then changes one address set and
+// nothing else.
 func Example() {
 	network := ovntest.Layer2Network() // ns2_red, primary of ns2
 	in := policy.Input{
@@ -45,5 +47,7 @@ func Example() {
 	// NP:ns2:from-web:Ingress:0 to-lport 1001 allow-related
 	// NP:ns2:Ingress to-lport 1000 drop
 	// NP:ns2:Ingress to-lport 1001 allow
+	// NP:ns2:Egress from-lport 1000 drop
+	// NP:ns2:Egress from-lport 1001 allow
 	// update address_set [addresses]
 }

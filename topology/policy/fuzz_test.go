@@ -114,6 +114,12 @@ func FuzzPlan(f *testing.F) {
 		in.Pods[0].Ports = []policy.ContainerPort{{Name: "http", Number: 8080}}
 		in.Multicast, in.AllowICMP = r.byte()%2 == 0, r.byte()%2 == 0
 		in.Namespaces[0].Multicast = true
+		sev := []topology.ACLSeverity{"", topology.SeverityAlert, topology.SeverityNotice}
+		in.Namespaces[0].Logging = policy.ACLLogging{Deny: sev[r.byte()%3], Allow: sev[r.byte()%3]}
+		if r.byte()%2 == 0 {
+			in.DefaultNetwork = &policy.DefaultNetwork{ManagementIPs: []netip.Addr{netip.MustParseAddr("10.244.1.2")}}
+			in.Pods[0].DefaultPort, in.Pods[0].OpenPorts = "ns1_web", []policy.OpenPort{{Protocol: "tcp", Port: int32(r.byte())}}
+		}
 		valid := true
 		for i := range pols {
 			if len(policy.Validate(&pols[i])) > 0 {
@@ -158,6 +164,53 @@ func FuzzPlan(f *testing.F) {
 		}
 		if !cur.Equal(s) {
 			t.Fatalf("delete and re-add differs from the plan:\n%s", topology.Diff(cur, s))
+		}
+	})
+}
+
+// FuzzParseACLLogging: the acl-logging annotation never panics; what it
+// returns is always valid (a bad key is off), a namespace with it plans,
+// and an error wraps ErrInvalid and is bounded.
+func FuzzParseACLLogging(f *testing.F) {
+	for _, s := range []string{"", "{}", `{"deny":"alert","allow":"notice"}`, `{"deny":"loud"}`, `{"deny":`, `[]`, `{"allow":7}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		l, err := policy.ParseACLLogging(raw)
+		if !l.Deny.Valid() || !l.Allow.Valid() {
+			t.Fatalf("%q: invalid severities %+v", raw, l)
+		}
+		if err != nil && (!errors.Is(err, policy.ErrInvalid) || len(err.Error()) > 2000) {
+			t.Fatalf("%q: error %v", raw, err)
+		}
+		in := fixture()
+		in.Namespaces[0].Logging = l
+		if _, err := policy.Plan(in); err != nil {
+			t.Fatalf("%q: %+v does not plan: %v", raw, l, err)
+		}
+	})
+}
+
+// FuzzParseOpenPorts: the open-default-ports annotation never panics; what
+// parses plans on a pod's default port; an error wraps ErrInvalid.
+func FuzzParseOpenPorts(f *testing.F) {
+	for _, s := range []string{`[{"protocol":"tcp","port":80},{"protocol":"icmp"}]`, `[{"protocol":"sctp","port":65535}]`, `[]`, `{}`,
+		`[{"protocol":"icmp","port":0}]`, `[{"protocol":"udp","port":1e3}]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		ports, err := policy.ParseOpenPorts(raw)
+		if err != nil {
+			if !errors.Is(err, policy.ErrInvalid) || len(err.Error()) > 2000 {
+				t.Fatalf("%q: error %v", raw, err)
+			}
+			return
+		}
+		in := fixture()
+		in.DefaultNetwork = &policy.DefaultNetwork{}
+		in.Pods[0].DefaultPort, in.Pods[0].OpenPorts = "ns1_web", ports
+		if _, err := policy.Plan(in); err != nil {
+			t.Fatalf("%q: %v does not plan: %v", raw, ports, err)
 		}
 	})
 }

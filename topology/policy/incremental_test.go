@@ -42,7 +42,22 @@ func (w *randomWorld) pod(ns, name string) policy.Pod {
 	if w.r.IntN(2) == 0 {
 		p.Ports = []policy.ContainerPort{{Name: "http", Number: int32(8000 + w.r.IntN(3))}}
 	}
+	if w.r.IntN(3) > 0 {
+		p.DefaultPort = ns + "_" + name
+		switch w.r.IntN(3) {
+		case 0:
+			p.OpenPorts = []policy.OpenPort{{Protocol: "tcp", Port: int32(80 + w.r.IntN(2))}, {Protocol: "icmp"}}
+		case 1:
+			p.OpenPorts = []policy.OpenPort{{Protocol: "udp", Port: 53}}
+		}
+	}
 	return p
+}
+
+// logging returns a random namespace logging.
+func (w *randomWorld) logging() policy.ACLLogging {
+	sev := []topology.ACLSeverity{"", "", topology.SeverityAlert, topology.SeverityNotice, topology.SeverityDebug}
+	return policy.ACLLogging{Deny: sev[w.r.IntN(len(sev))], Allow: sev[w.r.IntN(len(sev))]}
 }
 
 func (w *randomWorld) selector(key string, vals []string) *policy.Selector {
@@ -109,6 +124,9 @@ func TestIncrementalMatchesFullPlan(t *testing.T) {
 			}
 			w.in.AllowICMP = seed%3 == 0
 			w.in.Multicast = seed%4 != 3
+			if seed%3 != 1 {
+				w.in.DefaultNetwork = &policy.DefaultNetwork{ManagementIPs: []netip.Addr{netip.MustParseAddr("10.244.0.2")}}
+			}
 			p, err := policy.New(w.in)
 			if err != nil {
 				t.Fatal(err)
@@ -139,6 +157,10 @@ func TestIncrementalMatchesFullPlan(t *testing.T) {
 					i := slices.IndexFunc(w.in.Namespaces, func(n policy.Namespace) bool { return n.Name == ns })
 					w.in.Namespaces[i].Labels = l
 					w.in.Namespaces[i].Multicast = w.r.IntN(2) == 0
+					if w.r.IntN(2) == 0 {
+						w.in.Namespaces[i].Logging = w.logging()
+						what += fmt.Sprintf(" logging %+v", w.in.Namespaces[i].Logging)
+					}
 					ch, err = p.SetNamespace(w.in.Namespaces[i])
 				case op < 9:
 					pol := w.policy(ns, fmt.Sprintf("np%d", w.r.IntN(4)))

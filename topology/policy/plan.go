@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/udnkit/udnkit/ipam"
@@ -20,6 +21,14 @@ const (
 	PriorityMcastDeny  = 1011
 	PriorityMcastAllow = 1012
 	optApplyAfterLB    = "apply-after-lb"
+	hairpinName        = "allow-hairpinning"
+	// The types of a namespace's default-deny ACLs, and the ip-block-index
+	// of a rule's selector (or peerless) ACL and of its ipBlocks' ACL.
+	denyTypeDeny       = "defaultDeny"
+	denyTypeARP        = "arpAllow"
+	denyTypeICMP       = "icmpAllow"
+	emptyIdx           = -1
+	ipBlockCombinedIdx = -2
 	// mcastMatch is every multicast packet; IPv6 dynamic groups have the
 	// T bit set (RFC 3307 4.3).
 	mcastMatch  = "(ip4.mcast || mldv1 || mldv2 || " + ip6DynMcast + ")"
@@ -35,6 +44,8 @@ const (
 	unitPolicy                    // a policy's port group and rule ACLs
 	unitSelector                  // a peer selector's address sets
 	unitMulticast                 // a namespace's multicast port group, address sets and ACLs
+	unitMeter                     // the acl-logging meter (network DefaultNetwork)
+	unitIsolation                 // the default network's isolation of primary-UDN pods
 )
 
 type unitKey struct {
@@ -72,6 +83,9 @@ type network struct {
 // for concurrent use; a State it returns is.
 type Planner struct {
 	zone      string
+	logging   map[string]ACLLogging // namespaces that log
+	meterRate int
+	isolation *DefaultNetwork
 	allowICMP bool
 	multicast bool
 	mcastNS   map[string]bool
@@ -106,7 +120,7 @@ func New(in Input) (*Planner, error) {
 	if err := validateInput(&in); err != nil {
 		return nil, err
 	}
-	p := &Planner{zone: in.Zone, allowICMP: in.AllowICMP, multicast: in.Multicast, mcastNS: map[string]bool{}, local: map[string]bool{}, nets: map[string]*network{},
+	p := &Planner{zone: in.Zone, logging: map[string]ACLLogging{}, meterRate: cmp.Or(in.ACLLoggingRate, DefaultACLLoggingRate), allowICMP: in.AllowICMP, multicast: in.Multicast, mcastNS: map[string]bool{}, local: map[string]bool{}, nets: map[string]*network{},
 		servedBy: map[string][]string{}, peerOf: map[string][]string{}, nsLabels: map[string]Labels{},
 		pods: map[string]map[string]*Pod{}, policies: map[string]map[string]*Policy{}, units: map[unitKey][]topology.Object{}}
 	for i := range in.Nodes {
@@ -170,6 +184,9 @@ func New(in Input) (*Planner, error) {
 		if ns.Multicast {
 			p.mcastNS[ns.Name] = true
 		}
+		if ns.Logging.Logs() {
+			p.logging[ns.Name] = ns.Logging
+		}
 	}
 	for i := range in.Pods {
 		pod := in.Pods[i]
@@ -179,7 +196,17 @@ func New(in Input) (*Planner, error) {
 		pol := in.Policies[i]
 		p.putPolicy(&pol)
 	}
+	if in.DefaultNetwork != nil {
+		dn := *in.DefaultNetwork
+		dn.ManagementIPs = slices.Clone(dn.ManagementIPs)
+		p.isolation = &dn
+	}
 	// Everything, once.
+	for _, k := range []unitKey{{kind: unitMeter, network: DefaultNetworkName}, {kind: unitIsolation, network: DefaultNetworkName}} {
+		if rows := p.unitRows(k); len(rows) > 0 {
+			p.units[k] = rows
+		}
+	}
 	for _, name := range p.netNames {
 		nw := p.nets[name]
 		p.units[unitKey{kind: unitNetwork, network: name}] = p.networkRows(nw)
@@ -203,11 +230,19 @@ func New(in Input) (*Planner, error) {
 
 // State returns every row planned, speaking for the policy controller's
 // rows of every network planned (a network without policies keeps its
-// cluster port group and the hairpin and management-port ACLs).
+// cluster port group and the hairpin and management-port ACLs) and, while
+// a namespace logs or the isolation is planned, of DefaultNetworkName.
 func (p *Planner) State() (topology.State, error) {
 	var b topology.Builder
 	for _, n := range p.netNames {
 		b.OwnFor(Controller, n)
+	}
+	if p.isolation != nil || len(p.logging) > 0 {
+		// The policy controller's rows outside the networks: it speaks for
+		// them only while it may plan some, so that a cluster without
+		// logging or isolation lists its own networks alone (a meter left
+		// from before goes with RemovalFor(Controller, DefaultNetworkName)).
+		b.OwnFor(Controller, DefaultNetworkName)
 	}
 	for _, rows := range p.units {
 		b.Add(rows...)
@@ -345,7 +380,8 @@ func (p *Planner) networkRows(nw *network) []topology.Object {
 		}
 	}
 	slices.Sort(ports)
-	rows := []topology.Object{topology.PortGroup{Owner: nw.own, Name: pg, Ports: slices.Compact(ports)}}
+	rows := []topology.Object{topology.PortGroup{Owner: nw.own, Name: pg, Ports: slices.Compact(ports),
+		ExternalIDs: netIDs(name, ownerCluster, IDName, clusterPortGroupBase)}}
 	var hp []string
 	for _, a := range p.hairpin {
 		if a.Is4() && nw.fam.v4 {
@@ -360,9 +396,11 @@ func (p *Planner) networkRows(nw *network) []topology.Object {
 			m = "(" + strings.Join(hp, " || ") + ")"
 		}
 		rows = append(rows,
-			topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: topology.ACLToLport, Priority: PriorityAllow, Match: m, Action: topology.ACLAllowRelated},
+			topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: topology.ACLToLport, Priority: PriorityAllow, Match: m, Action: topology.ACLAllowRelated,
+				Meter: MeterName, ExternalIDs: netIDs(name, ownerNetpolDefault, IDName, hairpinName, IDDirection, Ingress.String())},
 			topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: topology.ACLFromLport, Priority: PriorityAllow, Match: m, Action: topology.ACLAllowRelated,
-				Options: topology.NewOptions(optApplyAfterLB, "true")})
+				Options: topology.NewOptions(optApplyAfterLB, "true"), Meter: MeterName,
+				ExternalIDs: netIDs(name, ownerNetpolDefault, IDName, hairpinName, IDDirection, Egress.String())})
 	}
 	if p.multicast {
 		rows = append(rows, p.clusterMulticastRows(nw, pg, nodes)...)
@@ -370,20 +408,21 @@ func (p *Planner) networkRows(nw *network) []topology.Object {
 	seen := map[string]bool{}
 	for _, node := range nodes {
 		sw := topology.PodSwitchName(nw.net, node)
-		var ms []string
+		if seen[sw] {
+			continue
+		}
+		seen[sw] = true
+		// One ACL per management address, as the reference writes them
+		// (its id holds the address).
 		for _, ip := range mgmtIPs(nw, node) {
 			fam := "ip4"
 			if ip.Is6() {
 				fam = "ip6"
 			}
-			ms = append(ms, fam+".src=="+ip.String())
+			rows = append(rows, topology.ACL{Owner: nw.own, Switch: sw, Tier: Tier, Direction: topology.ACLToLport, Priority: PriorityAllow,
+				Match: fam + ".src==" + ip.String(), Action: topology.ACLAllowRelated, Meter: MeterName,
+				ExternalIDs: netIDs(name, ownerNetpolNode, IDName, sw, IDIP, ip.String())})
 		}
-		if len(ms) == 0 || seen[sw] {
-			continue
-		}
-		seen[sw] = true
-		rows = append(rows, topology.ACL{Owner: nw.own, Switch: sw, Tier: Tier, Direction: topology.ACLToLport, Priority: PriorityAllow,
-			Match: strings.Join(ms, " || "), Action: topology.ACLAllowRelated})
 	}
 	return rows
 }
@@ -403,39 +442,47 @@ func (p *Planner) selectedPorts(pol *Policy, network string, into []string) []st
 }
 
 // denyRows plans a namespace's default-deny port groups and ACLs on a
-// network: one per direction some policy of the namespace applies to.
+// network: both directions while it has a policy, each group holding the
+// ports of the pods the policies of its direction select.
 func (p *Planner) denyRows(nw *network, ns string) []topology.Object {
 	var rows []topology.Object
+	if len(p.policies[ns]) == 0 {
+		return nil
+	}
+	// Both directions' groups and ACLs while the namespace has a policy,
+	// as the reference creates them; a direction's group holds the ports
+	// of the pods selected by the policies that apply to it.
 	for _, dir := range []PolicyType{Ingress, Egress} {
 		var ports []string
-		applies := false
 		for _, pol := range p.policies[ns] {
 			in, eg := pol.Types()
 			if (dir == Ingress && in) || (dir == Egress && eg) {
-				applies = true
 				ports = p.selectedPorts(pol, nw.net.Name, ports)
 			}
-		}
-		if !applies {
-			continue
 		}
 		slices.Sort(ports)
 		pg := DenyPortGroupName(nw.net.Name, ns, dir)
 		lport := lportMatch(dir, pg)
-		acl := func(prio int, match string, action topology.ACLAction) topology.ACL {
+		acl := func(prio int, match string, action topology.ACLAction, typ string) topology.ACL {
 			a := topology.ACL{Owner: nw.own, PortGroup: pg, Name: denyACLName(ns, dir), Tier: Tier, Direction: topology.ACLToLport,
-				Priority: prio, Match: match, Action: action}
+				Priority: prio, Match: match, Action: action, Meter: MeterName,
+				ExternalIDs: netIDs(nw.net.Name, ownerNetpolNamespace, IDName, ns, IDDirection, dir.String(), IDType, typ)}
+			if typ == denyTypeDeny { // the namespace's deny severity logs the drops only
+				a.Severity = p.logging[ns].Deny
+				a.Log = a.Severity != ""
+			}
 			if dir == Egress {
 				a.Direction = topology.ACLFromLport
 				a.Options = topology.NewOptions(optApplyAfterLB, "true")
 			}
 			return a
 		}
-		rows = append(rows, topology.PortGroup{Owner: nw.own, Name: pg, Ports: slices.Compact(ports)},
-			acl(PriorityDeny, lport, topology.ACLDrop),
-			acl(PriorityAllow, lport+" && (arp || nd)", topology.ACLAllow))
+		rows = append(rows, topology.PortGroup{Owner: nw.own, Name: pg, Ports: slices.Compact(ports),
+			ExternalIDs: netIDs(nw.net.Name, ownerNetpolNamespace, IDName, ns, IDDirection, dir.String())},
+			acl(PriorityDeny, lport, topology.ACLDrop, denyTypeDeny),
+			acl(PriorityAllow, lport+" && (arp || nd)", topology.ACLAllow, denyTypeARP))
 		if p.allowICMP {
-			rows = append(rows, acl(PriorityAllow, lport+" && (icmp || icmp6)", topology.ACLAllow))
+			rows = append(rows, acl(PriorityAllow, lport+" && (icmp || icmp6)", topology.ACLAllow, denyTypeICMP))
 		}
 	}
 	return rows
@@ -446,7 +493,8 @@ func (p *Planner) policyRows(nw *network, pol *Policy) []topology.Object {
 	pg := PortGroupName(nw.net.Name, pol.Namespace, pol.Name)
 	ports := p.selectedPorts(pol, nw.net.Name, nil)
 	slices.Sort(ports)
-	rows := []topology.Object{topology.PortGroup{Owner: nw.own, Name: pg, Ports: ports}}
+	rows := []topology.Object{topology.PortGroup{Owner: nw.own, Name: pg, Ports: ports,
+		ExternalIDs: netIDs(nw.net.Name, ownerNetworkPolicy, IDName, pol.Namespace+":"+pol.Name)}}
 	ingress, egress := pol.Types()
 	if ingress {
 		for i, r := range pol.Ingress {
@@ -515,9 +563,13 @@ func (p *Planner) ruleACLs(rows []topology.Object, nw *network, pol *Policy, pg 
 		}
 	}
 	lport := lportMatch(dir, pg)
-	acl := func(match string) topology.ACL {
+	severity := p.logging[pol.Namespace].Allow
+	acl := func(match, protocol string, ipBlockIdx int) topology.ACL {
 		a := topology.ACL{Owner: nw.own, PortGroup: pg, Name: ruleACLName(pol.Namespace, pol.Name, dir, idx), Tier: Tier,
-			Direction: topology.ACLToLport, Priority: PriorityAllow, Match: match, Action: topology.ACLAllowRelated}
+			Direction: topology.ACLToLport, Priority: PriorityAllow, Match: match, Action: topology.ACLAllowRelated,
+			Log: severity != "", Severity: severity, Meter: MeterName,
+			ExternalIDs: netIDs(nw.net.Name, ownerNetworkPolicy, IDName, pol.Namespace+":"+pol.Name, IDDirection, dir.String(),
+				IDGressIndex, strconv.Itoa(idx), IDPortPolicyProtocol, protocol, IDIPBlockIndex, strconv.Itoa(ipBlockIdx))}
 		if pol.Stateless {
 			a.Action = topology.ACLAllowStateless
 		}
@@ -530,13 +582,13 @@ func (p *Planner) ruleACLs(rows []topology.Object, nw *network, pol *Policy, pg 
 	empty := len(r.Peers) == 0
 	for _, e := range l4 {
 		if len(blocks) > 0 {
-			rows = append(rows, acl(joinMatch(ipBlockMatch(dir, blocks), e.match, lport)))
+			rows = append(rows, acl(joinMatch(ipBlockMatch(dir, blocks), e.match, lport), e.protocol, ipBlockCombinedIdx))
 		}
 		switch {
 		case empty:
-			rows = append(rows, acl(joinMatch(nw.fam.allIPs(), e.match, lport)))
+			rows = append(rows, acl(joinMatch(nw.fam.allIPs(), e.match, lport), e.protocol, emptyIdx))
 		case selectors:
-			rows = append(rows, acl(joinMatch(addressSetMatch(dir, v4, v6), e.match, lport)))
+			rows = append(rows, acl(joinMatch(addressSetMatch(dir, v4, v6), e.match, lport), e.protocol, emptyIdx))
 		}
 	}
 	return rows
@@ -646,10 +698,12 @@ func (p *Planner) selectorRows(nw *network, key string, sel *selector) []topolog
 	}
 	var rows []topology.Object
 	if nw.fam.v4 {
-		rows = append(rows, topology.AddressSet{Owner: nw.own, Name: AddressSetName(nw.net.Name, key, false), Addresses: sortPrefixes(v4)})
+		rows = append(rows, topology.AddressSet{Owner: nw.own, Name: AddressSetName(nw.net.Name, key, false), Addresses: sortPrefixes(v4),
+			ExternalIDs: netIDs(nw.net.Name, ownerPodSelector, IDName, key, IDIPFamily, "v4")})
 	}
 	if nw.fam.v6 {
-		rows = append(rows, topology.AddressSet{Owner: nw.own, Name: AddressSetName(nw.net.Name, key, true), Addresses: sortPrefixes(v6)})
+		rows = append(rows, topology.AddressSet{Owner: nw.own, Name: AddressSetName(nw.net.Name, key, true), Addresses: sortPrefixes(v6),
+			ExternalIDs: netIDs(nw.net.Name, ownerPodSelector, IDName, key, IDIPFamily, "v6")})
 	}
 	return rows
 }
@@ -679,19 +733,22 @@ func (p *Planner) clusterMulticastRows(nw *network, clusterPG string, nodes []st
 		}
 	}
 	slices.Sort(ports)
-	acl := func(pg string, dir topology.ACLDirection, prio int, match string, action topology.ACLAction) topology.ACL {
-		a := topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: dir, Priority: prio, Match: match, Action: action}
+	acl := func(pg string, dir topology.ACLDirection, prio int, match string, action topology.ACLAction, typ string) topology.ACL {
+		d := Ingress
+		a := topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: dir, Priority: prio, Match: match, Action: action, Meter: MeterName}
 		if dir == topology.ACLFromLport {
+			d = Egress
 			a.Options = topology.NewOptions(optApplyAfterLB, "true")
 		}
+		a.ExternalIDs = netIDs(nw.net.Name, ownerMcastCluster, IDType, typ, IDDirection, d.String())
 		return a
 	}
 	return []topology.Object{
-		topology.PortGroup{Owner: nw.own, Name: rtr, Ports: slices.Compact(ports)},
-		acl(clusterPG, topology.ACLFromLport, PriorityMcastDeny, mcastMatch, topology.ACLDrop),
-		acl(clusterPG, topology.ACLToLport, PriorityMcastDeny, mcastMatch, topology.ACLDrop),
-		acl(rtr, topology.ACLFromLport, PriorityMcastAllow, "inport == @"+rtr+" && "+mcastMatch, topology.ACLAllow),
-		acl(rtr, topology.ACLToLport, PriorityMcastAllow, "outport == @"+rtr+" && "+mcastMatch, topology.ACLAllow),
+		topology.PortGroup{Owner: nw.own, Name: rtr, Ports: slices.Compact(ports), ExternalIDs: netIDs(nw.net.Name, ownerCluster, IDName, clusterRtrGroupBase)},
+		acl(clusterPG, topology.ACLFromLport, PriorityMcastDeny, mcastMatch, topology.ACLDrop, "DefaultDeny"),
+		acl(clusterPG, topology.ACLToLport, PriorityMcastDeny, mcastMatch, topology.ACLDrop, "DefaultDeny"),
+		acl(rtr, topology.ACLFromLport, PriorityMcastAllow, "inport == @"+rtr+" && "+mcastMatch, topology.ACLAllow, "AllowInterNode"),
+		acl(rtr, topology.ACLToLport, PriorityMcastAllow, "outport == @"+rtr+" && "+mcastMatch, topology.ACLAllow, "AllowInterNode"),
 	}
 }
 
@@ -711,7 +768,7 @@ func (p *Planner) multicastRows(nw *network, ns string) []topology.Object {
 	}
 	slices.Sort(ports)
 	key := multicastKey(ns)
-	rows := []topology.Object{topology.PortGroup{Owner: nw.own, Name: pg, Ports: ports}}
+	rows := []topology.Object{topology.PortGroup{Owner: nw.own, Name: pg, Ports: ports, ExternalIDs: netIDs(nw.net.Name, ownerNamespace, IDName, ns)}}
 	rows = append(rows, p.selectorRows(nw, key, &selector{namespace: ns, peer: Peer{PodSelector: &Selector{}}})...)
 	var egress, ingress []string
 	if nw.fam.v4 {
@@ -730,7 +787,9 @@ func (p *Planner) multicastRows(nw *network, ns string) []topology.Object {
 	}
 	return append(rows,
 		topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: topology.ACLFromLport, Priority: PriorityMcastAllow,
-			Match: "inport == @" + pg + " && " + af(egress), Action: topology.ACLAllow, Options: topology.NewOptions(optApplyAfterLB, "true")},
+			Match: "inport == @" + pg + " && " + af(egress), Action: topology.ACLAllow, Options: topology.NewOptions(optApplyAfterLB, "true"),
+			Meter: MeterName, ExternalIDs: netIDs(nw.net.Name, ownerMcastNS, IDName, ns, IDDirection, Egress.String())},
 		topology.ACL{Owner: nw.own, PortGroup: pg, Tier: Tier, Direction: topology.ACLToLport, Priority: PriorityMcastAllow,
-			Match: "outport == @" + pg + " && " + af(ingress), Action: topology.ACLAllow})
+			Match: "outport == @" + pg + " && " + af(ingress), Action: topology.ACLAllow,
+			Meter: MeterName, ExternalIDs: netIDs(nw.net.Name, ownerMcastNS, IDName, ns, IDDirection, Ingress.String())})
 }

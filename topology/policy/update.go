@@ -26,6 +26,7 @@ func (p *Planner) SetPod(pod Pod) (topology.Changes, error) {
 	pod.Labels = maps.Clone(pod.Labels)
 	pod.Ports = slices.Clone(pod.Ports)
 	pod.Networks = slices.Clone(pod.Networks)
+	pod.OpenPorts = slices.Clone(pod.OpenPorts)
 	aff := affected{}
 	p.podUnits(aff, old, &pod)
 	p.putPod(&pod)
@@ -47,12 +48,39 @@ func (p *Planner) DeletePod(namespace, name string) (topology.Changes, error) {
 	return p.recompute(aff)
 }
 
-// SetNamespace sets a namespace's labels and multicast switch and returns
-// the changes: the address sets of the namespace selectors whose choice of
-// it changes, its multicast rows.
+// SetNamespace sets a namespace's labels, multicast switch and logging and
+// returns the changes: the address sets of the namespace selectors whose
+// choice of it changes, its multicast rows, and for a logging change its
+// own ACLs alone (its default-deny drops for Deny, its policies' rule ACLs
+// for Allow) and the acl-logging Meter when it is the first namespace to
+// log or the last to stop.
 func (p *Planner) SetNamespace(ns Namespace) (topology.Changes, error) {
+	if err := validateNamespace(&ns); err != nil {
+		return nil, err
+	}
 	old := p.nsLabels[ns.Name]
 	aff := affected{}
+	if was := p.logging[ns.Name]; was != ns.Logging {
+		for _, n := range p.servedBy[ns.Name] {
+			if was.Deny != ns.Logging.Deny {
+				aff[unitKey{kind: unitDeny, network: n, a: ns.Name}] = true
+			}
+			if was.Allow != ns.Logging.Allow {
+				for _, pol := range p.policies[ns.Name] {
+					aff[unitKey{kind: unitPolicy, network: n, a: ns.Name, b: pol.Name}] = true
+				}
+			}
+		}
+		before := len(p.logging) > 0
+		if ns.Logging.Logs() {
+			p.logging[ns.Name] = ns.Logging
+		} else {
+			delete(p.logging, ns.Name)
+		}
+		if before != (len(p.logging) > 0) {
+			aff[unitKey{kind: unitMeter, network: DefaultNetworkName}] = true
+		}
+	}
 	for _, name := range p.netNames {
 		nw := p.nets[name]
 		for key := range nw.nsSelectors {
@@ -200,6 +228,20 @@ func (p *Planner) podUnits(aff affected, old, now *Pod) {
 			aff[unitKey{kind: unitDeny, network: n, a: ns}] = true
 		}
 	}
+	// The default network's isolation, when its default port or open
+	// ports change.
+	if p.isolation != nil {
+		var before, after isolationView
+		if old != nil {
+			before = p.isolationOf(old)
+		}
+		if now != nil {
+			after = p.isolationOf(now)
+		}
+		if !before.equal(after) {
+			aff[unitKey{kind: unitIsolation, network: DefaultNetworkName}] = true
+		}
+	}
 	// Its namespace's multicast rows (its port and addresses).
 	if p.multicast && p.mcastNS[ns] {
 		for _, n := range p.servedBy[ns] {
@@ -286,6 +328,12 @@ func (p *Planner) recompute(aff affected) (topology.Changes, error) {
 
 // unitRows plans one unit as it is now.
 func (p *Planner) unitRows(k unitKey) []topology.Object {
+	switch k.kind {
+	case unitMeter:
+		return p.meterRows()
+	case unitIsolation:
+		return p.isolationRows()
+	}
 	nw := p.nets[k.network]
 	if nw == nil {
 		return nil

@@ -2,12 +2,14 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/udnkit/udnkit/internal/kubename"
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/internal/sdkerr"
 )
 
@@ -215,6 +217,30 @@ func validateInput(in *Input) error {
 		}
 		seen[k] = true
 	}
+	for i := range in.Namespaces {
+		if err := validateNamespace(&in.Namespaces[i]); err != nil {
+			return err
+		}
+	}
+	if in.ACLLoggingRate < 0 {
+		return fmt.Errorf("acl logging rate: %w: %d is negative", ErrInvalid, in.ACLLoggingRate)
+	}
+	if dn := in.DefaultNetwork; dn != nil {
+		for i, ip := range dn.ManagementIPs {
+			if !ip.IsValid() {
+				return fmt.Errorf("default network: managementIPs[%d]: %w: not an address", i, ErrInvalid)
+			}
+		}
+	}
+	return nil
+}
+
+// validateNamespace checks a namespace's logging severities.
+func validateNamespace(ns *Namespace) error {
+	if !ns.Logging.Deny.Valid() || !ns.Logging.Allow.Valid() {
+		return fmt.Errorf("namespace %s: logging: %w: severities %s and %s: each alert, warning, notice, info, debug or empty",
+			ns.Name, ErrInvalid, names.Quote(string(ns.Logging.Deny)), names.Quote(string(ns.Logging.Allow)))
+	}
 	return nil
 }
 
@@ -231,6 +257,21 @@ func validatePod(p *Pod) error {
 				return fmt.Errorf("pod %s/%s: networks[%d].ips[%d]: %w: not an address", p.Namespace, p.Name, i, j, ErrInvalid)
 			}
 		}
+	}
+	if i := strings.IndexAny(p.DefaultPort, "\"\\"); i >= 0 || names.Control(p.DefaultPort) >= 0 {
+		return fmt.Errorf("pod %s/%s: defaultPort: %w: %s holds a quote, a backslash or a control character", p.Namespace, p.Name, ErrInvalid, names.Quote(p.DefaultPort))
+	}
+	for i, op := range p.OpenPorts {
+		switch {
+		case op.Protocol == "icmp" && op.Port == 0:
+		case (op.Protocol == "tcp" || op.Protocol == "udp" || op.Protocol == "sctp") && op.Port >= 0 && op.Port <= 65535:
+		default:
+			return fmt.Errorf("pod %s/%s: openPorts[%d]: %w: protocol %s port %d (tcp, udp or sctp with a port 0-65535, or icmp without)",
+				p.Namespace, p.Name, i, ErrInvalid, names.Quote(op.Protocol), op.Port)
+		}
+	}
+	if len(p.OpenPorts) > 0 && p.DefaultPort == "" {
+		return fmt.Errorf("pod %s/%s: openPorts: %w: open default ports need the pod's defaultPort", p.Namespace, p.Name, ErrInvalid)
 	}
 	for i, cp := range p.Ports {
 		if cp.Name == "" {

@@ -21,6 +21,19 @@ type Endpoint struct {
 // It reads the plan's input, not its rows: the rows are what enforces it,
 // as the real-OVN test proves with ovn-trace.
 func (p *Planner) Allows(from, to Endpoint, proto Protocol, port int32) bool {
+	return p.allows(from, to, proto, port, true)
+}
+
+// AllowsEgress is Allows without the destination's ingress policies: what
+// the source's zone enforces when the destination pod lives in another
+// zone (its ingress ACLs are on its own node's switch).
+func (p *Planner) AllowsEgress(from, to Endpoint, proto Protocol, port int32) bool {
+	return p.allows(from, to, proto, port, false)
+}
+
+// allows is Allows, reading the destination's ingress policies when
+// ingress is set.
+func (p *Planner) allows(from, to Endpoint, proto Protocol, port int32, ingress bool) bool {
 	src, dst := p.endpointPod(from), p.endpointPod(to)
 	if src != nil && dst != nil && !p.connected(src, dst) {
 		return false
@@ -28,7 +41,7 @@ func (p *Planner) Allows(from, to Endpoint, proto Protocol, port int32) bool {
 	if src != nil && !p.admits(src, Egress, dst, to.IP, dst, proto, port) {
 		return false
 	}
-	if dst != nil && !p.admits(dst, Ingress, src, from.IP, dst, proto, port) {
+	if ingress && dst != nil && !p.admits(dst, Ingress, src, from.IP, dst, proto, port) {
 		return false
 	}
 	return true

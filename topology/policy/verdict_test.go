@@ -41,3 +41,35 @@ func TestAllows(t *testing.T) {
 		})
 	}
 }
+
+// TestAllowsEgress: the destination's ingress policies do not count (its
+// zone enforces them), the source's egress ones and the networks' peers do.
+func TestAllowsEgress(t *testing.T) {
+	p, err := policy.New(goldenInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := func(ns, name string) policy.Endpoint { return policy.Endpoint{Namespace: ns, Name: name} }
+	for _, tc := range []struct {
+		name          string
+		from, to      policy.Endpoint
+		proto         policy.Protocol
+		port          int32
+		want, ingress bool
+	}{
+		// db's ingress admits udp 9050 only; ns3 has no policy.
+		{"client to db on udp 9200: db's ingress refuses", pod("ns3", "client"), pod("ns1", "db"), policy.UDP, 9200, true, false},
+		{"web to db: web's egress refuses", pod("ns1", "web"), pod("ns1", "db"), policy.TCP, 5432, false, false},
+		{"far to web: deny-all refuses far's egress", pod("ns1", "far"), pod("ns1", "web"), policy.TCP, 80, false, false},
+		{"another network: not connected", pod("ns2", "web"), pod("ns3", "client"), policy.TCP, 80, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := p.AllowsEgress(tc.from, tc.to, tc.proto, tc.port); got != tc.want {
+				t.Errorf("AllowsEgress: got %v, want %v", got, tc.want)
+			}
+			if got := p.Allows(tc.from, tc.to, tc.proto, tc.port); got != tc.ingress {
+				t.Errorf("Allows: got %v, want %v", got, tc.ingress)
+			}
+		})
+	}
+}

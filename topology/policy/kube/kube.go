@@ -162,16 +162,23 @@ func selectorFrom(s *metav1.LabelSelector) (policy.Selector, error) {
 
 // AnnotationMulticast, "true" on a Namespace, enables multicast among its
 // pods (the reference's annotation).
-const AnnotationMulticast = "k8s.ovn.org/multicast-enabled"
+const AnnotationMulticast = policy.AnnotationMulticast
 
 // NamespaceFrom reads a namespace's labels (the API server sets
-// kubernetes.io/metadata.name on every namespace) and multicast switch.
-func NamespaceFrom(ns *corev1.Namespace) policy.Namespace {
+// kubernetes.io/metadata.name on every namespace), multicast switch and
+// ACL logging (k8s.ovn.org/acl-logging, policy.ParseACLLogging). An
+// annotation that does not parse logs what parsed, as the reference does,
+// and is returned as the error, naming the namespace.
+func NamespaceFrom(ns *corev1.Namespace) (policy.Namespace, error) {
 	labels := policy.Labels{}
 	for k, v := range ns.Labels {
 		labels[k] = v
 	}
-	return policy.Namespace{Name: ns.Name, Labels: labels, Multicast: ns.Annotations[AnnotationMulticast] == "true"}
+	logging, err := policy.ParseACLLogging(ns.Annotations[policy.AnnotationACLLogging])
+	if err != nil {
+		err = fmt.Errorf("namespace %s: %w", ns.Name, err)
+	}
+	return policy.Namespace{Name: ns.Name, Labels: labels, Multicast: ns.Annotations[AnnotationMulticast] == "true", Logging: logging}, err
 }
 
 // PodFrom reads a pod: its labels, its containers' named ports and, from
@@ -210,6 +217,17 @@ func PodFrom(pod *corev1.Pod, networks map[string]string) (p policy.Pod, ok bool
 	ann, err := netconf.ParsePodNetworks(raw)
 	if err != nil {
 		return policy.Pod{}, false, fmt.Errorf("pod %s/%s: annotations[%s]: %w", pod.Namespace, pod.Name, netconf.AnnotationPodNetworks, err)
+	}
+	if d, ok := ann["default"]; ok && d.Role == netconf.PodRoleInfrastructureLocked {
+		// Its primary network is a user-defined one: its port on the
+		// default network (the reference's "<namespace>_<name>") is
+		// isolated, but for its open default ports.
+		p.DefaultPort = pods.PortName(pod.Namespace, pod.Name, "")
+		if raw, ok := pod.Annotations[policy.AnnotationOpenPorts]; ok {
+			if p.OpenPorts, err = policy.ParseOpenPorts(raw); err != nil {
+				return policy.Pod{}, false, fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
+			}
+		}
 	}
 	nads := make([]string, 0, len(ann))
 	for nad := range ann {

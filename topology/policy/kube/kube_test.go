@@ -171,12 +171,97 @@ func FuzzPolicyFrom(f *testing.F) {
 func TestNamespaceFrom(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns1", Labels: map[string]string{"team": "a"},
 		Annotations: map[string]string{AnnotationMulticast: "true"}}}
-	got := NamespaceFrom(ns)
-	if got.Name != "ns1" || got.Labels["team"] != "a" || !got.Multicast {
-		t.Errorf("%+v", got)
+	got, err := NamespaceFrom(ns)
+	if err != nil || got.Name != "ns1" || got.Labels["team"] != "a" || !got.Multicast || got.Logging.Logs() {
+		t.Errorf("%+v (%v)", got, err)
 	}
 	ns.Annotations = nil
-	if NamespaceFrom(ns).Multicast {
+	if got, _ := NamespaceFrom(ns); got.Multicast {
 		t.Error("multicast without the annotation")
 	}
+	// The reference's annotation (ovn/policy_test.go's ACL logging tests).
+	ns.Annotations = map[string]string{policy.AnnotationACLLogging: `{ "deny": "alert", "allow": "notice" }`}
+	if got, err := NamespaceFrom(ns); err != nil || got.Logging != (policy.ACLLogging{Deny: "alert", Allow: "notice"}) {
+		t.Errorf("logging %+v (%v)", got.Logging, err)
+	}
+	// A bad severity disables its key, keeps the other, and says so.
+	ns.Annotations[policy.AnnotationACLLogging] = `{"deny": "loud", "allow": "notice"}`
+	got, err = NamespaceFrom(ns)
+	if err == nil || !strings.Contains(err.Error(), "namespace ns1: annotations[k8s.ovn.org/acl-logging].deny") || got.Logging != (policy.ACLLogging{Allow: "notice"}) {
+		t.Errorf("bad deny: %+v (%v)", got.Logging, err)
+	}
+}
+
+// TestPodFromDefaultPort: a pod whose default network is
+// infrastructure-locked (its primary network a user-defined one) has its
+// default-network port and its open default ports.
+func TestPodFromDefaultPort(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns1", Name: "web", Annotations: map[string]string{
+		netconf.AnnotationPodNetworks: `{"default":{"ip_addresses":["10.244.1.5/24"],"mac_address":"0a:58:0a:f4:01:05","role":"infrastructure-locked"},` +
+			`"ns1/blue":{"ip_addresses":["10.128.1.3/24"],"mac_address":"0a:58:0a:80:01:03","role":"primary"}}`,
+		policy.AnnotationOpenPorts: `[{"protocol":"tcp","port":80},{"protocol":"icmp"}]`,
+	}}, Spec: corev1.PodSpec{NodeName: "node1"}}
+	p, ok, err := PodFrom(pod, map[string]string{"ns1/blue": "ns1_blue"})
+	if err != nil || !ok {
+		t.Fatalf("%v %v", ok, err)
+	}
+	if p.DefaultPort != "ns1_web" || len(p.OpenPorts) != 2 || p.OpenPorts[0] != (policy.OpenPort{Protocol: "tcp", Port: 80}) {
+		t.Errorf("default port %q open ports %v", p.DefaultPort, p.OpenPorts)
+	}
+	pod.Annotations[policy.AnnotationOpenPorts] = `[{"protocol":"tcp"}]`
+	if _, _, err := PodFrom(pod, map[string]string{"ns1/blue": "ns1_blue"}); err == nil || !strings.Contains(err.Error(), "pod ns1/web: annotations[k8s.ovn.org/open-default-ports][0].port") {
+		t.Errorf("bad open ports: %v", err)
+	}
+	// The default network primary: no default port of its own to isolate.
+	pod.Annotations = map[string]string{netconf.AnnotationPodNetworks: `{"default":{"ip_addresses":["10.244.1.5/24"],"mac_address":"0a:58:0a:f4:01:05","role":"primary"}}`}
+	if p, _, err := PodFrom(pod, nil); err != nil || p.DefaultPort != "" {
+		t.Errorf("default-network pod: default port %q (%v)", p.DefaultPort, err)
+	}
+}
+
+// FuzzPodFrom: a pod's pod-networks and open-default-ports annotations
+// never panic PodFrom; a pod it reads plans (on its network, with the
+// isolation of its default port), and an error names the pod.
+func FuzzPodFrom(f *testing.F) {
+	f.Add(`{"default":{"ip_addresses":["10.244.1.5/24"],"mac_address":"0a:58:0a:f4:01:05","role":"infrastructure-locked"},"ns1/blue":{"ip_addresses":["10.128.1.3/24"],"mac_address":"0a:58:0a:80:01:03","role":"primary"}}`,
+		`[{"protocol":"tcp","port":80},{"protocol":"icmp"}]`)
+	f.Add(`{"ns1/blue":{"ip_addresses":["10.128.1.3/24"],"mac_address":"0a:58:0a:80:01:03","role":"primary"}}`, `[{"protocol":"tcp"}]`)
+	f.Add(`{}`, `x`)
+	f.Fuzz(func(t *testing.T, podNetworks, open string) {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns1", Name: "web",
+			Annotations: map[string]string{netconf.AnnotationPodNetworks: podNetworks, policy.AnnotationOpenPorts: open}},
+			Spec: corev1.PodSpec{NodeName: "node1"}}
+		p, ok, err := PodFrom(pod, map[string]string{"ns1/blue": "ns1_blue"})
+		if err != nil {
+			if !strings.Contains(err.Error(), "pod ns1/web") {
+				t.Fatalf("error without the pod: %v", err)
+			}
+			return
+		}
+		if !ok {
+			return
+		}
+		blue := ovntest.Layer3Network()
+		in := policy.Input{Networks: []policy.Network{{Network: blue, Namespaces: []string{"ns1"}}}, Nodes: ovntest.Nodes(1, ""),
+			DefaultNetwork: &policy.DefaultNetwork{}, Pods: []policy.Pod{p}}
+		if _, err := policy.Plan(in); err != nil {
+			t.Fatalf("%+v does not plan: %v", p, err)
+		}
+	})
+}
+
+// FuzzNamespaceFrom: any acl-logging annotation reads to valid severities
+// (a bad key off), and the namespace plans.
+func FuzzNamespaceFrom(f *testing.F) {
+	f.Add(`{"deny":"alert","allow":"notice"}`)
+	f.Add(`{"deny":"loud"}`)
+	f.Add(`[`)
+	f.Fuzz(func(t *testing.T, ann string) {
+		ns, _ := NamespaceFrom(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns1", Annotations: map[string]string{policy.AnnotationACLLogging: ann}}})
+		blue := ovntest.Layer3Network()
+		in := policy.Input{Networks: []policy.Network{{Network: blue, Namespaces: []string{"ns1"}}}, Namespaces: []policy.Namespace{ns}}
+		if _, err := policy.Plan(in); err != nil {
+			t.Fatalf("%q: %+v does not plan: %v", ann, ns.Logging, err)
+		}
+	})
 }

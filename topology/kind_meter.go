@@ -1,9 +1,8 @@
 package topology
 
-// Meter is a Meter: a rate limit that ACLs and control-plane protection
-// name. The schema wants at least one band: create it with its
-// MeterBands. (The one file that adds the Meter and Meter_Band kinds:
-// TestNewKindMeter adds it to the package.)
+// Meter is a Meter: a rate limit that ACLs (ACL.Meter, by name) and
+// control-plane protection name. The schema wants at least one band:
+// create it with its MeterBands.
 //
 //udnkit:kind table=Meter id=14 order=5
 type Meter struct {
