@@ -9,6 +9,8 @@ import (
 	"github.com/go-logr/logr"
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -76,7 +78,15 @@ type Controller struct {
 var requestKey = reconcile.Request{NamespacedName: types.NamespacedName{Name: "cluster"}}
 
 // New returns a Controller on the API server of restCfg. Run starts it.
+// A restCfg without QPS gets no client-side rate limit (client-go's
+// default of 5 requests a second would take minutes to write a thousand
+// NADs); the API server's priority and fairness still apply, as with
+// controller-runtime's own config loader.
 func New(restCfg *rest.Config, cfg Config) (*Controller, error) {
+	if restCfg.QPS == 0 && restCfg.RateLimiter == nil {
+		restCfg = rest.CopyConfig(restCfg)
+		restCfg.QPS = -1
+	}
 	if cfg.Zone == "" {
 		return nil, errors.New("controller: Config.Zone: empty; name the node whose zone this controller programs")
 	}
@@ -129,7 +139,8 @@ func New(restCfg *rest.Config, cfg Config) (*Controller, error) {
 	})
 	b := ctrl.NewControllerManagedBy(mgr).Named("udnkit")
 	for _, o := range []client.Object{&corev1.Node{}, &corev1.Namespace{}, &netconf.UserDefinedNetwork{},
-		&netconf.ClusterUserDefinedNetwork{}, &nadv1.NetworkAttachmentDefinition{}, &connect.ClusterNetworkConnect{}} {
+		&netconf.ClusterUserDefinedNetwork{}, &nadv1.NetworkAttachmentDefinition{}, &connect.ClusterNetworkConnect{},
+		&corev1.Pod{}, &corev1.Service{}, &discoveryv1.EndpointSlice{}, &networkingv1.NetworkPolicy{}} {
 		b = b.Watches(o, all)
 	}
 	if err := b.Complete(r); err != nil {

@@ -94,9 +94,10 @@ func converged(t *testing.T, e *env) {
 // statuses and NB rows; the NB holds exactly the Cluster's plan.
 func TestEndToEnd(t *testing.T) {
 	e := startEnv(t)
-	nb := embeddedNB(t)
+	nb, count := countedNB(t, false)
 	scenario(t, e)
-	ctl := run(t, e, Config{Zone: "node1", NB: nb})
+	g := &gate{}
+	ctl := run(t, e, Config{Zone: "node1", NB: nb, hook: g.hook})
 	converged(t, e)
 
 	var nad nadv1.NetworkAttachmentDefinition
@@ -135,27 +136,11 @@ func TestEndToEnd(t *testing.T) {
 		return nil
 	})
 
-	// The UDN admitted by the CRD but refused by the SDK: a status
-	// condition names the field; no NAD.
-	create(t, e, udn("blue", "bad", netconf.UserDefinedNetworkSpec{Topology: netconf.TopologyLayer2, Role: netconf.RoleSecondary, Subnets: []string{"10.40.0.0/33"}}))
-	eventually(t, "refused UDN's status", func() error {
-		var u netconf.UserDefinedNetwork
-		if err := e.c.Get(context.Background(), client.ObjectKey{Namespace: "blue", Name: "bad"}, &u); err != nil {
-			return err
-		}
-		if err := condition(u.Status.Conditions, netconf.ConditionNetworkReady, metav1.ConditionFalse); err != nil {
-			return err
-		}
-		for _, c := range u.Status.Conditions {
-			if c.Reason == netconf.ReasonInvalidSpec && strings.Contains(c.Message, "spec.subnets[0]") {
-				return nil
-			}
-		}
-		return fmt.Errorf("no InvalidSpec condition naming spec.subnets[0]: %v", u.Status.Conditions)
-	})
-	if err := e.c.Get(context.Background(), client.ObjectKey{Namespace: "blue", Name: "bad"}, &nadv1.NetworkAttachmentDefinition{}); err == nil {
-		t.Error("a NAD was written for the refused UDN blue/bad")
-	}
+	t.Run("workloads", func(t *testing.T) { checkWorkloads(t, e, ctl, nb) })
+	t.Run("steady", func(t *testing.T) { checkSteady(t, e, ctl, nb, count) })
+	t.Run("one-pass", func(t *testing.T) { checkOnePass(t, e, ctl, g) })
+
+	t.Run("refused", func(t *testing.T) { checkRefused(t, e, ctl, nb) })
 
 	// Deleting a UDN deletes its NAD and its NB rows.
 	before := maps.Clone(nadAnnotations(t, e))

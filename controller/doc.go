@@ -3,11 +3,14 @@
 // sigs.k8s.io/controller-runtime and writes back what a cluster stores.
 //
 // It watches Nodes, Namespaces, UserDefinedNetworks,
-// ClusterUserDefinedNetworks, NetworkAttachmentDefinitions and
-// ClusterNetworkConnects. Every event maps to one request, and a pass is
+// ClusterUserDefinedNetworks, NetworkAttachmentDefinitions,
+// ClusterNetworkConnects, Pods, Services, EndpointSlices and
+// NetworkPolicies. Every event maps to one request, and a pass is
 // level-triggered: it reads everything from the informer cache, hands the
 // Cluster what changed since the last pass (Set*/Remove*, in the order
-// nodes, namespaces, networks, connects) and writes only what differs:
+// nodes, namespaces, networks, connects, pods, Services, policies; removals
+// last), plans each event's changes right after the call that returned it
+// (Cluster.PlanEvent), and writes only what differs:
 //
 //   - NADs and the protection finalizers, as netconf.ReconcileUDN and
 //     ReconcileCUDN decide (owner references, labels, finalizers); a NAD is
@@ -17,8 +20,29 @@
 //     tunnel key and subnets on ClusterNetworkConnects), with JSON merge
 //     patches of the annotations that differ;
 //   - the zone's Northbound database: Plan and ovnnb Sync on the first pass
-//     (and after any failed write), then only PlanEvent's changes of each
-//     event;
+//     (and after any failed plan or write, or a pass of more than 32
+//     events, where one Sync costs less than their plans and Applies),
+//     then only the events' changes, in order; a pass that finds nothing
+//     changed sends the NB nothing. A whole-zone Sync also removes the
+//     scopes of the Cluster's controllers it no longer plans (networks,
+//     connects, links deleted while no controller ran), the topology's
+//     last;
+//   - each pod's k8s.ovn.org/pod-networks annotation
+//     (Cluster.PodAnnotation, a JSON merge patch), written before the NB
+//     (a pass whose annotations fail writes no NB row, and the next plans
+//     the zone): no port in the NB holds an address or tunnel key that no
+//     annotation records, which a restarted controller could give another
+//     pod. Pods that carry one are
+//     set before new ones, so a restarted controller gives no new pod an
+//     address a recorded pod holds; a pod of a namespace that asks for a
+//     primary UDN waits until the Cluster holds one. Host-networked,
+//     unscheduled and finished pods get nothing;
+//   - Services with their EndpointSlices: the default network's slices of
+//     a Service are mirrored onto each primary network of its namespace
+//     (services/kube.MirrorEndpointSlice, the pods' addresses on that
+//     network) for the load balancers; the mirrors are not written to the
+//     API server;
+//   - NetworkPolicies (policy/kube.PolicyFrom), refused ones logged;
 //   - statuses through the status subresource, read again and retried on
 //     conflicts: the UDN/CUDN conditions netconf decides (NetworkCreated
 //     once the NB holds the network), with the Cluster's own refusal (an
@@ -41,8 +65,10 @@
 // (k8s.ovn.org/l3-gateway-config), the reference implementation's names;
 // NodeFromObject reads them.
 //
-// Not yet: Pods (the pod-networks annotation and ports), Services and
-// EndpointSlices, network policies and egress; NB rows of a network deleted
-// while no controller ran are not removed (a Sync speaks for the networks
-// it plans).
+// A rest.Config without QPS gets no client-side rate limit (client-go's
+// default of 5 requests a second), as controller-runtime's loader does.
+//
+// Not yet: egress IP and QoS (their rows are left alone), PodNetwork and
+// PodNetworkAttachment objects (their CRDs are in package crds), writing
+// the mirrored EndpointSlices.
 package controller

@@ -36,7 +36,7 @@ type env struct {
 	c      client.Client
 }
 
-func startEnv(t *testing.T) *env {
+func startEnv(t testing.TB) *env {
 	t.Helper()
 	s := kubetest.Start(t)
 	all, err := crds.All()
@@ -56,7 +56,7 @@ func startEnv(t *testing.T) *env {
 }
 
 // embeddedNB starts an in-memory NB for the test.
-func embeddedNB(t *testing.T) *ovnnb.Client {
+func embeddedNB(t testing.TB) *ovnnb.Client {
 	t.Helper()
 	e, err := ovnnb.StartEmbedded()
 	if err != nil {
@@ -79,7 +79,7 @@ type running struct {
 }
 
 // run starts a controller; stop (or the test's end) stops it.
-func run(t *testing.T, e *env, cfg Config) *running {
+func run(t testing.TB, e *env, cfg Config) *running {
 	t.Helper()
 	c, err := New(e.cfg, cfg)
 	if err != nil {
@@ -116,7 +116,7 @@ func udn(ns, name string, spec netconf.UserDefinedNetworkSpec) *netconf.UserDefi
 	return &netconf.UserDefinedNetwork{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec}
 }
 
-func create(t *testing.T, e *env, objs ...client.Object) {
+func create(t testing.TB, e *env, objs ...client.Object) {
 	t.Helper()
 	for _, o := range objs {
 		if err := e.c.Create(context.Background(), o); err != nil {
@@ -126,7 +126,7 @@ func create(t *testing.T, e *env, objs ...client.Object) {
 }
 
 // eventually polls f until it returns nil or waitTimeout passes.
-func eventually(t *testing.T, what string, f func() error) {
+func eventually(t testing.TB, what string, f func() error) {
 	t.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	var err error
@@ -140,7 +140,7 @@ func eventually(t *testing.T, what string, f func() error) {
 }
 
 // nadAnnotations returns the allocation annotations of every NAD, by key.
-func nadAnnotations(t *testing.T, e *env) map[string]string {
+func nadAnnotations(t testing.TB, e *env) map[string]string {
 	t.Helper()
 	var l nadv1.NetworkAttachmentDefinitionList
 	if err := e.c.List(context.Background(), &l); err != nil {
@@ -158,7 +158,7 @@ func nadAnnotations(t *testing.T, e *env) map[string]string {
 }
 
 // nodeAnnotations returns the node-id and node-subnets of every Node.
-func nodeAnnotations(t *testing.T, e *env) map[string]string {
+func nodeAnnotations(t testing.TB, e *env) map[string]string {
 	t.Helper()
 	var l corev1.NodeList
 	if err := e.c.List(context.Background(), &l); err != nil {

@@ -12,6 +12,8 @@ import (
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -26,6 +28,9 @@ import (
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/pods"
+	"github.com/udnkit/udnkit/topology/policy"
+	"github.com/udnkit/udnkit/topology/services"
 )
 
 // reconciler holds the Cluster and what it was last fed. Reconcile runs
@@ -36,11 +41,15 @@ type reconciler struct {
 	cluster *udnkit.Cluster
 
 	restored bool
-	planned  bool              // the zone was Planned and Synced: events apply
-	fed      map[string]string // "<kind> <key>" → fingerprint of what was fed
-	refused  map[string]error  // "<kind> <key>" → why the Cluster refused it
-	nbErr    error             // the last NB write's error, for statuses
-	passes   atomic.Int64      // Reconcile calls, for tests
+	planned  bool               // the zone was Planned and Synced: events apply
+	replan   bool               // an event could not be planned: plan the zone
+	pending  []topology.Changes // the pass's events' changes, in order
+	fed      map[string]string  // "<kind> <key>" → fingerprint of what was fed
+	refused  map[string]error   // "<kind> <key>" → why the Cluster refused it
+	nbErr    error              // the last NB write's error, for statuses
+	passes   atomic.Int64       // Reconcile calls, for tests
+	syncs    atomic.Int64       // whole-zone Syncs (Plan), for tests
+	applies  atomic.Int64       // event Applies that had changes, for tests
 }
 
 func newReconciler(cfg Config, c client.Client, cluster *udnkit.Cluster) *reconciler {
@@ -55,6 +64,10 @@ type world struct {
 	cudns      []netconf.ClusterUserDefinedNetwork
 	nads       []nadv1.NetworkAttachmentDefinition
 	cncs       []connect.ClusterNetworkConnect
+	pods       []corev1.Pod
+	services   []corev1.Service
+	slices     []discoveryv1.EndpointSlice
+	policies   []networkingv1.NetworkPolicy
 }
 
 func (r *reconciler) list(ctx context.Context) (*world, error) {
@@ -66,8 +79,12 @@ func (r *reconciler) list(ctx context.Context) (*world, error) {
 		cudns netconf.ClusterUserDefinedNetworkList
 		nads  nadv1.NetworkAttachmentDefinitionList
 		cncs  connect.ClusterNetworkConnectList
+		pods  corev1.PodList
+		svcs  corev1.ServiceList
+		sls   discoveryv1.EndpointSliceList
+		nps   networkingv1.NetworkPolicyList
 	)
-	for _, l := range []client.ObjectList{&nodes, &nss, &udns, &cudns, &nads, &cncs} {
+	for _, l := range []client.ObjectList{&nodes, &nss, &udns, &cudns, &nads, &cncs, &pods, &svcs, &sls, &nps} {
 		if err := r.c.List(ctx, l); err != nil {
 			return nil, fmt.Errorf("list %T: %w", l, err)
 		}
@@ -83,6 +100,14 @@ func (r *reconciler) list(ctx context.Context) (*world, error) {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
 	slices.SortFunc(w.cncs, func(a, b connect.ClusterNetworkConnect) int { return strings.Compare(a.Name, b.Name) })
+	w.pods, w.services, w.slices, w.policies = pods.Items, svcs.Items, sls.Items, nps.Items
+	byKey := func(a, b metav1.Object) int {
+		return strings.Compare(a.GetNamespace()+"/"+a.GetName(), b.GetNamespace()+"/"+b.GetName())
+	}
+	slices.SortFunc(w.pods, func(a, b corev1.Pod) int { return byKey(&a, &b) })
+	slices.SortFunc(w.services, func(a, b corev1.Service) int { return byKey(&a, &b) })
+	slices.SortFunc(w.slices, func(a, b discoveryv1.EndpointSlice) int { return byKey(&a, &b) })
+	slices.SortFunc(w.policies, func(a, b networkingv1.NetworkPolicy) int { return byKey(&a, &b) })
 	return &w, nil
 }
 
@@ -100,7 +125,7 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 			return reconcile.Result{}, err
 		}
 	}
-	events := r.feed(w)
+	r.feed(w)
 	if !r.restored {
 		if freed := r.cluster.EndRestore(); len(freed) > 0 {
 			r.cfg.Logger.Info("freed the allocations of objects deleted while no controller ran", "objects", freed)
@@ -113,7 +138,15 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 		r.cfg.hook(ctx, "nads")
 	}
 	errs = append(errs, r.writeAnnotations(ctx, w))
-	r.nbErr = r.syncNB(ctx, events)
+	// Pods' addresses are recorded before their ports reach the NB: a
+	// controller killed in between leaves no port whose address or tunnel
+	// key the next one does not restore (and could give another pod).
+	if err := r.writePodAnnotations(ctx, w); err != nil {
+		r.pending, r.replan = nil, true
+		r.nbErr = err
+	} else {
+		r.nbErr = r.syncNB(ctx)
+	}
 	errs = append(errs, r.nbErr)
 	errs = append(errs, r.writeStatuses(ctx, w))
 	return reconcile.Result{}, errors.Join(errs...)
@@ -137,11 +170,11 @@ func (r *reconciler) restore(w *world) error {
 	return nil
 }
 
-// feed hands the Cluster what changed since the last pass and returns the
-// events: nodes first, then namespaces, networks, connects; removals of
-// what is gone last.
-func (r *reconciler) feed(w *world) []udnkit.Event {
-	var events []udnkit.Event
+// feed hands the Cluster what changed since the last pass, nodes first,
+// then namespaces, networks, connects, pods, Services and policies;
+// removals of what is gone last. Each event is planned as it comes
+// (event).
+func (r *reconciler) feed(w *world) {
 	seen := map[string]bool{}
 	set := func(key, fp string, do func() (udnkit.Event, error)) {
 		seen[key] = true
@@ -154,7 +187,7 @@ func (r *reconciler) feed(w *world) []udnkit.Event {
 			r.cfg.Logger.Info("refused", "object", key, "error", err.Error())
 		} else {
 			delete(r.refused, key)
-			events = append(events, ev)
+			r.event(ev)
 		}
 		r.fed[key] = fp
 	}
@@ -203,6 +236,7 @@ func (r *reconciler) feed(w *world) []udnkit.Event {
 			return ev, err
 		})
 	}
+	r.feedWorkloads(w, seen)
 	for _, key := range slices.Sorted(maps.Keys(r.fed)) {
 		if seen[key] {
 			continue
@@ -229,11 +263,18 @@ func (r *reconciler) feed(w *world) []udnkit.Event {
 		case connect.Kind:
 			ev = r.cluster.RemoveConnect(name)
 		default:
-			continue
+			var ok bool
+			if ev, ok = r.removeWorkload(kind, name); !ok {
+				continue
+			}
 		}
-		events = append(events, ev)
+		r.event(ev)
 	}
-	return events
+	for key := range r.refused {
+		if !seen[key] {
+			delete(r.refused, key) // a refused pod that is gone
+		}
+	}
 }
 
 // fingerprint identifies what the Cluster was fed of an object.
@@ -409,22 +450,52 @@ func (r *reconciler) writeAnnotations(ctx context.Context, w *world) error {
 	return errors.Join(errs...)
 }
 
+// event plans the changes of ev at once, right after the call that
+// returned it (a later call's changes may build on its rows), and queues
+// them for syncNB. Before the zone's first Sync, or once an event could
+// not be planned, syncNB plans the whole zone instead.
+func (r *reconciler) event(ev udnkit.Event) {
+	if r.cfg.NB == nil || !r.planned || r.replan {
+		return
+	}
+	changes, err := r.cluster.PlanEvent(r.cfg.Zone, ev)
+	if err != nil {
+		r.cfg.Logger.Info("event not planned: planning the zone again", "event", ev.Kind.String(), "error", err.Error())
+		r.replan, r.pending = true, nil
+		return
+	}
+	if len(changes) > 0 {
+		r.pending = append(r.pending, changes)
+	}
+	if len(r.pending) > maxPassEvents {
+		// A burst (a thousand UDNs created at once): each event's plan and
+		// Apply costs about what one whole-zone Plan and Sync costs, so
+		// the pass plans the zone once instead.
+		r.cfg.Logger.V(1).Info("many events in one pass: planning the zone", "events", len(r.pending))
+		r.replan, r.pending = true, nil
+	}
+}
+
+// maxPassEvents is the most event change sets a pass applies one by one;
+// past it the pass plans and Syncs the whole zone (BENCHMARKS.md, the
+// controller at 1,000 UDNs).
+const maxPassEvents = 32
+
 // syncNB makes the zone's NB hold the Cluster's plan: Plan and Sync the
-// first time (and after a failed write), then only the changes of each
-// event (PlanEvent).
-func (r *reconciler) syncNB(ctx context.Context, events []udnkit.Event) error {
+// first time (and after a failed write or plan), then only the changes of
+// the pass's events, in order.
+func (r *reconciler) syncNB(ctx context.Context) error {
 	nb := r.cfg.NB
+	pending, replan := r.pending, r.replan
+	r.pending, r.replan = nil, false
 	if nb == nil {
 		return nil
 	}
-	if r.planned {
-		for _, ev := range events {
-			changes, err := r.cluster.PlanEvent(r.cfg.Zone, ev)
-			if err == nil {
-				_, err = nb.Apply(ctx, changes)
-			}
-			if err != nil {
-				r.cfg.Logger.Info("event not applied: planning the zone again", "event", ev.Kind.String(), "error", err.Error())
+	if r.planned && !replan {
+		for _, changes := range pending {
+			r.applies.Add(1)
+			if _, err := nb.Apply(ctx, changes); err != nil {
+				r.cfg.Logger.Info("event not applied: planning the zone again", "error", err.Error())
 				r.planned = false
 				break
 			}
@@ -433,6 +504,7 @@ func (r *reconciler) syncNB(ctx context.Context, events []udnkit.Event) error {
 			return nil
 		}
 	}
+	r.planned = false // until the Sync below succeeds
 	st, err := r.cluster.Plan(r.cfg.Zone)
 	if errors.Is(err, udnkit.ErrZoneNotReady) {
 		return nil // the local node is not ready: its update requeues
@@ -440,33 +512,51 @@ func (r *reconciler) syncNB(ctx context.Context, events []udnkit.Event) error {
 	if err != nil {
 		return fmt.Errorf("plan zone %s: %w", r.cfg.Zone, err)
 	}
-	// The NB may hold networks the Cluster no longer has (deleted while no
-	// controller ran, or while events could not be applied): Sync speaks
-	// for the planned networks only, so remove the others' network rows
-	// explicitly.
+	// The NB may hold rows the Cluster no longer plans (networks, connects,
+	// links deleted while no controller ran, or while events could not be
+	// applied): Sync speaks for what it plans only, so the scopes of the
+	// Cluster's controllers that the plan does not speak for are removed
+	// after it, the topology's last (other controllers' rows hang off its
+	// routers and switches, and the adapter deletes no row with another's
+	// members).
 	observed, err := nb.Observe(ctx)
 	if err != nil {
 		return fmt.Errorf("observe zone %s: %w", r.cfg.Zone, err)
 	}
-	var gone []string
-	for _, n := range observed.Networks() {
-		if !st.SpeaksFor(topology.ControllerTopology, n) && observed.SpeaksFor(topology.ControllerTopology, n) {
-			if _, known := r.cluster.Network(n); !known {
-				gone = append(gone, n)
-			}
-		}
-	}
-	if len(gone) > 0 {
-		if st, err = st.Merge(topology.Removal(gone...)); err != nil {
-			return fmt.Errorf("plan zone %s: %w", r.cfg.Zone, err)
-		}
-	}
+	r.syncs.Add(1)
 	if _, _, err := nb.Sync(ctx, st); err != nil {
 		return fmt.Errorf("sync zone %s: %w", r.cfg.Zone, err)
+	}
+	for _, group := range [][]topology.Controller{clusterControllers, {topology.ControllerTopology}} {
+		var stale []topology.State
+		for _, c := range group {
+			for _, scope := range observed.Scope(c) {
+				if !st.SpeaksFor(c, scope) {
+					stale = append(stale, topology.RemovalFor(c, scope))
+				}
+			}
+		}
+		if len(stale) == 0 {
+			continue
+		}
+		removal, err := topology.State{}.Merge(stale...)
+		if err == nil {
+			_, _, err = nb.Sync(ctx, removal)
+		}
+		if err != nil {
+			return fmt.Errorf("sync zone %s: remove rows no longer planned: %w", r.cfg.Zone, err)
+		}
 	}
 	r.planned = true
 	return nil
 }
+
+// clusterControllers are the controllers besides the topology whose rows
+// the Cluster plans: a scope of theirs the zone's plan does not speak for
+// is stale. (Egress IP and QoS are not behind the Cluster yet: their rows
+// are left alone.)
+var clusterControllers = []topology.Controller{connect.ControllerConnect, connect.ControllerPrimaryLinks,
+	services.ControllerServices, pods.ControllerPods, policy.Controller}
 
 // writeStatuses writes the UDN, CUDN and CNC statuses that differ, through
 // the status subresource, retrying on conflicts.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/udnkit/udnkit"
@@ -130,6 +131,32 @@ func TestRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	greenRows, err := nb.Observe(context.Background(), "green_net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	third.stop()
+
+	// While no controller runs: green/net is deleted (its finalizer holds
+	// it). The next controller's first pass plans the zone without it and
+	// removes every row the Cluster's controllers owned of it.
+	if err := e.c.Delete(context.Background(), &netconf.UserDefinedNetwork{ObjectMeta: metav1.ObjectMeta{Namespace: "green", Name: "net"}}); err != nil {
+		t.Fatal(err)
+	}
+	run(t, e, Config{Zone: "node1", NB: nb})
+	eventually(t, "green/net's rows gone", func() error {
+		if err := e.c.Get(context.Background(), client.ObjectKey{Namespace: "green", Name: "net"}, &netconf.UserDefinedNetwork{}); err == nil {
+			return fmt.Errorf("UDN green/net still exists")
+		}
+		st, err := nb.Observe(context.Background(), "green_net")
+		if err != nil {
+			return err
+		}
+		if st.Len() != 0 {
+			return fmt.Errorf("NB still holds %d rows of green_net (controllers %v), had %d (controllers %v)", st.Len(), st.Controllers(), greenRows.Len(), greenRows.Controllers())
+		}
+		return nil
+	})
 	// The connect and the links between primaries now include yellow; the
 	// networks' own rows are the same.
 	for _, network := range []string{"blue_net", "green_net", "cluster_udn_shared"} {

@@ -1,16 +1,20 @@
 // Package crds holds the CustomResourceDefinitions of udnkit's own types,
 // generated from the Go types by controller-gen (sigs.k8s.io/controller-tools,
 // pinned below) from the kubebuilder markers in packages netconf
-// (UserDefinedNetwork, ClusterUserDefinedNetwork) and connect
-// (ClusterNetworkConnect):
+// (UserDefinedNetwork, ClusterUserDefinedNetwork), connect
+// (ClusterNetworkConnect) and netconf/podnetwork (PodNetwork,
+// PodNetworkAttachment, seed 003; in two runs, since package netconf has a
+// PodNetwork type of its own that controller-gen would merge):
 //
 //	go generate ./crds
 //
 // TestCRDsCurrent fails when the YAML here is not what the types generate.
-// All returns the CRDs decoded, for installing them (internal/kubetest).
+// All returns the CRDs decoded; Install creates them on an API server (with
+// NAD, a NetworkAttachmentDefinition CRD for clusters without Multus).
 //
-// The CEL rules repeat the checks of netconf.ValidateUDN, ValidateCUDN and
-// connect.Validate that need no parsing of addresses, with the same
+// The CEL rules repeat the checks of netconf.ValidateUDN, ValidateCUDN,
+// connect.Validate and podnetwork's Validate* (updates included) that need
+// no parsing of addresses, with the same
 // messages, so that the API server refuses what the SDK refuses (the seeds'
 // rules, the reference's where the seeds are silent). Two rules read the
 // subnets' strings: at most one subnet per IP family (a ':' tells the
@@ -23,7 +27,9 @@
 // (connectivityEnabled, ClusterIPServiceNetwork) while connect.Decode also
 // reads the reference's (connectivity, ServiceNetwork); a CUDN template in
 // the inline form that netconf decodes is pruned by the API server: write
-// template.spec.
+// template.spec. PodNetwork and PodNetworkAttachment, core objects in the
+// KEP, are served as k8s.ovn.org/v1.
 package crds
 
 //go:generate go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0 crd:crdVersions=v1 paths=github.com/udnkit/udnkit/netconf paths=github.com/udnkit/udnkit/connect output:crd:dir=.
+//go:generate go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0 crd:crdVersions=v1 paths=github.com/udnkit/udnkit/netconf/podnetwork output:crd:dir=.

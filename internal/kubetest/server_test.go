@@ -58,4 +58,12 @@ func TestServer(t *testing.T) {
 	if typed.Spec.Config != `{"cniVersion":"1.1.0","type":"ovn-k8s-cni-overlay"}` {
 		t.Errorf("spec.config = %q", typed.Spec.Config)
 	}
+	// Starting and serving took processor time; a stopped server has none.
+	if s.CPU() <= 0 {
+		t.Errorf("CPU() = %v after serving requests", s.CPU())
+	}
+	s.Stop()
+	if s.CPU() != 0 {
+		t.Errorf("CPU() = %v after Stop", s.CPU())
+	}
 }

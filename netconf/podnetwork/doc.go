@@ -42,8 +42,9 @@
 // hostNetwork and required without it (after defaulting); status.podIPs
 // valid addresses, one per family per PodNetwork. Objects: names are
 // DNS-1123 subdomains; provider is 1..253 bytes without blanks;
-// parametersRefs need group, kind and name, once each; at most 5
-// conditions, one per type. Updates: only a PodNetwork's spec.enabled may
+// parametersRefs need group, kind and name (at most 253 bytes each), once
+// each, at most 16 of them (bounds the KEP does not set: the CRD needs them
+// to price its CEL rules); at most 5 conditions, one per type. Updates: only a PodNetwork's spec.enabled may
 // change; a PodNetworkAttachment's spec never.
 //
 // Active checks (ValidatePodActive): the objects named exist (a
@@ -88,7 +89,12 @@
 //     valid object names; static validation only requires them, Resolve
 //     refuses them as NAD names.
 //   - Its examples write apiVersion v1 for objects the KEP calls core;
-//     udnkit fills in "v1" and does not check the apiVersion.
+//     udnkit fills in "v1" and does not check the apiVersion. A
+//     CustomResourceDefinition cannot be core: the CRDs generated from the
+//     kubebuilder markers here (package crds) serve the kinds as
+//     k8s.ovn.org/v1, with the static rules above as schema bounds and CEL
+//     (update rules included), and parametersRefs as a list map (keyed by
+//     group, kind, name and namespace, which defaults to "").
 //
 // # Where the seed is silent
 //

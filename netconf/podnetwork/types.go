@@ -32,25 +32,63 @@ var ErrDecode = sdkerr.New(sdkerr.Invalid, "podnetwork: decode")
 // parameters (for OVN-Kubernetes, a NetworkAttachmentDefinition).
 type ParametersRef struct {
 	// Group is the API group, e.g. k8s.cni.cncf.io.
+	//
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self != ''",message="parametersRefs need group, kind and name"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[[:cntrl:] ]')",message="must not contain blanks or control characters (a URL-like name such as foo.io/bar)"
 	Group string `json:"group"`
 	// Kind is the resource, e.g. network-attachment-definitions.
+	//
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self != ''",message="parametersRefs need group, kind and name"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[[:cntrl:] ]')",message="must not contain blanks or control characters (a URL-like name such as foo.io/bar)"
 	Kind string `json:"kind"`
+	// Name is the object's name.
+	//
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self != ''",message="parametersRefs need group, kind and name"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[[:cntrl:] ]')",message="must not contain blanks or control characters (a URL-like name such as foo.io/bar)"
 	Name string `json:"name"`
 	// Namespace of the object; empty means the pod's namespace.
+	//
+	// +optional
+	// +kubebuilder:default=""
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
 	Namespace string `json:"namespace,omitempty"`
 }
 
 // PodNetworkSpec is the desired state of a PodNetwork. Only Enabled may
 // change after creation.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.provider) == has(oldSelf.provider) && (!has(self.provider) || self.provider == oldSelf.provider)",message="immutable: only spec.enabled of a PodNetwork may change",fieldPath=".provider"
+// +kubebuilder:validation:XValidation:rule="has(self.parametersRefs) == has(oldSelf.parametersRefs) && (!has(self.parametersRefs) || self.parametersRefs == oldSelf.parametersRefs)",message="immutable: only spec.enabled of a PodNetwork may change",fieldPath=".parametersRefs"
 type PodNetworkSpec struct {
 	// Enabled administratively enables the network; nil means true (see
 	// Default). The KEP declares a bool with omitempty, which cannot say
 	// false once marshalled; a pointer can.
+	//
+	// +optional
+	// +kubebuilder:default=true
 	Enabled *bool `json:"enabled,omitempty"`
-	// ParametersRefs point to implementation-specific parameters.
+	// ParametersRefs point to implementation-specific parameters, each
+	// once.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=group
+	// +listMapKey=kind
+	// +listMapKey=name
+	// +listMapKey=namespace
+	// +kubebuilder:validation:MaxItems=16
 	ParametersRefs []ParametersRef `json:"parametersRefs,omitempty"`
 	// Provider names the implementation handling the network (1..253
 	// characters, URL-like, e.g. "k8s.cni.cncf.io/multus"); not interpreted.
+	//
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[[:cntrl:] ]')",message="must not contain blanks or control characters (a URL-like name such as foo.io/bar)"
 	Provider string `json:"provider,omitempty"`
 }
 
@@ -59,39 +97,79 @@ func (s *PodNetworkSpec) IsEnabled() bool { return s.Enabled == nil || *s.Enable
 
 // PodNetworkStatus is the observed state of a PodNetwork.
 type PodNetworkStatus struct {
-	// Conditions: Ready and ParamsReady, at most MaxConditions.
+	// Conditions: Ready and ParamsReady, at most MaxConditions, one per
+	// type.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=5
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // PodNetwork is a cluster-scoped logical network pods attach to.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=podnetworks,scope=Cluster
+// +kubebuilder:subresource:status
 type PodNetwork struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              PodNetworkSpec   `json:"spec"`
-	Status            PodNetworkStatus `json:"status,omitempty"`
+	// +required
+	Spec PodNetworkSpec `json:"spec"`
+	// +optional
+	Status PodNetworkStatus `json:"status,omitempty"`
 }
 
 // PodNetworkAttachmentSpec is the (immutable) desired state of a
 // PodNetworkAttachment.
 type PodNetworkAttachmentSpec struct {
 	// PodNetworkName is the PodNetwork this attachment connects to (required).
-	PodNetworkName string          `json:"podNetworkName"`
+	//
+	// +required
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self != ''",message="the PodNetwork to attach to is required"
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+	PodNetworkName string `json:"podNetworkName"`
+	// ParametersRefs point to implementation-specific parameters, each
+	// once; a NAD reference here replaces the PodNetwork's.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=group
+	// +listMapKey=kind
+	// +listMapKey=name
+	// +listMapKey=namespace
+	// +kubebuilder:validation:MaxItems=16
 	ParametersRefs []ParametersRef `json:"parametersRefs,omitempty"`
 }
 
 // PodNetworkAttachmentStatus is the observed state of a PodNetworkAttachment.
 type PodNetworkAttachmentStatus struct {
-	// Conditions: Ready and ParamsReady, at most MaxConditions.
+	// Conditions: Ready and ParamsReady, at most MaxConditions, one per
+	// type.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=5
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // PodNetworkAttachment is a namespaced, per-pod parameterisation of a
 // PodNetwork.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=podnetworkattachments,scope=Namespaced
+// +kubebuilder:subresource:status
 type PodNetworkAttachment struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              PodNetworkAttachmentSpec   `json:"spec,omitempty"`
-	Status            PodNetworkAttachmentStatus `json:"status,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a PodNetworkAttachment is immutable; delete and recreate it"
+	// +optional
+	Spec PodNetworkAttachmentSpec `json:"spec,omitempty"`
+	// +optional
+	Status PodNetworkAttachmentStatus `json:"status,omitempty"`
 }
 
 // Network is one element of the KEP's pod spec.networks: exactly one of

@@ -21,6 +21,11 @@ const (
 	MaxConditions = 5
 	// MaxInterfaceNameLen is the longest Linux interface name (IFNAMSIZ-1).
 	MaxInterfaceNameLen = 15
+	// MaxParametersRefs is the most parametersRefs an object may carry, and
+	// MaxRefFieldLen the longest group, kind and name of one: bounds the
+	// KEP does not set, which the CRD needs to price its CEL rules.
+	MaxParametersRefs = 16
+	MaxRefFieldLen    = 253
 )
 
 // ValidatePodNetwork checks a PodNetwork: metadata (a name, no namespace),
@@ -233,11 +238,16 @@ func tokenError(s string) string {
 // set) is a namespace name, and a reference appears once.
 func validateRefs(refs []ParametersRef, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
+	if len(refs) > MaxParametersRefs {
+		errs = append(errs, field.TooMany(path, len(refs), MaxParametersRefs))
+	}
 	seen := map[ParametersRef]int{}
 	for i, r := range refs {
 		at := path.Index(i)
 		for _, f := range []struct{ name, value string }{{"group", r.Group}, {"kind", r.Kind}, {"name", r.Name}} {
-			if f.value == "" {
+			if len(f.value) > MaxRefFieldLen {
+				errs = append(errs, field.TooLong(at.Child(f.name), "", MaxRefFieldLen))
+			} else if f.value == "" {
 				errs = append(errs, field.Required(at.Child(f.name), "parametersRefs need group, kind and name"))
 			} else if msg := tokenError(f.value); msg != "" {
 				errs = append(errs, field.Invalid(at.Child(f.name), f.value, msg))

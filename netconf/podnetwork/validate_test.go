@@ -1,6 +1,7 @@
 package podnetwork
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -128,6 +129,13 @@ func TestSetPodNetworkDefaults(t *testing.T) {
 
 func TestValidatePodNetwork(t *testing.T) {
 	long := strings.Repeat("a", 254)
+	refs := func(n int) []ParametersRef {
+		var out []ParametersRef
+		for i := range n {
+			out = append(out, nadRef(fmt.Sprintf("p%d", i), ""))
+		}
+		return out
+	}
 	cond := func(types ...string) []metav1.Condition {
 		var out []metav1.Condition
 		for _, ty := range types {
@@ -155,6 +163,11 @@ func TestValidatePodNetwork(t *testing.T) {
 			[]string{"spec.parametersRefs[1]: FieldValueDuplicate"}},
 		{"ref name with blank", PodNetwork{ObjectMeta: objMeta("a", ""), Spec: PodNetworkSpec{ParametersRefs: []ParametersRef{nadRef("x y", "")}}},
 			[]string{"spec.parametersRefs[0].name: FieldValueInvalid"}},
+		{"16 refs", PodNetwork{ObjectMeta: objMeta("a", ""), Spec: PodNetworkSpec{ParametersRefs: refs(16)}}, nil},
+		{"17 refs", PodNetwork{ObjectMeta: objMeta("a", ""), Spec: PodNetworkSpec{ParametersRefs: refs(17)}},
+			[]string{"spec.parametersRefs: FieldValueTooMany"}},
+		{"ref kind 254", PodNetwork{ObjectMeta: objMeta("a", ""), Spec: PodNetworkSpec{ParametersRefs: []ParametersRef{{Group: "g", Kind: long, Name: "n"}}}},
+			[]string{"spec.parametersRefs[0].kind: FieldValueTooLong"}},
 		{"5 conditions", PodNetwork{ObjectMeta: objMeta("a", ""), Status: PodNetworkStatus{Conditions: cond("A", "B", "C", "D", "E")}}, nil},
 		{"6 conditions", PodNetwork{ObjectMeta: objMeta("a", ""), Status: PodNetworkStatus{Conditions: cond("A", "B", "C", "D", "E", "F")}},
 			[]string{"status.conditions: FieldValueTooMany"}},
