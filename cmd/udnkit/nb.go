@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/udnkit/udnkit/backend/nbctl"
 	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/internal/manifest"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -56,36 +58,18 @@ differs, 1 when something does, 2 on an error: drift detection for a running clu
 			if endpoint == "" {
 				return fail(errors.New(`required flag "nb" not set: diff compares with a live Northbound database`))
 			}
-			_, l, err := in.load(s)
+			d, err := driftOf(cmd.Context(), s, &in, zone, endpoint)
 			if err != nil {
 				return fail(err)
 			}
-			zs, err := zones(l, zone, false)
-			if err != nil {
-				return fail(err)
-			}
-			desired, err := l.Cluster.Plan(zs[0])
-			if err != nil {
-				return fail(err)
-			}
-			client, closeFn, err := ovnnb.Open(cmd.Context(), endpoint)
-			if err != nil {
-				return fail(fmt.Errorf("--nb %s: %w", endpoint, err))
-			}
-			defer closeFn()
-			observed, err := client.Observe(cmd.Context())
-			if err != nil {
-				return fail(fmt.Errorf("--nb %s: %w", endpoint, err))
-			}
-			changes := topology.Diff(observed, desired)
-			if len(changes) == 0 {
-				fmt.Fprintf(s.errOut, "zone %s: no differences\n", zs[0])
+			if len(d.changes) == 0 {
+				fmt.Fprintf(s.errOut, "zone %s: no differences\n", d.zone)
 				return nil
 			}
-			if err := writeChanges(s.out, format, changes); err != nil {
+			if err := writeChanges(s.out, format, d.changes); err != nil {
 				return fail(err)
 			}
-			fmt.Fprintf(s.errOut, "zone %s: %s\n", zs[0], summary(changes))
+			fmt.Fprintf(s.errOut, "zone %s: %s\n", d.zone, summary(d.changes))
 			return &exitErr{code: exitFailed}
 		},
 	}
@@ -180,4 +164,42 @@ an ovn-nbctl script, or text with -o text) and writes nothing.`,
 	c.Flags().StringVarP(&format, "output", "o", "nbctl", "format of --dry-run's changes: nbctl or text")
 	_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(changeFormats, cobra.ShellCompDirectiveNoFileComp))
 	return c
+}
+
+// zoneDrift is a zone's plan beside what its Northbound database holds.
+type zoneDrift struct {
+	set               *manifest.Set
+	loaded            *manifest.Loaded
+	zone              string
+	desired, observed topology.State
+	changes           topology.Changes
+}
+
+// driftOf loads the manifests, plans the zone (the first ready one when
+// zone is empty) and reads the rows udnkit owns from the database at
+// endpoint: what diff and verify both start from.
+func driftOf(ctx context.Context, s streams, in *inputs, zone, endpoint string) (zoneDrift, error) {
+	var d zoneDrift
+	var err error
+	if d.set, d.loaded, err = in.load(s); err != nil {
+		return d, err
+	}
+	zs, err := zones(d.loaded, zone, false)
+	if err != nil {
+		return d, err
+	}
+	d.zone = zs[0]
+	if d.desired, err = d.loaded.Cluster.Plan(d.zone); err != nil {
+		return d, err
+	}
+	client, closeFn, err := ovnnb.Open(ctx, endpoint)
+	if err != nil {
+		return d, fmt.Errorf("--nb %s: %w", endpoint, err)
+	}
+	defer closeFn()
+	if d.observed, err = client.Observe(ctx); err != nil {
+		return d, fmt.Errorf("--nb %s: %w", endpoint, err)
+	}
+	d.changes = topology.Diff(d.observed, d.desired)
+	return d, nil
 }

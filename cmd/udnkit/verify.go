@@ -8,10 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/internal/probe"
 	"github.com/udnkit/udnkit/internal/sdkerr"
-	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/policy"
 )
 
@@ -82,46 +80,28 @@ dropped it. Exit 0 when every probe goes as meant, 1 on a surprise, 2 on an erro
 			if err != nil {
 				return fail(fmt.Errorf("--ovn-trace %s: %w", tracer, ErrNoOVNTrace))
 			}
-			set, l, err := in.load(s)
+			d, err := driftOf(cmd.Context(), s, &in, zone, nb)
 			if err != nil {
 				return fail(err)
 			}
-			zs, err := zones(l, zone, false)
-			if err != nil {
-				return fail(err)
-			}
-			desired, err := l.Cluster.Plan(zs[0])
-			if err != nil {
-				return fail(err)
-			}
-			client, closeFn, err := ovnnb.Open(cmd.Context(), nb)
-			if err != nil {
-				return fail(fmt.Errorf("--nb %s: %w", nb, err))
-			}
-			defer closeFn()
-			observed, err := client.Observe(cmd.Context())
-			if err != nil {
-				return fail(fmt.Errorf("--nb %s: %w", nb, err))
-			}
-			changes := topology.Diff(observed, desired)
-			if len(changes) > 0 {
+			if len(d.changes) > 0 {
 				fmt.Fprintf(s.errOut, "%s zone %s: the Northbound database differs from the plan: %s (udnkit diff lists them)\n",
-					s.term.paint(sgrYellow, "note:"), zs[0], summary(changes))
+					s.term.paint(sgrYellow, "note:"), d.zone, summary(d.changes))
 			}
-			cfg := probe.Config{Zone: zs[0], Protocol: l4, Port: port, Networks: networks}
-			for _, p := range set.Pods {
+			cfg := probe.Config{Zone: d.zone, Protocol: l4, Port: port, Networks: networks}
+			for _, p := range d.set.Pods {
 				cfg.Pods = append(cfg.Pods, probe.PodRef{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName})
 			}
-			plan, err := probe.Probes(l.Cluster, desired, cfg)
+			plan, err := probe.Probes(d.loaded.Cluster, d.desired, cfg)
 			if err != nil {
 				return fail(err)
 			}
 			if len(plan.Probes) == 0 {
 				fmt.Fprintf(s.errOut, "%s zone %s: nothing to probe: a network needs two endpoints (a Layer2 network without pods has one, its management port on the zone's node)\n",
-					s.term.paint(sgrYellow, "note:"), zs[0])
+					s.term.paint(sgrYellow, "note:"), d.zone)
 			}
-			bar := s.term.startProgress(s.errOut, fmt.Sprintf("zone %s: tracing %d probe(s)", zs[0], len(plan.Probes)))
-			results, err := probe.Run(cmd.Context(), probe.Exec{Path: path, SB: sb}, plan, changes, observed)
+			bar := s.term.startProgress(s.errOut, fmt.Sprintf("zone %s: tracing %d probe(s)", d.zone, len(plan.Probes)))
+			results, err := probe.Run(cmd.Context(), probe.Exec{Path: path, SB: sb}, plan, d.changes, d.observed)
 			bar.end()
 			if err != nil {
 				return fail(err)
@@ -139,7 +119,7 @@ dropped it. Exit 0 when every probe goes as meant, 1 on a surprise, 2 on an erro
 				return fail(err)
 			}
 			if n := report.Surprises(); n > 0 {
-				return &exitErr{code: exitFailed, err: fmt.Errorf("zone %s: %d of %d probe(s) did not go as the manifests mean", zs[0], n, len(results))}
+				return &exitErr{code: exitFailed, err: fmt.Errorf("zone %s: %d of %d probe(s) did not go as the manifests mean", d.zone, n, len(results))}
 			}
 			return nil
 		},
