@@ -15,8 +15,8 @@ import (
 
 // Group, version and kind of the EgressQoS custom resource.
 const (
-	Group   = "k8s.ovn.org"
-	Version = "v1"
+	Group    = "k8s.ovn.org"
+	Version  = "v1"
 	Kind     = "EgressQoS"
 	ListKind = "EgressQoSList"
 )
