@@ -1,0 +1,185 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/udnkit/udnkit/backend/ovnnb"
+	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/egressip"
+	egressipkube "github.com/udnkit/udnkit/topology/egressip/kube"
+	egressqoskube "github.com/udnkit/udnkit/topology/egressqos/kube"
+)
+
+// egressIP returns an EgressIP of ip for the pods labelled app=web of
+// namespace ns.
+func egressIP(name, ip, ns string) *egressipkube.EgressIP {
+	return &egressipkube.EgressIP{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: egressipkube.EgressIPSpec{
+		EgressIPs:         []string{ip},
+		NamespaceSelector: metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+		PodSelector:       metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+	}}
+}
+
+// egressMarks returns every EgressIP's k8s.ovn.org/egressip-mark, by name.
+func egressMarks(t testing.TB, e *env) map[string]string {
+	t.Helper()
+	var l egressipkube.EgressIPList
+	if err := e.c.List(context.Background(), &l); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, x := range l.Items {
+		out[x.Name] = x.Annotations[egressip.AnnotationMark]
+	}
+	return out
+}
+
+// checkEgress runs on the end-to-end test's cluster once its workloads are
+// in (pod blue/web-0 on node1, labelled app=web, on the primary UDN
+// blue/net): node1 labelled egress-assignable and an EgressIP selecting
+// web-0 give the EgressIP a status item on node1 and a mark annotation,
+// and the NB a reroute policy of web-0 with that mark; the namespace's
+// EgressQoS gives QoS rows and a Ready-In-Zone condition. Then the
+// controller is stopped, an EgressIP that sorts first is created, and a
+// new controller keeps every mark (the new one takes another).
+func checkEgress(t *testing.T, e *env, ctl *running, nb *ovnnb.Client) *running {
+	ctx := context.Background()
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+egressip.LabelEgressAssignable+`":""}}}`))
+	if err := e.c.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node1"}}, patch); err != nil {
+		t.Fatal(err)
+	}
+	create(t, e, egressIP("eip-b", "172.18.0.100", "blue"))
+	eventually(t, "EgressIP eip-b marked", func() error {
+		if m := egressMarks(t, e)["eip-b"]; m == "" {
+			return fmt.Errorf("no mark")
+		}
+		return nil
+	})
+	create(t, e, egressIP("eip-a", "172.18.0.101", "nobody"))
+	eventually(t, "EgressIP status and marks", func() error {
+		var x egressipkube.EgressIP
+		if err := e.c.Get(ctx, client.ObjectKey{Name: "eip-b"}, &x); err != nil {
+			return err
+		}
+		want := []egressipkube.EgressIPStatusItem{{Node: "node1", EgressIP: "172.18.0.100"}}
+		if !slices.Equal(x.Status.Items, want) {
+			return fmt.Errorf("eip-b status.items %+v, want %+v", x.Status.Items, want)
+		}
+		if m := egressMarks(t, e); m["eip-a"] == "" || m["eip-a"] == m["eip-b"] {
+			return fmt.Errorf("marks %v", m)
+		}
+		return nil
+	})
+	marks := egressMarks(t, e)
+	pn, _, err := podNetworks(e, "blue", "web-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	web0, err := firstIP(pn, "blue/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reroute := func() error {
+		st, err := nb.Observe(ctx, "blue_net")
+		if err != nil {
+			return err
+		}
+		for o := range st.Objects() {
+			p, ok := o.(topology.Policy)
+			if !ok || p.Action != topology.PolicyReroute || p.Match != "ip4.src == "+web0.String() {
+				continue
+			}
+			if m, _ := p.Options.Get(topology.OptPktMark); m == marks["eip-b"] {
+				return nil
+			}
+			return fmt.Errorf("reroute policy of web-0 %+v: pkt_mark is not eip-b's mark %s", p, marks["eip-b"])
+		}
+		return fmt.Errorf("no reroute policy of web-0 (%s) in the NB", web0)
+	}
+	eventually(t, "NB reroute policy", reroute)
+
+	dscp := egressqoskube.EgressQoS{ObjectMeta: metav1.ObjectMeta{Namespace: "blue", Name: "default"}, Spec: egressqoskube.EgressQoSSpec{
+		Egress: []egressqoskube.EgressQoSRule{{DSCP: 46, PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}}}
+	create(t, e, &dscp)
+	eventually(t, "EgressQoS rows and condition", func() error {
+		st, err := nb.Observe(ctx, "blue_net")
+		if err != nil {
+			return err
+		}
+		var rows int
+		for o := range st.Objects() {
+			if q, ok := o.(topology.QoS); ok {
+				if v, _ := q.Action.Get(topology.QoSDSCP); v == 46 {
+					rows++
+				}
+			}
+		}
+		if rows == 0 {
+			return fmt.Errorf("no QoS row with dscp 46 in the NB")
+		}
+		var q egressqoskube.EgressQoS
+		if err := e.c.Get(ctx, client.ObjectKeyFromObject(&dscp), &q); err != nil {
+			return err
+		}
+		if q.Status.Status != egressqoskube.MessageApplied {
+			return fmt.Errorf("status %q", q.Status.Status)
+		}
+		return condition(q.Status.Conditions, "Ready-In-Zone-node1", metav1.ConditionTrue)
+	})
+	bad := egressqoskube.EgressQoS{ObjectMeta: metav1.ObjectMeta{Namespace: "green", Name: "default"}, Spec: egressqoskube.EgressQoSSpec{
+		Egress: []egressqoskube.EgressQoSRule{{DSCP: 10, PodSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "app", Operator: "Near"}}}}}}}
+	create(t, e, &bad)
+	eventually(t, "refused EgressQoS condition", func() error {
+		var q egressqoskube.EgressQoS
+		if err := e.c.Get(ctx, client.ObjectKeyFromObject(&bad), &q); err != nil {
+			return err
+		}
+		if err := condition(q.Status.Conditions, "Ready-In-Zone-node1", metav1.ConditionFalse); err != nil {
+			return err
+		}
+		if msg := q.Status.Conditions[0].Message; !strings.Contains(msg, "spec.egress[0].podSelector.matchExpressions[0].operator") {
+			return fmt.Errorf("message %q names no field", msg)
+		}
+		return nil
+	})
+
+	// A restart with an EgressIP created while no controller ran, sorting
+	// before the others: nothing is renumbered.
+	ctl.stop()
+	create(t, e, egressIP("eip-0", "172.18.0.102", "nobody"))
+	next := run(t, e, Config{Zone: "node1", NB: nb})
+	eventually(t, "EgressIP eip-0 marked", func() error {
+		if m := egressMarks(t, e)["eip-0"]; m == "" {
+			return fmt.Errorf("no mark")
+		}
+		return nil
+	})
+	after := egressMarks(t, e)
+	for _, name := range []string{"eip-a", "eip-b"} {
+		if after[name] != marks[name] {
+			t.Errorf("EgressIP %s: mark %s after the restart, was %s", name, after[name], marks[name])
+		}
+	}
+	if m := after["eip-0"]; m == marks["eip-a"] || m == marks["eip-b"] {
+		t.Errorf("EgressIP eip-0 took mark %s of another: %v", m, after)
+	}
+	if _, err := strconv.Atoi(after["eip-0"]); err != nil {
+		t.Errorf("EgressIP eip-0 mark %q", after["eip-0"])
+	}
+	nbPlan(t, next, nb, "node1")
+	if err := reroute(); err != nil {
+		t.Error(err)
+	}
+	return next
+}
