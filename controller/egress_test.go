@@ -3,14 +3,17 @@ package controller
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/udnkit/udnkit/backend/ovnnb"
@@ -54,6 +57,7 @@ func egressMarks(t testing.TB, e *env) map[string]string {
 // new controller keeps every mark (the new one takes another).
 func checkEgress(t *testing.T, e *env, ctl *running, nb *ovnnb.Client) *running {
 	ctx := context.Background()
+	syncs := ctl.c.r.syncs.Load()
 	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+egressip.LabelEgressAssignable+`":""}}}`))
 	if err := e.c.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node1"}}, patch); err != nil {
 		t.Fatal(err)
@@ -154,11 +158,26 @@ func checkEgress(t *testing.T, e *env, ctl *running, nb *ovnnb.Client) *running 
 		return nil
 	})
 
+	if n := ctl.c.r.syncs.Load(); n != syncs {
+		t.Errorf("the egress events planned the zone %d times, want none (PlanEvent's changes only)", n-syncs)
+	}
+
 	// A restart with an EgressIP created while no controller ran, sorting
 	// before the others: nothing is renumbered.
 	ctl.stop()
 	create(t, e, egressIP("eip-0", "172.18.0.102", "nobody"))
-	next := run(t, e, Config{Zone: "node1", NB: nb})
+	counted := *e
+	var writes atomic.Int64 // the new controller's requests other than reads
+	counted.cfg = rest.CopyConfig(e.cfg)
+	counted.cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			if req.Method != http.MethodGet {
+				writes.Add(1)
+			}
+			return rt.RoundTrip(req)
+		})
+	})
+	next := run(t, &counted, Config{Zone: "node1", NB: nb})
 	eventually(t, "EgressIP eip-0 marked", func() error {
 		if m := egressMarks(t, e)["eip-0"]; m == "" {
 			return fmt.Errorf("no mark")
@@ -181,5 +200,59 @@ func checkEgress(t *testing.T, e *env, ctl *running, nb *ovnnb.Client) *running 
 	if err := reroute(); err != nil {
 		t.Error(err)
 	}
+
+	// Quiet: a pass with nothing changed writes nothing (the API server
+	// would not change a resourceVersion for a write of the same object:
+	// the controller's requests are counted).
+	eventually(t, "eip-0 status written", func() error {
+		var x egressipkube.EgressIP
+		if err := e.c.Get(ctx, client.ObjectKey{Name: "eip-0"}, &x); err != nil {
+			return err
+		}
+		if len(x.Status.Items) != 1 {
+			return fmt.Errorf("status.items %+v", x.Status.Items)
+		}
+		return nil
+	})
+	before := versions(t, e)
+	w0 := writes.Load()
+	want := next.c.r.passes.Load() + 1
+	touch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"example.com/touched":"egress"}}}`))
+	if err := e.c.Patch(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "red"}}, touch); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a pass", func() error {
+		if n := next.c.r.passes.Load(); n < want {
+			return fmt.Errorf("%d passes, want %d", n, want)
+		}
+		return nil
+	})
+	for k, v := range versions(t, e) {
+		if before[k] != v {
+			t.Errorf("a pass with nothing changed wrote %s: resourceVersion %s, was %s", k, v, before[k])
+		}
+	}
+	if n := writes.Load() - w0; n != 0 {
+		t.Errorf("a pass with nothing changed sent the API server %d writes, want none", n)
+	}
+
+	// Deleting eip-b removes its reroute; the others keep their marks.
+	if err := e.c.Delete(ctx, &egressipkube.EgressIP{ObjectMeta: metav1.ObjectMeta{Name: "eip-b"}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "eip-b's reroute gone", func() error {
+		if err := reroute(); err == nil {
+			return fmt.Errorf("the NB still reroutes web-0 with eip-b's mark")
+		}
+		return nil
+	})
+	if m := egressMarks(t, e); m["eip-a"] != after["eip-a"] || m["eip-0"] != after["eip-0"] {
+		t.Errorf("marks %v after deleting eip-b, were %v", m, after)
+	}
 	return next
 }
+
+// roundTripper is an http.RoundTripper of a function.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
