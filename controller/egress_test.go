@@ -236,6 +236,40 @@ func checkEgress(t *testing.T, e *env, ctl *running, nb *ovnnb.Client) *running 
 		t.Errorf("a pass with nothing changed sent the API server %d writes, want none", n)
 	}
 
+	// node1 losing its egress-assignable label unassigns eip-b (empty
+	// status.items, no reroute); getting it back assigns it again.
+	label := func(v string) {
+		t.Helper()
+		p := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+egressip.LabelEgressAssignable+`":`+v+`}}}`))
+		if err := e.c.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node1"}}, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	items := func() []egressipkube.EgressIPStatusItem {
+		var x egressipkube.EgressIP
+		if err := e.c.Get(ctx, client.ObjectKey{Name: "eip-b"}, &x); err != nil {
+			t.Fatal(err)
+		}
+		return x.Status.Items
+	}
+	label("null")
+	eventually(t, "eip-b unassigned", func() error {
+		if it := items(); len(it) != 0 {
+			return fmt.Errorf("status.items %+v", it)
+		}
+		if reroute() == nil {
+			return fmt.Errorf("the NB still reroutes web-0")
+		}
+		return nil
+	})
+	label(`""`)
+	eventually(t, "eip-b assigned again", func() error {
+		if it := items(); len(it) != 1 || it[0].Node != "node1" {
+			return fmt.Errorf("status.items %+v", it)
+		}
+		return reroute()
+	})
+
 	// Deleting eip-b removes its reroute; the others keep their marks.
 	if err := e.c.Delete(ctx, &egressipkube.EgressIP{ObjectMeta: metav1.ObjectMeta{Name: "eip-b"}}); err != nil {
 		t.Fatal(err)
