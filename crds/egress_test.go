@@ -38,6 +38,8 @@ spec:
     dstCIDR: 1.2.3.0/24
     podSelector:
       matchLabels: {app: web}
+  - dscp: 20
+    dstCIDR: fd00:10::/64
   - dscp: 10
 `
 )
@@ -89,8 +91,16 @@ func admitEgress(t *testing.T, c client.Client) {
 		{"eip-not-an-ip-message", eip("not-an-ip-2", `["fc00::1", "x"]`), "not an IP address"},
 		{"eip-multicast", eip("multicast", `["224.0.0.1"]`), "not a unicast address"},
 		{"eip-duplicate", eip("duplicate", `["172.18.0.100", "172.18.0.100"]`), "Duplicate value"},
+		{"eip-ipv4-mapped", eip("mapped", `["::ffff:172.18.0.1"]`), "not an IP address"},
+		{"eip-zone", eip("zone", `["fe80::1%eth0"]`), "not an IP address"},
+		{"eip-loopback", eip("loopback", `["127.0.0.1"]`), "not a unicast address"},
+		{"eip-link-local", eip("link-local", `["169.254.0.1"]`), "not a unicast address"},
+		{"eip-unspecified", eip("unspecified", `["::"]`), "not a unicast address"},
 		{"qos-host-bits", qos("default", "  - dscp: 10\n    dstCIDR: 1.2.3.4/24\n"), "not a CIDR without host bits"},
 		{"qos-dscp", qos("default", "  - dscp: 64\n"), "must be in 0..63"},
+		{"qos-dscp-negative", qos("default", "  - dscp: -1\n"), "must be in 0..63"},
+		{"qos-ipv6-host-bits", qos("default", "  - dscp: 10\n    dstCIDR: fd00::1/64\n"), "not a CIDR without host bits"},
+		{"qos-not-a-cidr", qos("default", "  - dscp: 10\n    dstCIDR: 1.2.3.0\n"), "not a CIDR without host bits"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := sdk(tc.doc); err == nil || !strings.Contains(err.Error(), tc.message) {
