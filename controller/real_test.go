@@ -77,7 +77,8 @@ func TestRealRestart(t *testing.T) {
 	if !strings.Contains(before, "blue_net_ovn_cluster_router") {
 		t.Fatalf("no cluster router of blue_net in the NB:\n%s", before)
 	}
-	// What ovn-nbctl reads: web-0's reroute with the EgressIP's mark.
+	// What ovn-nbctl reads: web-0's reroute with the EgressIP's mark, and
+	// the EgressQoS's DSCP row.
 	pols, err := ovn.NBCtl(ctx, "--format=csv", "--data=bare", "--no-headings", "--columns=match,action,options",
 		"find", "Logical_Router_Policy", "priority=100")
 	if err != nil {
@@ -85,6 +86,13 @@ func TestRealRestart(t *testing.T) {
 	}
 	if !strings.Contains(pols, "reroute,pkt_mark="+mark) {
 		t.Errorf("no reroute policy with pkt_mark=%s in the NB:\n%s", mark, pols)
+	}
+	qos, err := ovn.NBCtl(ctx, "--format=csv", "--data=bare", "--no-headings", "--columns=action", "list", "QoS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(qos, "dscp=46") {
+		t.Errorf("no QoS row of blue's EgressQoS (dscp=46) in the NB:\n%s", qos)
 	}
 	nads, nodes := nadAnnotations(t, e), nodeAnnotations(t, e)
 	first.stop()
