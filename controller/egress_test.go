@@ -20,6 +20,7 @@ import (
 	"github.com/udnkit/udnkit/topology"
 	"github.com/udnkit/udnkit/topology/egressip"
 	egressipkube "github.com/udnkit/udnkit/topology/egressip/kube"
+	"github.com/udnkit/udnkit/topology/egressqos"
 	egressqoskube "github.com/udnkit/udnkit/topology/egressqos/kube"
 )
 
@@ -283,7 +284,38 @@ func checkEgress(t *testing.T, e *env, ctl *running, nb *ovnnb.Client) *running 
 	if m := egressMarks(t, e); m["eip-a"] != after["eip-a"] || m["eip-0"] != after["eip-0"] {
 		t.Errorf("marks %v after deleting eip-b, were %v", m, after)
 	}
-	return next
+
+	// Every egress object deleted while no controller runs: the next
+	// one's whole-zone Sync removes their rows.
+	egressRows := func() (int, error) {
+		st, err := nb.Observe(ctx, "blue_net")
+		if err != nil {
+			return 0, err
+		}
+		n := 0
+		for o := range st.Objects() {
+			if c := o.OwnedBy().Controller; c == egressip.Controller || c == egressqos.Controller {
+				n++
+			}
+		}
+		return n, nil
+	}
+	if n, err := egressRows(); err != nil || n == 0 {
+		t.Fatalf("%d egress rows of blue_net in the NB before (%v): the check below proves nothing", n, err)
+	}
+	next.stop()
+	for _, o := range []client.Object{&egressipkube.EgressIP{ObjectMeta: metav1.ObjectMeta{Name: "eip-a"}},
+		&egressipkube.EgressIP{ObjectMeta: metav1.ObjectMeta{Name: "eip-0"}}, &dscp, &bad} {
+		if err := e.c.Delete(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := run(t, e, Config{Zone: "node1", NB: nb})
+	nbPlan(t, last, nb, "node1")
+	if n, err := egressRows(); err != nil || n != 0 {
+		t.Errorf("%d egress rows of blue_net left in the NB (%v), want none", n, err)
+	}
+	return last
 }
 
 // roundTripper is an http.RoundTripper of a function.
