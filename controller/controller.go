@@ -27,6 +27,8 @@ import (
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf"
+	egressipkube "github.com/udnkit/udnkit/topology/egressip/kube"
+	egressqoskube "github.com/udnkit/udnkit/topology/egressqos/kube"
 )
 
 // Config is a controller's settings.
@@ -140,7 +142,8 @@ func New(restCfg *rest.Config, cfg Config) (*Controller, error) {
 	b := ctrl.NewControllerManagedBy(mgr).Named("udnkit")
 	for _, o := range []client.Object{&corev1.Node{}, &corev1.Namespace{}, &netconf.UserDefinedNetwork{},
 		&netconf.ClusterUserDefinedNetwork{}, &nadv1.NetworkAttachmentDefinition{}, &connect.ClusterNetworkConnect{},
-		&corev1.Pod{}, &corev1.Service{}, &discoveryv1.EndpointSlice{}, &networkingv1.NetworkPolicy{}} {
+		&corev1.Pod{}, &corev1.Service{}, &discoveryv1.EndpointSlice{}, &networkingv1.NetworkPolicy{},
+		&egressipkube.EgressIP{}, &egressqoskube.EgressQoS{}} {
 		b = b.Watches(o, all)
 	}
 	if err := b.Complete(r); err != nil {

@@ -91,7 +91,9 @@ func converged(t *testing.T, e *env) {
 
 // TestEndToEnd: UDNs, a CUDN and a CNC created through the API server get
 // their NADs (owner reference, finalizer, allocation annotations),
-// statuses and NB rows; the NB holds exactly the Cluster's plan.
+// statuses and NB rows; the NB holds exactly the Cluster's plan. Then
+// workloads, a steady state, refusals, a deletion and egress (an EgressIP,
+// an EgressQoS and a restart) on the same API server.
 func TestEndToEnd(t *testing.T) {
 	e := startEnv(t)
 	nb, count := countedNB(t, false)
@@ -167,4 +169,6 @@ func TestEndToEnd(t *testing.T) {
 	if after["blue/net"] != before["blue/net"] || after["red/shared"] != before["red/shared"] {
 		t.Errorf("deleting green/net renumbered the others: before %v, after %v", before, after)
 	}
+
+	t.Run("egress", func(t *testing.T) { checkEgress(t, e, ctl, nb) })
 }

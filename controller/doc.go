@@ -4,12 +4,12 @@
 //
 // It watches Nodes, Namespaces, UserDefinedNetworks,
 // ClusterUserDefinedNetworks, NetworkAttachmentDefinitions,
-// ClusterNetworkConnects, Pods, Services, EndpointSlices and
-// NetworkPolicies. Every event maps to one request, and a pass is
+// ClusterNetworkConnects, Pods, Services, EndpointSlices,
+// NetworkPolicies, EgressIPs and EgressQoSes. Every event maps to one request, and a pass is
 // level-triggered: it reads everything from the informer cache, hands the
 // Cluster what changed since the last pass (Set*/Remove*, in the order
-// nodes, namespaces, networks, connects, pods, Services, policies; removals
-// last), plans each event's changes right after the call that returned it
+// nodes, namespaces, networks, connects, pods, Services, policies, egress;
+// removals last), plans each event's changes right after the call that returned it
 // (Cluster.PlanEvent), and writes only what differs:
 //
 //   - NADs and the protection finalizers, as netconf.ReconcileUDN and
@@ -17,8 +17,10 @@
 //     created with its allocation annotations;
 //   - every allocation annotation Cluster.Annotations returns (node ID and
 //     host subnets on Nodes, network ID, name and tunnel keys on NADs,
-//     tunnel key and subnets on ClusterNetworkConnects), with JSON merge
-//     patches of the annotations that differ;
+//     tunnel key and subnets on ClusterNetworkConnects, the
+//     k8s.ovn.org/egressip-mark on EgressIPs), with JSON merge patches of
+//     the annotations that differ, before the NB (no NB row carries a mark
+//     no annotation records);
 //   - the zone's Northbound database: Plan and ovnnb Sync on the first pass
 //     (and after any failed plan or write, or a pass of more than 32
 //     events, where one Sync costs less than their plans and Applies),
@@ -43,17 +45,29 @@
 //     network) for the load balancers; the mirrors are not written to the
 //     API server;
 //   - NetworkPolicies (policy/kube.PolicyFrom), refused ones logged;
+//   - egress: a node's k8s.ovn.org/egress-assignable label
+//     (SetEgressAssignable), EgressIPs (egressip/kube.EgressIPFrom,
+//     SetEgressIP; fed again when their spec changes; refused ones
+//     logged) and each namespace's EgressQoS named "default"
+//     (egressqos/kube.EgressQoSFrom, SetEgressQoS; others are ignored,
+//     as the reference does);
 //   - statuses through the status subresource, read again and retried on
 //     conflicts: the UDN/CUDN conditions netconf decides (NetworkCreated
 //     once the NB holds the network), with the Cluster's own refusal (an
 //     overlap with the default network, say) as an InvalidSpec condition;
 //     a ClusterNetworkConnect's Accepted and Ready-In-Zone-<zone>
-//     conditions and its summary.
+//     conditions and its summary; an EgressIP's status.items
+//     (Cluster.EgressIPStatus); an EgressQoS's Ready-In-Zone-<zone>
+//     condition (False with the refusal naming the field, True once the
+//     zone's NB holds its rows; egressqos/kube.Condition) and summary.
 //
 // On its first pass it restores the Cluster from the stored annotations
-// (Cluster.Restore, then EndRestore once every existing object was added),
-// so a restarted controller renumbers nothing and its first Sync finds the
-// NB as the previous one left it.
+// (Cluster.Restore, the EgressIPs' marks included, then EndRestore once
+// every existing object was added), so a restarted controller renumbers
+// nothing (an EgressIP created while none ran takes no mark another holds)
+// and its first Sync finds the NB as the previous one left it. The egress
+// controllers' rows are the Cluster's too: a whole-zone Sync removes those
+// of networks it no longer plans egress rows for.
 //
 // With Config.LeaderElection the replicas elect a leader with a Lease;
 // only the leader reconciles, so only it writes. The facade is not shared
@@ -68,7 +82,7 @@
 // A rest.Config without QPS gets no client-side rate limit (client-go's
 // default of 5 requests a second), as controller-runtime's loader does.
 //
-// Not yet: egress IP and QoS (their rows are left alone), PodNetwork and
-// PodNetworkAttachment objects (their CRDs are in package crds), writing
-// the mirrored EndpointSlices.
+// Not yet: PodNetwork and PodNetworkAttachment objects (their CRDs are in
+// package crds), writing the mirrored EndpointSlices, a status for a
+// refused EgressIP (the reference's CRD has no condition: it is logged).
 package controller

@@ -28,6 +28,10 @@ import (
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
+	"github.com/udnkit/udnkit/topology/egressip"
+	egressipkube "github.com/udnkit/udnkit/topology/egressip/kube"
+	"github.com/udnkit/udnkit/topology/egressqos"
+	egressqoskube "github.com/udnkit/udnkit/topology/egressqos/kube"
 	"github.com/udnkit/udnkit/topology/pods"
 	"github.com/udnkit/udnkit/topology/policy"
 	"github.com/udnkit/udnkit/topology/services"
@@ -68,6 +72,8 @@ type world struct {
 	services   []corev1.Service
 	slices     []discoveryv1.EndpointSlice
 	policies   []networkingv1.NetworkPolicy
+	eips       []egressipkube.EgressIP
+	qoses      []egressqoskube.EgressQoS
 }
 
 func (r *reconciler) list(ctx context.Context) (*world, error) {
@@ -83,8 +89,10 @@ func (r *reconciler) list(ctx context.Context) (*world, error) {
 		svcs  corev1.ServiceList
 		sls   discoveryv1.EndpointSliceList
 		nps   networkingv1.NetworkPolicyList
+		eips  egressipkube.EgressIPList
+		qoses egressqoskube.EgressQoSList
 	)
-	for _, l := range []client.ObjectList{&nodes, &nss, &udns, &cudns, &nads, &cncs, &pods, &svcs, &sls, &nps} {
+	for _, l := range []client.ObjectList{&nodes, &nss, &udns, &cudns, &nads, &cncs, &pods, &svcs, &sls, &nps, &eips, &qoses} {
 		if err := r.c.List(ctx, l); err != nil {
 			return nil, fmt.Errorf("list %T: %w", l, err)
 		}
@@ -108,6 +116,9 @@ func (r *reconciler) list(ctx context.Context) (*world, error) {
 	slices.SortFunc(w.services, func(a, b corev1.Service) int { return byKey(&a, &b) })
 	slices.SortFunc(w.slices, func(a, b discoveryv1.EndpointSlice) int { return byKey(&a, &b) })
 	slices.SortFunc(w.policies, func(a, b networkingv1.NetworkPolicy) int { return byKey(&a, &b) })
+	w.eips, w.qoses = eips.Items, qoses.Items
+	slices.SortFunc(w.eips, func(a, b egressipkube.EgressIP) int { return byKey(&a, &b) })
+	slices.SortFunc(w.qoses, func(a, b egressqoskube.EgressQoS) int { return byKey(&a, &b) })
 	return &w, nil
 }
 
@@ -149,10 +160,12 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	}
 	errs = append(errs, r.nbErr)
 	errs = append(errs, r.writeStatuses(ctx, w))
+	errs = append(errs, r.writeEgressStatuses(ctx, w))
 	return reconcile.Result{}, errors.Join(errs...)
 }
 
-// restore hands the Cluster the annotations of Nodes, NADs and CNCs.
+// restore hands the Cluster the annotations of Nodes, NADs, CNCs and
+// EgressIPs.
 func (r *reconciler) restore(w *world) error {
 	var st udnkit.Stored
 	for _, n := range w.nodes {
@@ -164,6 +177,9 @@ func (r *reconciler) restore(w *world) error {
 	for _, c := range w.cncs {
 		st.Connects = append(st.Connects, udnkit.Object{Name: c.Name, Annotations: c.Annotations})
 	}
+	for _, e := range w.eips {
+		st.EgressIPs = append(st.EgressIPs, udnkit.Object{Name: e.Name, Annotations: e.Annotations})
+	}
 	if err := r.cluster.Restore(st); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
@@ -171,8 +187,8 @@ func (r *reconciler) restore(w *world) error {
 }
 
 // feed hands the Cluster what changed since the last pass, nodes first,
-// then namespaces, networks, connects, pods, Services and policies;
-// removals of what is gone last. Each event is planned as it comes
+// then namespaces, networks, connects, pods, Services, policies and the
+// egress kinds; removals of what is gone last. Each event is planned as it comes
 // (event).
 func (r *reconciler) feed(w *world) {
 	seen := map[string]bool{}
@@ -237,6 +253,7 @@ func (r *reconciler) feed(w *world) {
 		})
 	}
 	r.feedWorkloads(w, seen)
+	r.feedEgress(w, seen)
 	for _, key := range slices.Sorted(maps.Keys(r.fed)) {
 		if seen[key] {
 			continue
@@ -265,7 +282,9 @@ func (r *reconciler) feed(w *world) {
 		default:
 			var ok bool
 			if ev, ok = r.removeWorkload(kind, name); !ok {
-				continue
+				if ev, ok = r.removeEgress(kind, name); !ok {
+					continue
+				}
 			}
 		}
 		r.event(ev)
@@ -404,7 +423,7 @@ func (r *reconciler) apply(ctx context.Context, owner client.Object, actions []n
 }
 
 // writeAnnotations merge-patches every allocation annotation the Cluster
-// returns onto its Node, NAD or CNC where it differs. Objects not in the
+// returns onto its Node, NAD, CNC or EgressIP (its mark) where it differs. Objects not in the
 // cache yet are patched on a later pass.
 func (r *reconciler) writeAnnotations(ctx context.Context, w *world) error {
 	st := r.cluster.Annotations()
@@ -417,6 +436,9 @@ func (r *reconciler) writeAnnotations(ctx context.Context, w *world) error {
 	}
 	for _, c := range w.cncs {
 		have["CNC "+c.Name] = c.Annotations
+	}
+	for _, e := range w.eips {
+		have["EgressIP "+e.Name] = e.Annotations
 	}
 	var errs []error
 	patch := func(key string, obj client.Object, want map[string]string) {
@@ -446,6 +468,9 @@ func (r *reconciler) writeAnnotations(ctx context.Context, w *world) error {
 	}
 	for _, o := range st.Connects {
 		patch("CNC "+o.Name, &connect.ClusterNetworkConnect{ObjectMeta: metav1.ObjectMeta{Name: o.Name}}, o.Annotations)
+	}
+	for _, o := range st.EgressIPs {
+		patch("EgressIP "+o.Name, &egressipkube.EgressIP{ObjectMeta: metav1.ObjectMeta{Name: o.Name}}, o.Annotations)
 	}
 	return errors.Join(errs...)
 }
@@ -553,10 +578,9 @@ func (r *reconciler) syncNB(ctx context.Context) error {
 
 // clusterControllers are the controllers besides the topology whose rows
 // the Cluster plans: a scope of theirs the zone's plan does not speak for
-// is stale. (Egress IP and QoS are not behind the Cluster yet: their rows
-// are left alone.)
+// is stale.
 var clusterControllers = []topology.Controller{connect.ControllerConnect, connect.ControllerPrimaryLinks,
-	services.ControllerServices, pods.ControllerPods, policy.Controller}
+	services.ControllerServices, pods.ControllerPods, policy.Controller, egressip.Controller, egressqos.Controller}
 
 // writeStatuses writes the UDN, CUDN and CNC statuses that differ, through
 // the status subresource, retrying on conflicts.

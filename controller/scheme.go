@@ -9,6 +9,8 @@ import (
 
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf"
+	egressipkube "github.com/udnkit/udnkit/topology/egressip/kube"
+	egressqoskube "github.com/udnkit/udnkit/topology/egressqos/kube"
 )
 
 // GroupVersion is the API group and version of udnkit's own kinds.
@@ -16,7 +18,8 @@ var GroupVersion = schema.GroupVersion{Group: connect.Group, Version: connect.Ve
 
 // AddToScheme registers the kinds the controller reads and writes: the
 // built-in ones, NetworkAttachmentDefinitions, and UserDefinedNetworks,
-// ClusterUserDefinedNetworks and ClusterNetworkConnects (with their lists).
+// ClusterUserDefinedNetworks, ClusterNetworkConnects, EgressIPs and
+// EgressQoSes (with their lists).
 func AddToScheme(s *runtime.Scheme) error {
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		return err
@@ -27,7 +30,9 @@ func AddToScheme(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion,
 		&netconf.UserDefinedNetwork{}, &netconf.UserDefinedNetworkList{},
 		&netconf.ClusterUserDefinedNetwork{}, &netconf.ClusterUserDefinedNetworkList{},
-		&connect.ClusterNetworkConnect{}, &connect.ClusterNetworkConnectList{})
+		&connect.ClusterNetworkConnect{}, &connect.ClusterNetworkConnectList{},
+		&egressipkube.EgressIP{}, &egressipkube.EgressIPList{},
+		&egressqoskube.EgressQoS{}, &egressqoskube.EgressQoSList{})
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/connect"
 	"github.com/udnkit/udnkit/netconf"
+	egressipkube "github.com/udnkit/udnkit/topology/egressip/kube"
+	egressqoskube "github.com/udnkit/udnkit/topology/egressqos/kube"
 )
 
 // versions returns the resourceVersion of every object the controller
@@ -23,7 +25,8 @@ func versions(t *testing.T, e *env) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, l := range []client.ObjectList{&corev1.NodeList{}, &corev1.PodList{}, &nadv1.NetworkAttachmentDefinitionList{},
-		&netconf.UserDefinedNetworkList{}, &netconf.ClusterUserDefinedNetworkList{}, &connect.ClusterNetworkConnectList{}} {
+		&netconf.UserDefinedNetworkList{}, &netconf.ClusterUserDefinedNetworkList{}, &connect.ClusterNetworkConnectList{},
+		&egressipkube.EgressIPList{}, &egressqoskube.EgressQoSList{}} {
 		if err := e.c.List(context.Background(), l); err != nil {
 			t.Fatal(err)
 		}

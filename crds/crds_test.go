@@ -35,7 +35,8 @@ func TestCRDsCurrent(t *testing.T) {
 	// group across the packages of a run, and package netconf has a
 	// PodNetwork of its own (the pod-networks annotation's entry).
 	for _, paths := range [][]string{
-		{"paths=github.com/udnkit/udnkit/netconf", "paths=github.com/udnkit/udnkit/connect"},
+		{"paths=github.com/udnkit/udnkit/netconf", "paths=github.com/udnkit/udnkit/connect",
+			"paths=github.com/udnkit/udnkit/topology/egressip/kube", "paths=github.com/udnkit/udnkit/topology/egressqos/kube"},
 		{"paths=github.com/udnkit/udnkit/netconf/podnetwork"},
 	} {
 		cmd := exec.Command("go", append(append([]string{"run", crds.ControllerGen, "crd:crdVersions=v1"}, paths...), "output:crd:dir="+dir)...)
@@ -52,8 +53,8 @@ func TestCRDsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(gen) != len(have) || len(gen) != 5 {
-		t.Errorf("controller-gen wrote %d files, crds holds %d, want 5", len(gen), len(have))
+	if len(gen) != len(have) || len(gen) != 7 {
+		t.Errorf("controller-gen wrote %d files, crds holds %d, want 7", len(gen), len(have))
 	}
 	for _, p := range gen {
 		b, err := os.ReadFile(p)
@@ -66,7 +67,7 @@ func TestCRDsCurrent(t *testing.T) {
 	}
 }
 
-// TestAll: the five kinds, with status subresources.
+// TestAll: the seven kinds, with status subresources.
 func TestAll(t *testing.T) {
 	all, err := crds.All()
 	if err != nil {
@@ -80,6 +81,7 @@ func TestAll(t *testing.T) {
 		}
 	}
 	want := "clusternetworkconnects.k8s.ovn.org/Cluster clusteruserdefinednetworks.k8s.ovn.org/Cluster " +
+		"egressips.k8s.ovn.org/Cluster egressqoses.k8s.ovn.org/Namespaced " +
 		"podnetworkattachments.k8s.ovn.org/Namespaced podnetworks.k8s.ovn.org/Cluster userdefinednetworks.k8s.ovn.org/Namespaced"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("CRDs %s, want %s", got, want)
@@ -191,6 +193,7 @@ func TestAdmission(t *testing.T) {
 	}
 
 	t.Run("podnetworks", func(t *testing.T) { admitPodNetworks(t, c) })
+	t.Run("egress", func(t *testing.T) { admitEgress(t, c) })
 }
 
 func validCNC(name string) *connect.ClusterNetworkConnect {

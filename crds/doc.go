@@ -2,7 +2,8 @@
 // generated from the Go types by controller-gen (sigs.k8s.io/controller-tools,
 // pinned below) from the kubebuilder markers in packages netconf
 // (UserDefinedNetwork, ClusterUserDefinedNetwork), connect
-// (ClusterNetworkConnect) and netconf/podnetwork (PodNetwork,
+// (ClusterNetworkConnect), topology/egressip/kube (EgressIP),
+// topology/egressqos/kube (EgressQoS) and netconf/podnetwork (PodNetwork,
 // PodNetworkAttachment, seed 003; in two runs, since package netconf has a
 // PodNetwork type of its own that controller-gen would merge):
 //
@@ -28,8 +29,16 @@
 // reads the reference's (connectivity, ServiceNetwork); a CUDN template in
 // the inline form that netconf decodes is pruned by the API server: write
 // template.spec. PodNetwork and PodNetworkAttachment, core objects in the
-// KEP, are served as k8s.ovn.org/v1.
+// KEP, are served as k8s.ovn.org/v1. The EgressIP CRD has a status
+// subresource (the reference's has none and writes status.items with the
+// object) so that the controller's status writes cannot change a spec; its
+// CEL rules repeat egressip/kube.EgressIPFrom's per-address checks (an IP
+// address, unicast, no duplicate string), and the EgressQoS CRD's those of
+// egressqos/kube.EgressQoSFrom (dscp in 0..63, a dstCIDR without host
+// bits; the reference has a minimum, maximum and format "cidr" instead).
+// An EgressQoS not named "default" is admitted: the SDK ignores it, as the
+// reference does.
 package crds
 
-//go:generate go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0 crd:crdVersions=v1 paths=github.com/udnkit/udnkit/netconf paths=github.com/udnkit/udnkit/connect output:crd:dir=.
+//go:generate go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0 crd:crdVersions=v1 paths=github.com/udnkit/udnkit/netconf paths=github.com/udnkit/udnkit/connect paths=github.com/udnkit/udnkit/topology/egressip/kube paths=github.com/udnkit/udnkit/topology/egressqos/kube output:crd:dir=.
 //go:generate go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0 crd:crdVersions=v1 paths=github.com/udnkit/udnkit/netconf/podnetwork output:crd:dir=.

@@ -1,9 +1,10 @@
 // Command udnkit-controller runs udnkit's reference controller: it watches
 // a Kubernetes API server's Nodes, Namespaces, UserDefinedNetworks,
 // ClusterUserDefinedNetworks, NetworkAttachmentDefinitions,
-// ClusterNetworkConnects, Pods, Services, EndpointSlices and
-// NetworkPolicies, writes back NADs, allocation and pod-networks
-// annotations and statuses, and programs one zone's OVN Northbound database.
+// ClusterNetworkConnects, Pods, Services, EndpointSlices, NetworkPolicies,
+// EgressIPs and EgressQoSes, writes back NADs, allocation, egress mark and
+// pod-networks annotations and statuses, and programs one zone's OVN
+// Northbound database.
 //
 //	udnkit-controller --kubeconfig ~/.kube/config --node node1 --install-crds
 //

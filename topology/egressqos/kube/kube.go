@@ -15,37 +15,73 @@ import (
 
 // Group, version and kind of the EgressQoS custom resource.
 const (
-	Group   = "k8s.ovn.org"
-	Version = "v1"
-	Kind    = "EgressQoS"
+	Group    = "k8s.ovn.org"
+	Version  = "v1"
+	Kind     = "EgressQoS"
+	ListKind = "EgressQoSList"
 )
 
 // EgressQoS is the k8s.ovn.org/v1 EgressQoS custom resource (namespaced;
-// only the one named "default" is acted on).
+// only the one named "default" is acted on). The kubebuilder markers give
+// its CRD (package crds); the CEL rules repeat EgressQoSFrom's checks with
+// its messages.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=egressqoses,singular=egressqos
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=".status.status"
 type EgressQoS struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              EgressQoSSpec   `json:"spec"`
-	Status            EgressQoSStatus `json:"status,omitempty"`
+	Spec              EgressQoSSpec `json:"spec"`
+	// +optional
+	Status EgressQoSStatus `json:"status,omitempty"`
 }
 
 // EgressQoSSpec is an EgressQoS's spec.
 type EgressQoSSpec struct {
+	// Egress are the rules, the first matching one marking the traffic.
+	// +kubebuilder:validation:MaxItems=1000
 	Egress []EgressQoSRule `json:"egress"`
 }
 
 // EgressQoSRule is one rule.
 type EgressQoSRule struct {
-	DSCP        int                   `json:"dscp"`
-	DstCIDR     *string               `json:"dstCIDR,omitempty"`
+	// DSCP is the value the matching traffic is marked with.
+	// +kubebuilder:validation:XValidation:rule="self >= 0 && self <= 63",message="must be in 0..63"
+	DSCP int `json:"dscp"`
+	// DstCIDR limits the rule to traffic to this CIDR; all traffic when
+	// unset.
+	// +optional
+	// +kubebuilder:validation:MaxLength=43
+	// +kubebuilder:validation:XValidation:rule="isCIDR(self) && cidr(self) == cidr(self).masked()",message="not a CIDR without host bits"
+	DstCIDR *string `json:"dstCIDR,omitempty"`
+	// PodSelector limits the rule to the namespace's pods it selects; all
+	// of them when unset.
+	// +optional
 	PodSelector *metav1.LabelSelector `json:"podSelector,omitempty"`
 }
 
 // EgressQoSStatus is an EgressQoS's status: the cluster manager's summary
 // and each zone's condition.
 type EgressQoSStatus struct {
-	Status     string             `json:"status,omitempty"`
+	// Status is MessageApplied or MessageFailed (Summary).
+	// +optional
+	Status string `json:"status,omitempty"`
+	// Conditions are the zones' Ready-In-Zone-<zone> conditions.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// EgressQoSList is a list of EgressQoSes.
+//
+// +kubebuilder:object:root=true
+type EgressQoSList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []EgressQoS `json:"items"`
 }
 
 // Condition reasons and messages, as the reference writes them.
