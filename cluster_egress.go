@@ -22,11 +22,19 @@ type egressState struct {
 	assignable map[string]bool // node → its k8s.ovn.org/egress-assignable label
 	qos        map[string]egressqos.EgressQoS
 	stored     map[string]int // marks Restore read, until EndRestore
+	// qosGen numbers each SetEgressQoS (namespace → its version): a zone's
+	// plan records the versions it planned (zonePlan.qosGen).
+	qosGen  map[string]uint64
+	lastGen uint64
 }
+
+// qosGens returns a copy of the EgressQoS versions the Cluster holds.
+func (e *egressState) qosGens() map[string]uint64 { return maps.Clone(e.qosGen) }
 
 func (e *egressState) init() {
 	if e.eips == nil {
 		e.eips, e.assignable, e.qos = map[string]*egressip.EgressIP{}, map[string]bool{}, map[string]egressqos.EgressQoS{}
+		e.qosGen = map[string]uint64{}
 	}
 }
 
@@ -161,6 +169,8 @@ func (s *Cluster) SetEgressQoS(q egressqos.EgressQoS) (Event, error) {
 	s.egress.init()
 	q.Rules = slices.Clone(q.Rules)
 	s.egress.qos[q.Namespace] = q
+	s.egress.lastGen++
+	s.egress.qosGen[q.Namespace] = s.egress.lastGen
 	return Event{Kind: EventEgressQoSSet, Namespace: q.Namespace}, nil
 }
 
@@ -172,18 +182,20 @@ func (s *Cluster) RemoveEgressQoS(namespace string) Event {
 		return Event{}
 	}
 	delete(s.egress.qos, namespace)
+	delete(s.egress.qosGen, namespace)
 	return Event{Kind: EventEgressQoSRemoved, Namespace: namespace}
 }
 
-// EgressQoSPlanned reports whether the namespace's EgressQoS is in the
-// zone's plan: the Cluster holds it and Plan (or PlanEvent since) planned
-// the zone, so its condition Ready-In-Zone-<zone> is SetupSucceeded.
+// EgressQoSPlanned reports whether the namespace's EgressQoS, as last
+// set, is in the zone's plan: Plan planned the zone since, or PlanEvent
+// planned its event (or another that plans the zone's egress rows), so its
+// condition Ready-In-Zone-<zone> is SetupSucceeded.
 func (s *Cluster) EgressQoSPlanned(namespace, zone string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, held := s.egress.qos[namespace]
-	_, planned := s.planned[zone]
-	return held && planned
+	gen, held := s.egress.qosGen[namespace]
+	zp, planned := s.planned[zone]
+	return held && planned && zp.qosGen[namespace] == gen
 }
 
 // egressNodes returns every node as the assignment sees it.

@@ -384,6 +384,20 @@ func TestClusterEgressQoS(t *testing.T) {
 	if !c.EgressQoSPlanned("tenant", "node1") || c.EgressQoSPlanned("other", "node1") {
 		t.Error("EgressQoSPlanned")
 	}
+	// A changed EgressQoS is planned once its event is, not before.
+	ev, err = c.SetEgressQoS(egressqos.EgressQoS{Namespace: "tenant", Rules: []egressqos.Rule{{DSCP: 10}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.EgressQoSPlanned("tenant", "node1") {
+		t.Error("EgressQoSPlanned before the change's event was planned")
+	}
+	if _, err := c.PlanEvent("node1", ev); err != nil {
+		t.Fatal(err)
+	}
+	if !c.EgressQoSPlanned("tenant", "node1") || c.EgressQoSPlanned("tenant", "node2") {
+		t.Error("EgressQoSPlanned after the change's event (node1), or in a zone never planned (node2)")
+	}
 	ch, err := c.PlanEvent("node1", c.RemoveEgressQoS("tenant"))
 	if err != nil {
 		t.Fatal(err)

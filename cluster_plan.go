@@ -119,6 +119,9 @@ var ErrNotPlanned = sdkerr.New(sdkerr.NotFound, "zone not planned yet")
 type zonePlan struct {
 	state  topology.State
 	policy *policy.Planner // the zone's policies, for their events
+	// qosGen are the versions of the EgressQoS objects the zone's egress
+	// rows were last planned with (EgressQoSPlanned).
+	qosGen map[string]uint64
 }
 
 // Plan plans every network, link between a namespace's primary networks
@@ -133,7 +136,7 @@ func (s *Cluster) Plan(zone string) (topology.State, error) {
 	if err != nil {
 		return topology.State{}, err
 	}
-	zp.state = st
+	zp.state, zp.qosGen = st, s.egress.qosGens()
 	s.planned[zone] = zp
 	return st, nil
 }
@@ -262,6 +265,7 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 				})
 				changes = orderChanges(append(changes, topology.Diff(zp.state, withEgress(zp.state, eip, qos))...))
 				next = withEgress(next, eip, qos)
+				zp.qosGen = s.egress.qosGens()
 			}
 			zp.state = next
 			return changes, nil
@@ -293,6 +297,9 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 		// Networks, namespaces (selectors), nodes and the egress objects
 		// decide the egress rows; Services and connects do not.
 		next, err = s.replaceEgress(next, zone, nodes)
+		if err == nil {
+			zp.qosGen = s.egress.qosGens()
+		}
 	}
 	if err != nil {
 		return nil, err
