@@ -27,6 +27,12 @@ type PolicyOptions struct {
 	// second (0: the reference's 20), the meter planned while a
 	// namespace's k8s.ovn.org/acl-logging asks for logging.
 	ACLLoggingRate int
+	// ExternalACLLoggingMeter leaves the acl-logging meter to another
+	// controller: where the reference's default network controller runs,
+	// it creates the meter at start-up (without external_ids, so the SDK
+	// would refuse to write a row of its name); the ACLs name it all the
+	// same.
+	ExternalACLLoggingMeter bool
 	// DefaultNetworkIsolation plans the default network's isolation of
 	// primary-UDN pods (policy.DefaultNetwork) on their default-network
 	// ports "<namespace>_<pod>", which the default network's controller
@@ -91,7 +97,7 @@ func (s *Cluster) RemoveNetworkPolicy(namespace, name string) Event {
 // policyInput is the policy planner's input for a zone.
 func (s *Cluster) policyInput(nodes []topology.Node, zone string) policy.Input {
 	in := policy.Input{Nodes: nodes, Zone: zone, MasqueradeSubnets: s.cfg.Cluster.MasqueradeSubnets,
-		AllowICMP: s.cfg.Policy.AllowICMP, Multicast: s.cfg.Policy.Multicast, ACLLoggingRate: s.cfg.Policy.ACLLoggingRate}
+		AllowICMP: s.cfg.Policy.AllowICMP, Multicast: s.cfg.Policy.Multicast, ACLLoggingRate: s.cfg.Policy.ACLLoggingRate, ExternalMeter: s.cfg.Policy.ExternalACLLoggingMeter}
 	if s.cfg.Policy.DefaultNetworkIsolation {
 		in.DefaultNetwork = &policy.DefaultNetwork{}
 		for _, nd := range nodes {

@@ -247,6 +247,10 @@ type Input struct {
 	// ACLLoggingRate is the acl-logging Meter's rate in packets per
 	// second (0: DefaultACLLoggingRate).
 	ACLLoggingRate int
+	// ExternalMeter: the acl-logging Meter is another controller's (the
+	// reference's default network controller creates it at start-up, with
+	// no external_ids): the ACLs name it, the planner does not plan it.
+	ExternalMeter bool
 	// DefaultNetwork, when set, plans the default network's isolation of
 	// the zone's primary-UDN pods (DefaultNetwork).
 	DefaultNetwork *DefaultNetwork

@@ -138,7 +138,9 @@
 //     The reference's controller is the first field of k8s.ovn.org/id, so
 //     the names hash as the reference's do.
 //   - The Meter is planned while a namespace logs (the reference creates
-//     it at start-up), owned for the network "default".
+//     it at start-up), owned for the network "default"; beside the
+//     reference's default network controller, whose meter carries no
+//     external_ids, Input.ExternalMeter leaves it to that controller.
 //   - The isolation's management addresses are those of every local node
 //     of the zone in one match (the reference's one node per zone).
 //   - Named ports are resolved per destination pod from its containers'

@@ -204,9 +204,10 @@ func (p *Planner) isolationRows() []topology.Object {
 	return append(rows, open...)
 }
 
-// meterRows plans the acl-logging Meter while some namespace logs.
+// meterRows plans the acl-logging Meter while some namespace logs, unless
+// it is another controller's.
 func (p *Planner) meterRows() []topology.Object {
-	if len(p.logging) == 0 {
+	if len(p.logging) == 0 || p.externalMeter {
 		return nil
 	}
 	own := topology.Owner{Controller: Controller, Network: DefaultNetworkName}

@@ -221,6 +221,17 @@ func TestACLLoggingMeter(t *testing.T) {
 	if got := plan(t, in).ObjectsOf(topology.KindMeterBand); len(got) != 1 || got[0].(topology.MeterBand).Rate != 100 {
 		t.Errorf("rate 100: %v", got)
 	}
+	// Another controller's meter (the reference's): the same ACLs (they
+	// name it), no Meter row.
+	in.ExternalMeter = true
+	ext := plan(t, in)
+	if n := len(ext.ObjectsOf(topology.KindMeter)) + len(ext.ObjectsOf(topology.KindMeterBand)); n != 0 {
+		t.Errorf("an external meter planned: %d rows", n)
+	}
+	if a, b := ext.ObjectsOf(topology.KindACL), plan(t, func() policy.Input { in := in; in.ExternalMeter = false; return in }()).ObjectsOf(topology.KindACL); !reflect.DeepEqual(a, b) {
+		t.Error("an external meter changed the ACLs")
+	}
+	in.ExternalMeter = false
 	in.ACLLoggingRate = -1
 	if _, err := policy.Plan(in); !errors.Is(err, policy.ErrInvalid) {
 		t.Errorf("negative rate: %v", err)

@@ -85,16 +85,18 @@ type Planner struct {
 	zone      string
 	logging   map[string]ACLLogging // namespaces that log
 	meterRate int
-	isolation *DefaultNetwork
-	allowICMP bool
-	multicast bool
-	mcastNS   map[string]bool
-	local     map[string]bool
-	hairpin   []netip.Addr
-	nets      map[string]*network
-	netNames  []string
-	servedBy  map[string][]string // namespace -> networks
-	peerOf    map[string][]string // network -> networks that take its pods as peers
+	// externalMeter: the Meter is another controller's (Input.ExternalMeter).
+	externalMeter bool
+	isolation     *DefaultNetwork
+	allowICMP     bool
+	multicast     bool
+	mcastNS       map[string]bool
+	local         map[string]bool
+	hairpin       []netip.Addr
+	nets          map[string]*network
+	netNames      []string
+	servedBy      map[string][]string // namespace -> networks
+	peerOf        map[string][]string // network -> networks that take its pods as peers
 
 	nsLabels map[string]Labels
 	pods     map[string]map[string]*Pod // namespace -> name
@@ -120,7 +122,7 @@ func New(in Input) (*Planner, error) {
 	if err := validateInput(&in); err != nil {
 		return nil, err
 	}
-	p := &Planner{zone: in.Zone, logging: map[string]ACLLogging{}, meterRate: cmp.Or(in.ACLLoggingRate, DefaultACLLoggingRate), allowICMP: in.AllowICMP, multicast: in.Multicast, mcastNS: map[string]bool{}, local: map[string]bool{}, nets: map[string]*network{},
+	p := &Planner{zone: in.Zone, logging: map[string]ACLLogging{}, meterRate: cmp.Or(in.ACLLoggingRate, DefaultACLLoggingRate), externalMeter: in.ExternalMeter, allowICMP: in.AllowICMP, multicast: in.Multicast, mcastNS: map[string]bool{}, local: map[string]bool{}, nets: map[string]*network{},
 		servedBy: map[string][]string{}, peerOf: map[string][]string{}, nsLabels: map[string]Labels{},
 		pods: map[string]map[string]*Pod{}, policies: map[string]map[string]*Policy{}, units: map[unitKey][]topology.Object{}}
 	for i := range in.Nodes {
