@@ -3,6 +3,7 @@ package ovntest
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"net/netip"
 	"os/exec"
 	"regexp"
@@ -81,11 +82,13 @@ func (h *Host) AddPod(ctx context.Context, spec PodSpec) (*Pod, error) {
 	if mtu == 0 {
 		mtu = 1400
 	}
+	// The host end's name: the host's suffix and a hash of the pod's name
+	// (15 bytes at most; a cut name would collide for two pods sharing a
+	// prefix).
+	name := fnv.New32a()
+	name.Write([]byte(spec.Name))
 	p := &Pod{Name: spec.Name, NetNS: h.NetNS + "-" + spec.Name, Addr: pn.IPs[0].Addr(), host: h,
-		dev: "v" + h.NetNS[len(h.NetNS)-6:] + spec.Name}
-	if len(p.dev) > 15 {
-		p.dev = p.dev[:15]
-	}
+		dev: fmt.Sprintf("v%s%08x", h.NetNS[len(h.NetNS)-6:], name.Sum32())}
 	if out, err := exec.CommandContext(ctx, "ip", "netns", "add", p.NetNS).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("pod %s: ip netns add %s: %v: %s", spec.Name, p.NetNS, err, out)
 	}
