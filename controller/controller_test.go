@@ -99,7 +99,8 @@ func TestEndToEnd(t *testing.T) {
 	nb, count := countedNB(t, false)
 	scenario(t, e)
 	g := &gate{}
-	ctl := run(t, e, Config{Zone: "node1", NB: nb, hook: g.hook})
+	counted, writes := countWrites(e)
+	ctl := run(t, counted, Config{Zone: "node1", NB: nb, hook: g.hook})
 	converged(t, e)
 
 	var nad nadv1.NetworkAttachmentDefinition
@@ -139,7 +140,7 @@ func TestEndToEnd(t *testing.T) {
 	})
 
 	t.Run("workloads", func(t *testing.T) { checkWorkloads(t, e, ctl, nb) })
-	t.Run("steady", func(t *testing.T) { checkSteady(t, e, ctl, nb, count) })
+	t.Run("steady", func(t *testing.T) { checkSteady(t, e, ctl, nb, count, writes) })
 	t.Run("one-pass", func(t *testing.T) { checkOnePass(t, e, ctl, g) })
 
 	t.Run("refused", func(t *testing.T) { checkRefused(t, e, ctl, nb) })

@@ -135,7 +135,7 @@ func (r *reconciler) writeEgressStatuses(ctx context.Context, w *world) error {
 		for _, a := range st.Items {
 			items = append(items, egressipkube.EgressIPStatusItem{Node: a.Node, EgressIP: a.IP.String()})
 		}
-		if slices.Equal(items, e.Status.Items) || len(items) == 0 && len(e.Status.Items) == 0 {
+		if slices.Equal(items, e.Status.Items) { // nil and empty alike
 			continue
 		}
 		errs = append(errs, r.updateStatus(ctx, &egressipkube.EgressIP{}, client.ObjectKeyFromObject(e), func(o client.Object) {

@@ -167,18 +167,8 @@ func checkEgress(t *testing.T, e *env, ctl *running, nb *ovnnb.Client) *running 
 	// before the others: nothing is renumbered.
 	ctl.stop()
 	create(t, e, egressIP("eip-0", "172.18.0.102", "nobody"))
-	counted := *e
-	var writes atomic.Int64 // the new controller's requests other than reads
-	counted.cfg = rest.CopyConfig(e.cfg)
-	counted.cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripper(func(req *http.Request) (*http.Response, error) {
-			if req.Method != http.MethodGet {
-				writes.Add(1)
-			}
-			return rt.RoundTrip(req)
-		})
-	})
-	next := run(t, &counted, Config{Zone: "node1", NB: nb})
+	counted, writes := countWrites(e) // the new controller's requests other than reads
+	next := run(t, counted, Config{Zone: "node1", NB: nb})
 	eventually(t, "EgressIP eip-0 marked", func() error {
 		if m := egressMarks(t, e)["eip-0"]; m == "" {
 			return fmt.Errorf("no mark")
@@ -316,6 +306,25 @@ func checkEgress(t *testing.T, e *env, ctl *running, nb *ovnnb.Client) *running 
 		t.Errorf("%d egress rows of blue_net left in the NB (%v), want none", n, err)
 	}
 	return last
+}
+
+// countWrites returns a copy of e whose rest config counts the requests
+// other than reads (GET) that a controller run on it sends: the API server
+// keeps an object's resourceVersion on a write that changes nothing, so
+// resourceVersions alone do not show such writes.
+func countWrites(e *env) (*env, *atomic.Int64) {
+	counted := *e
+	writes := new(atomic.Int64)
+	counted.cfg = rest.CopyConfig(e.cfg)
+	counted.cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			if req.Method != http.MethodGet {
+				writes.Add(1)
+			}
+			return rt.RoundTrip(req)
+		})
+	})
+	return &counted, writes
 }
 
 // roundTripper is an http.RoundTripper of a function.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	nadv1 "github.com/k8snetworkplumbingwg/network-attachment-definition-client/pkg/apis/k8s.cni.cncf.io/v1"
@@ -46,7 +47,7 @@ func versions(t *testing.T, e *env) map[string]string {
 // changed (annotations the controller does not read, edited on a
 // Namespace and on a Pod, ten times) send the NB no transaction at all,
 // not even a read, and write nothing to the API server.
-func checkSteady(t *testing.T, e *env, ctl *running, nb *ovnnb.Client, count *nbCounter) {
+func checkSteady(t *testing.T, e *env, ctl *running, nb *ovnnb.Client, count *nbCounter, writes *atomic.Int64) {
 	t.Helper()
 	ctx := context.Background()
 	nbPlan(t, ctl, nb, "node1")
@@ -56,6 +57,7 @@ func checkSteady(t *testing.T, e *env, ctl *running, nb *ovnnb.Client, count *nb
 		t.Fatalf("the relay counted %d writing and %d reading transactions before: it does not see the controller's", w0, r0)
 	}
 	passes := ctl.c.r.passes.Load()
+	apiWrites := writes.Load()
 	for i := range 10 {
 		for _, obj := range []client.Object{&corev1.Namespace{}, &corev1.Pod{}} {
 			key := client.ObjectKey{Name: "blue"}
@@ -97,6 +99,10 @@ func checkSteady(t *testing.T, e *env, ctl *running, nb *ovnnb.Client, count *nb
 		if before[k] != v {
 			t.Errorf("passes with nothing changed wrote %s: resourceVersion %s, was %s", k, v, before[k])
 		}
+	}
+	// A write that changes nothing keeps the resourceVersion: count them.
+	if n := writes.Load() - apiWrites; n != 0 {
+		t.Errorf("%d passes with nothing changed sent the API server %d writes, want none", ctl.c.r.passes.Load()-passes, n)
 	}
 }
 

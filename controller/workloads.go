@@ -90,10 +90,18 @@ func (r *reconciler) feedWorkloads(w *world, seen map[string]bool) {
 	for i := range w.pods {
 		pods[w.pods[i].Namespace+"/"+w.pods[i].Name] = &w.pods[i]
 	}
+	// Each Service's slices, found once instead of scanning every slice
+	// per Service on every pass.
+	slicesOf := map[string][]discoveryv1.EndpointSlice{}
+	for _, sl := range w.slices {
+		if svc, ok := sl.Labels[discoveryv1.LabelServiceName]; ok {
+			slicesOf[sl.Namespace+"/"+svc] = append(slicesOf[sl.Namespace+"/"+svc], sl)
+		}
+	}
 	for i := range w.services {
 		svc := &w.services[i]
 		key := keyService + " " + svc.Namespace + "/" + svc.Name
-		out, ok, err := svckube.ServiceFrom(svc, r.mirror(svc, w.slices, primaries[svc.Namespace], pods))
+		out, ok, err := svckube.ServiceFrom(svc, r.mirror(svc, slicesOf[svc.Namespace+"/"+svc.Name], primaries[svc.Namespace], pods))
 		if err != nil {
 			seen[key] = true
 			r.refuse(key, err)
@@ -212,6 +220,7 @@ func (r *reconciler) primaryNADs() map[string][]nadRef {
 // holding the pods' addresses on that network. Endpoints of pods without
 // an address there yet (not set, or on no such network) are left out; a
 // later pass adds them. The mirrors are not written to the API server.
+// all holds the slices labelled with svc's name (others are skipped).
 func (r *reconciler) mirror(svc *corev1.Service, all []discoveryv1.EndpointSlice, nads []nadRef, pods map[string]*corev1.Pod) []*discoveryv1.EndpointSlice {
 	if len(nads) == 0 {
 		return nil

@@ -91,6 +91,7 @@ func admitEgress(t *testing.T, c client.Client) {
 		{"eip-not-an-ip-message", eip("not-an-ip-2", `["fc00::1", "x"]`), "not an IP address"},
 		{"eip-multicast", eip("multicast", `["224.0.0.1"]`), "not a unicast address"},
 		{"eip-duplicate", eip("duplicate", `["172.18.0.100", "172.18.0.100"]`), "Duplicate value"},
+		{"eip-duplicate-spelled-apart", eip("duplicate-ipv6", `["fc00::100", "FC00:0::100"]`), "Duplicate value"},
 		{"eip-ipv4-mapped", eip("mapped", `["::ffff:172.18.0.1"]`), "not an IP address"},
 		{"eip-zone", eip("zone", `["fe80::1%eth0"]`), "not an IP address"},
 		{"eip-loopback", eip("loopback", `["127.0.0.1"]`), "not a unicast address"},

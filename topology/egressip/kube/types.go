@@ -38,7 +38,7 @@ type EgressIPSpec struct {
 	// +kubebuilder:validation:items:MaxLength=45
 	// +kubebuilder:validation:items:XValidation:rule="isIP(self)",message="not an IP address"
 	// +kubebuilder:validation:items:XValidation:rule="!isIP(self) || ip(self).isGlobalUnicast()",message="not a unicast address"
-	// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x == y))",message="Duplicate value"
+	// +kubebuilder:validation:XValidation:rule="self.all(x, !isIP(x) || self.exists_one(y, isIP(y) && ip(x) == ip(y)))",message="Duplicate value"
 	EgressIPs []string `json:"egressIPs"`
 	// NamespaceSelector selects the namespaces of the pods (required).
 	NamespaceSelector metav1.LabelSelector `json:"namespaceSelector"`
