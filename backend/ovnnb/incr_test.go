@@ -16,6 +16,7 @@ import (
 
 	"github.com/udnkit/udnkit/internal/nbdb"
 	"github.com/udnkit/udnkit/internal/nbrow"
+	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -504,5 +505,22 @@ func TestDeriveTouchesOnlyChangedRows(t *testing.T) {
 		if same := reflect.ValueOf(a).FieldByName("parts").Pointer() == reflect.ValueOf(b).FieldByName("parts").Pointer(); (n == own.Network) == same {
 			t.Errorf("network %s: State carried over %v, it changed %v", n, same, n == own.Network)
 		}
+	}
+}
+
+// TestLBGOwnerOrder: a group whose referrers agree on controller and
+// network but not on the rest of the owner reads back the same owner
+// whatever the order of its referrers (a map's in a full index, the
+// updates' in a derived one).
+func TestLBGOwnerOrder(t *testing.T) {
+	a := lbgRef{topology.Owner{Network: "n", Topology: netconf.TopologyLayer3, Role: netconf.RolePrimary}, true, "u1"}
+	b := lbgRef{topology.Owner{Network: "n", Topology: netconf.TopologyLayer3, Role: netconf.RoleSecondary}, true, "u2"}
+	o1, ok1 := lbgOwner([]lbgRef{a, b})
+	o2, ok2 := lbgOwner([]lbgRef{b, a})
+	if !ok1 || !ok2 || o1 != o2 || o1 != a.owner {
+		t.Fatalf("owner %v (%v) one way, %v (%v) the other; want %v", o1, ok1, o2, ok2, a.owner)
+	}
+	if _, ok := lbgOwner([]lbgRef{a, {topology.Owner{Network: "m"}, true, "u0"}}); ok {
+		t.Fatal("a group of two networks is owned")
 	}
 }
