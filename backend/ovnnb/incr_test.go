@@ -222,17 +222,22 @@ func mutateRows(rng *rand.Rand, rows map[string]map[string]model.Model, n int) s
 		}
 		set(t, u, cp)
 		return "rename " + t + " " + u
-	case 3: // disown, or move to another network
+	case 3: // disown, or move to another network, node or controller
 		t, u, m := anyRow()
 		ids := rowIDs(m)
 		if ids == nil {
 			return "nothing"
 		}
 		ids = maps.Clone(ids)
-		if rng.IntN(2) == 0 {
+		switch rng.IntN(4) {
+		case 0:
 			delete(ids, ExtNetwork)
-		} else {
+		case 1:
 			ids[ExtNetwork] = "other-" + strconv.Itoa(rng.IntN(2))
+		case 2:
+			ids[ExtNode] = "node-" + strconv.Itoa(rng.IntN(2))
+		default:
+			ids[ExtController] = "other-controller-" + strconv.Itoa(rng.IntN(2))
 		}
 		cp := model.Clone(m)
 		setIDs(cp, ids)
