@@ -564,11 +564,12 @@ func (s *snapshot) resolve(keys map[objKey]bool, dirtyNets map[part]bool, next m
 			delete(s.owned, key)
 		}
 		cs := ix.cands[key]
-		if len(cs) > 1 != ix.dups[key] {
+		if len(cs) > 1 || ix.dups[key] {
+			// A key with duplicates (the kept one may change), or that
+			// had them.
 			dupsChanged = true
 		}
 		if len(cs) > 1 {
-			dupsChanged = true // the kept one may change
 			ix.dups[key] = true
 		} else {
 			delete(ix.dups, key)
