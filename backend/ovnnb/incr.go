@@ -642,15 +642,14 @@ func (s *snapshot) moveLBGRefs(r rowRef, old, nw model.Model, fresh bool) {
 			}
 		}
 		if nw != nil {
-			o, ok := ownerOf(rowIDs(nw))
-			o.Node = ""
-			for _, g := range nbrow.UUIDs(nw, ref.column) {
-				refs := s.lbgRefs[g]
-				if !fresh {
-					refs = slices.Clip(refs)
+			groups := nbrow.UUIDs(nw, ref.column)
+			if !fresh {
+				// The previous snapshot's slices: appended to as copies.
+				for _, g := range groups {
+					s.lbgRefs[g] = slices.Clip(s.lbgRefs[g])
 				}
-				s.lbgRefs[g] = append(refs, lbgRef{o, ok, r.uuid})
 			}
+			addLBGRefs(s.lbgRefs, r.uuid, rowIDs(nw), groups)
 		}
 	}
 }
