@@ -564,11 +564,12 @@ func (s *snapshot) resolve(keys map[objKey]bool, dirtyNets map[part]bool, next m
 			delete(s.owned, key)
 		}
 		cs := ix.cands[key]
-		if len(cs) > 1 != ix.dups[key] {
+		if len(cs) > 1 || ix.dups[key] {
+			// A key with duplicates (the kept one may change), or that
+			// had them.
 			dupsChanged = true
 		}
 		if len(cs) > 1 {
-			dupsChanged = true // the kept one may change
 			ix.dups[key] = true
 		} else {
 			delete(ix.dups, key)
@@ -641,15 +642,14 @@ func (s *snapshot) moveLBGRefs(r rowRef, old, nw model.Model, fresh bool) {
 			}
 		}
 		if nw != nil {
-			o, ok := ownerOf(rowIDs(nw))
-			o.Node = ""
-			for _, g := range nbrow.UUIDs(nw, ref.column) {
-				refs := s.lbgRefs[g]
-				if !fresh {
-					refs = slices.Clip(refs)
+			groups := nbrow.UUIDs(nw, ref.column)
+			if !fresh {
+				// The previous snapshot's slices: appended to as copies.
+				for _, g := range groups {
+					s.lbgRefs[g] = slices.Clip(s.lbgRefs[g])
 				}
-				s.lbgRefs[g] = append(refs, lbgRef{o, ok, r.uuid})
 			}
+			addLBGRefs(s.lbgRefs, r.uuid, rowIDs(nw), groups)
 		}
 	}
 }

@@ -275,17 +275,23 @@ func addLBGRefs(refs map[string][]lbgRef, uuid string, ids map[string]string, gr
 // owned by the same controller and network (their owner without the node).
 // A group nothing references, or that a foreign row or two owners
 // reference, is not the SDK's: Sync never deletes it, whatever its name.
+// The rest of the owner (topology, role) is the referencing row's of the
+// smallest UUID: refs are in no particular order (a map's, or the order
+// the updates came in).
 func lbgOwner(refs []lbgRef) (topology.Owner, bool) {
 	if len(refs) == 0 {
 		return topology.Owner{}, false
 	}
-	o := refs[0].owner
+	first := refs[0]
 	for _, r := range refs {
-		if !r.owned || r.owner.Controller != o.Controller || r.owner.Network != o.Network {
+		if !r.owned || r.owner.Controller != first.owner.Controller || r.owner.Network != first.owner.Network {
 			return topology.Owner{}, false
 		}
+		if r.uuid < first.uuid {
+			first = r
+		}
 	}
-	return o, true
+	return first.owner, true
 }
 
 // Observe returns the objects the SDK owns in the database (rows whose
