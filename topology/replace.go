@@ -38,16 +38,7 @@ func (s State) without(drop func(partKey) bool) State {
 // (the parts of PlanNodes for that node, say). The scope is s's and the
 // parts'; s and parts are not modified.
 func (s State) ReplaceNode(node string, parts ...State) State {
-	out := State{parts: maps.Clone(s.parts), n: s.n, scope: slices.Clone(s.scope), partial: s.partial, nodes: s.nodes}
-	if out.parts == nil {
-		out.parts = map[partKey]*part{}
-	}
-	for k, p := range out.parts {
-		if k.node == node {
-			delete(out.parts, k)
-			out.n -= len(p.entries)
-		}
-	}
+	out := s.without(func(k partKey) bool { return k.node == node })
 	out.overlay(parts...) // out's map is its own
 	return out
 }
