@@ -1,8 +1,6 @@
 package pods
 
 import (
-	"github.com/udnkit/udnkit/internal/names"
-
 	"cmp"
 	"errors"
 	"net"
@@ -10,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf"

@@ -1,8 +1,6 @@
 package services
 
 import (
-	"github.com/udnkit/udnkit/internal/names"
-
 	"cmp"
 	"fmt"
 	"net/netip"
@@ -10,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
