@@ -9,6 +9,7 @@ import (
 
 	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/netdev"
 )
 
 // AnnotationNetworks is the pod annotation that requests secondary
@@ -45,7 +46,7 @@ type selectionJSON struct {
 // NUL).
 const (
 	MaxAnnotationSize = 256 << 10
-	MaxInterfaceName  = 15
+	MaxInterfaceName  = netdev.MaxName
 )
 
 // Secondaries reads a pod's k8s.v1.cni.cncf.io/networks annotation: the
@@ -101,11 +102,8 @@ func Secondaries(pod Pod, annotations map[string]string) ([]Selection, error) {
 			return nil, names.Errorf("%s: namespace %q: %w: %s", at, e.Namespace, ErrInvalid, strings.Join(msgs, "; "))
 		}
 		if e.Interface != "" {
-			if msg := names.NetdevError(e.Interface, "a pod interface"); msg != "" || len(e.Interface) > MaxInterfaceName {
-				if msg == "" {
-					msg = fmt.Sprintf("longer than %d bytes", MaxInterfaceName)
-				}
-				return nil, names.Errorf("%s: interface %q: %w: %s", at, e.Interface, ErrInvalid, msg)
+			if err := netdev.Check(e.Interface); err != nil {
+				return nil, names.Errorf("%s: interface: %w: %v", at, ErrInvalid, err)
 			}
 		}
 		if msgs := kubename.IsDNS1123Subdomain(e.IPAMClaim); e.IPAMClaim != "" && len(msgs) > 0 {
