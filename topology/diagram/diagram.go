@@ -103,7 +103,7 @@ func Of(s topology.State) Graph {
 	for _, o := range s.ObjectsOf(topology.KindRouter) {
 		r := o.(topology.Router)
 		lines := []string{"router " + r.Name}
-		if ch, ok := r.Options.Get("chassis"); ok {
+		if ch, ok := r.Options.Get(topology.OptChassis); ok {
 			lines = append(lines, "on "+ch)
 		}
 		if key, ok := r.Options.Get(topology.OptRequestedTnlKey); ok {
@@ -134,7 +134,7 @@ func Of(s topology.State) Graph {
 			b.vertex(p.Owner, Vertex{ID: "remote:" + p.Name, Shape: ShapeRemote, Lines: lines})
 			b.edge(from, "remote:"+p.Name, tunnelKey(p.Options))
 		case topology.PortLocalnet:
-			net, _ := p.Options.Get("network_name")
+			net, _ := p.Options.Get(topology.OptNetworkName)
 			b.shared["external:"+net] = Vertex{ID: "external:" + net, Shape: ShapeExternal, Lines: []string{"physical network " + net}}
 			b.edge(from, "external:"+net, p.Name)
 		default:
