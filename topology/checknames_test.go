@@ -40,7 +40,11 @@ func TestPlanRefusesControlCharacters(t *testing.T) {
 	in := layer3Input()
 	in.Network = in.Network.Clone()
 	in.Network.Name = strings.Repeat("a", 10<<20) + "\x00"
-	if _, err := Plan(in); err == nil || len(err.Error()) > 1024 {
+	_, err := Plan(in)
+	if err == nil {
+		t.Fatal("Plan of a 10 MB name with a NUL: no error")
+	}
+	if len(err.Error()) > 1024 {
 		t.Fatalf("Plan of a 10 MB name: %d-byte error", len(err.Error()))
 	}
 }
