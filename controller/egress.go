@@ -131,15 +131,12 @@ func (r *reconciler) writeEgressStatuses(ctx context.Context, w *world) error {
 		if !ok {
 			continue
 		}
-		items := make([]egressipkube.EgressIPStatusItem, 0, len(st.Items))
-		for _, a := range st.Items {
-			items = append(items, egressipkube.EgressIPStatusItem{Node: a.Node, EgressIP: a.IP.String()})
-		}
-		if slices.Equal(items, e.Status.Items) { // nil and empty alike
+		status := egressipkube.StatusFrom(egressip.Status{EgressIP: e.Name, Items: st.Items})
+		if slices.Equal(status.Items, e.Status.Items) { // nil and empty alike
 			continue
 		}
 		errs = append(errs, r.updateStatus(ctx, &egressipkube.EgressIP{}, client.ObjectKeyFromObject(e), func(o client.Object) {
-			o.(*egressipkube.EgressIP).Status = egressipkube.EgressIPStatus{Items: items}
+			o.(*egressipkube.EgressIP).Status = status
 		}))
 	}
 	for i := range w.qoses {

@@ -460,19 +460,6 @@ func checkRemoteNode(n *udn.Network, nd *Node) error {
 	return nil
 }
 
-// families returns the address families of the network's subnets, IPv4
-// first.
-func families(n *udn.Network) []bool {
-	var out []bool
-	subnets := n.SubnetPrefixes()
-	for _, is4 := range []bool{true, false} {
-		if _, ok := pickPrefix(subnets, is4); ok {
-			out = append(out, is4)
-		}
-	}
-	return out
-}
-
 // withDefaultPrefixes returns ps, or def() when ps is empty.
 func withDefaultPrefixes(ps []netip.Prefix, def func() []netip.Prefix) []netip.Prefix {
 	if len(ps) == 0 {

@@ -213,7 +213,7 @@ func newPlanner(in Input, m mode, only map[string]bool) (*planner, error) {
 	}
 	p.mtu = strconv.Itoa(mtu)
 
-	fams := families(n)
+	fams := n.Families()
 	p.famList, p.fams = fams, make([]family, 0, len(fams))
 	join := withDefaultPrefixes(n.JoinSubnets, ipam.DefaultJoinSubnets)
 	transit := n.TransitSubnets

@@ -162,9 +162,5 @@ func egressStatus(c *udnkit.Cluster, name string) ([]egressipkube.EgressIPStatus
 	if !ok {
 		return nil, false
 	}
-	items := make([]egressipkube.EgressIPStatusItem, 0, len(st.Items))
-	for _, a := range st.Items {
-		items = append(items, egressipkube.EgressIPStatusItem{Node: a.Node, EgressIP: a.IP.String()})
-	}
-	return items, true
+	return egressipkube.StatusFrom(egressip.Status{EgressIP: name, Items: st.Items}).Items, true
 }

@@ -163,6 +163,27 @@ func (n *Network) SubnetPrefixes() []netip.Prefix {
 	return out
 }
 
+// Families returns the address families of n's subnets, IPv4 (true)
+// first: [true], [false], [true false] or none.
+func (n *Network) Families() []bool {
+	var v4, v6 bool
+	for _, s := range n.Subnets {
+		if s.CIDR.Addr().Is4() {
+			v4 = true
+		} else {
+			v6 = true
+		}
+	}
+	var out []bool
+	if v4 {
+		out = append(out, true)
+	}
+	if v6 {
+		out = append(out, false)
+	}
+	return out
+}
+
 // String returns a short description for logs and errors.
 func (n *Network) String() string {
 	role, topo := string(n.Role), string(n.Topology)

@@ -182,7 +182,7 @@ func plan(in Input, only map[string]bool) (topology.State, error) {
 	}
 
 	served := Select(in.EgressIPs, in.Namespaces, in.Pods)
-	fams := families(n)
+	fams := n.Families()
 	for _, is4 := range fams {
 		if !want("") {
 			break
@@ -282,7 +282,7 @@ func PodPolicies(in Input, pod Pod) ([]topology.Policy, error) {
 	}
 	var e topology.Emitter
 	e.Own(Controller, in.Network.Name)
-	if err := servedRows(&e, in, nodes, router, own, families(in.Network), served[0], map[netip.Addr]bool{}, func(string) bool { return true }); err != nil {
+	if err := servedRows(&e, in, nodes, router, own, in.Network.Families(), served[0], map[netip.Addr]bool{}, func(string) bool { return true }); err != nil {
 		return nil, err
 	}
 	st, err := e.State()
@@ -437,26 +437,6 @@ func family(ps []netip.Prefix, is4 bool) (netip.Prefix, bool) {
 		}
 	}
 	return netip.Prefix{}, false
-}
-
-// families returns the network's families, IPv4 first.
-func families(n *udn.Network) []bool {
-	var v4, v6 bool
-	for _, s := range n.Subnets {
-		if s.CIDR.Addr().Is4() {
-			v4 = true
-		} else {
-			v6 = true
-		}
-	}
-	var out []bool
-	if v4 {
-		out = append(out, true)
-	}
-	if v6 {
-		out = append(out, false)
-	}
-	return out
 }
 
 func inZone(nd *topology.Node, zone string) bool { return nd != nil && nd.InZone() == zone }

@@ -37,7 +37,7 @@ func replyQoS(e *topology.Emitter, n *udn.Network, own topology.Owner, local []*
 		}
 		o := own
 		o.Node = s.node
-		for _, is4 := range families(n) {
+		for _, is4 := range n.Families() {
 			ipv := "ip6"
 			if is4 {
 				ipv = "ip4"

@@ -179,7 +179,7 @@ func PlanZone(in Input) (topology.State, error) {
 		slices.SortFunc(switches, func(a, b podSwitch) int { return cmp.Compare(a.name, b.name) })
 		own := topology.Owner{Controller: Controller, Network: n.Name, Topology: n.Topology, Role: n.Role}
 		e.Own(Controller, n.Name)
-		v4, v6 := families(n)
+		fams := n.Families()
 		namespaces := slices.Sorted(slices.Values(nw.Namespaces))
 		for _, ns := range slices.Compact(namespaces) {
 			q := byNS[ns]
@@ -207,11 +207,12 @@ func PlanZone(in Input) (topology.State, error) {
 					}
 				}
 				var srcs []string
-				for f, on := range []bool{v4, v6} {
-					if !on {
-						continue
+				for _, is4 := range fams {
+					f := 1
+					if is4 {
+						f = 0
 					}
-					name := AddressSetName(n.Name, ns, prio, f == 0)
+					name := AddressSetName(n.Name, ns, prio, is4)
 					slices.SortFunc(sets[f], func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
 					e.Emit(topology.AddressSet{Owner: own, Name: name, Addresses: e.Prefixes(slices.Compact(sets[f])...)})
 					srcs = append(srcs, []string{"ip4", "ip6"}[f]+".src == $"+name)
@@ -252,15 +253,4 @@ func PlanZone(in Input) (topology.State, error) {
 		e.Emit(rows[i].q)
 	}
 	return e.State()
-}
-
-func families(n *udn.Network) (v4, v6 bool) {
-	for _, s := range n.Subnets {
-		if s.CIDR.Addr().Is4() {
-			v4 = true
-		} else {
-			v6 = true
-		}
-	}
-	return v4, v6
 }

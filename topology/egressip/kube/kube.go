@@ -219,14 +219,20 @@ func family(is4 bool) string {
 	return "IPv6"
 }
 
-// StatusPatch returns the merge patch of an EgressIP's status subresource
-// that records s.
-func StatusPatch(s egressip.Status) []byte {
+// StatusFrom returns the EgressIP status that records s; its items are
+// never nil.
+func StatusFrom(s egressip.Status) EgressIPStatus {
 	items := make([]EgressIPStatusItem, 0, len(s.Items))
 	for _, a := range s.Items {
 		items = append(items, EgressIPStatusItem{Node: a.Node, EgressIP: a.IP.String()})
 	}
-	b, _ := json.Marshal(map[string]any{"status": EgressIPStatus{Items: items}})
+	return EgressIPStatus{Items: items}
+}
+
+// StatusPatch returns the merge patch of an EgressIP's status subresource
+// that records s (StatusFrom).
+func StatusPatch(s egressip.Status) []byte {
+	b, _ := json.Marshal(map[string]any{"status": StatusFrom(s)})
 	return b
 }
 

@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/udnkit/udnkit/topology/egressip"
 	egressipkube "github.com/udnkit/udnkit/topology/egressip/kube"
 	"github.com/udnkit/udnkit/topology/egressqos"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -159,9 +158,6 @@ func Condition(zone string, generation int64, err error) metav1.Condition {
 	}
 	return c
 }
-
-// Labels converts a pod's labels.
-func Labels(m map[string]string) egressip.Labels { return egressipkube.LabelsFrom(m) }
 
 // Summary returns status.status as the reference's cluster manager sets
 // it from the zones' conditions: MessageFailed when a zone failed,
