@@ -385,10 +385,7 @@ func (s *Cluster) nodeEvent(zp *zonePlan, zone string, ev Event, nodes []topolog
 	prev := zp.state
 	now, known := s.nodes[ev.Node]
 	local := known && now.InZone() == zone || ev.before != nil && ev.before.InZone() == zone
-	if local {
-		if err := s.zoneReady(zone, nodes); err != nil {
-			return topology.State{}, nil, err
-		}
+	if local { // planZoneWith refuses a zone left without a ready node
 		st, err := s.planZoneWith(zp, zone)
 		return st, nil, err
 	}
