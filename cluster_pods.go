@@ -427,6 +427,9 @@ func (s *Cluster) podPorts(zone, node, network string, nodes []topology.Node) (t
 		if !ready[entry.pod.Node] || node != "" && entry.pod.Node != node || len(entry.atts) == 0 {
 			continue
 		}
+		if network != "" && !slices.ContainsFunc(entry.atts, func(a pods.Attachment) bool { return a.Network.Name == network }) {
+			continue // none of its ports is of network: not planned for nothing
+		}
 		planned, err := s.planPod(entry, zone, nodes)
 		if err != nil {
 			return topology.State{}, err
