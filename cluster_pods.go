@@ -65,13 +65,13 @@ func (s *Cluster) SetPod(p Pod) (Event, error) {
 		s.pods[key] = next
 		return Event{Kind: EventPodSet, Pod: key, Namespace: pod.Namespace, podBefore: held}, nil
 	}
+	if _, ok := s.nodes[pod.Node]; !ok { // before letting the pod held go: refused, no Event, nothing changes
+		return Event{}, fmt.Errorf("pod %s: node %q: %w", key, pod.Node, ErrUnknownNode)
+	}
 	before := s.pods[key]
 	if before != nil {
 		s.releasePod(before)
 		delete(s.pods, key)
-	}
-	if _, ok := s.nodes[pod.Node]; !ok {
-		return Event{}, fmt.Errorf("pod %s: node %q: %w", key, pod.Node, ErrUnknownNode)
 	}
 	entry := &podEntry{pod: pod, labels: maps.Clone(p.Labels), ports: slices.Clone(p.Ports), openPorts: open}
 	if recorded, ok := annotations[netconf.AnnotationPodNetworks]; ok {
