@@ -62,10 +62,13 @@ func (s *Cluster) SetEgressIP(e egressip.EgressIP) (Event, error) {
 	}
 	seen := map[netip.Addr]bool{}
 	for i, ip := range e.IPs {
-		if !ip.IsValid() || ip.Zone() != "" || seen[ip.Unmap()] {
+		if !ip.IsValid() || ip.Zone() != "" || ip.Is4In6() { // as eipkube refuses them: the planner would match ip6 on it
+			return Event{}, fmt.Errorf("egress IP %s: spec.egressIPs[%d]: %w: %v is not an IPv4 or IPv6 address", e.Name, i, egressip.ErrInvalid, ip)
+		}
+		if seen[ip] {
 			return Event{}, fmt.Errorf("egress IP %s: spec.egressIPs[%d]: %w: %v is not a unique address", e.Name, i, egressip.ErrInvalid, ip)
 		}
-		seen[ip.Unmap()] = true
+		seen[ip] = true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

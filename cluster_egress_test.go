@@ -171,6 +171,9 @@ func TestClusterEgressIPStatus(t *testing.T) {
 	if _, err := c.SetEgressIP(egressip.EgressIP{Name: "dup", IPs: []netip.Addr{netip.MustParseAddr("172.18.0.5"), netip.MustParseAddr("172.18.0.5")}}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "egress IP dup: spec.egressIPs[1]") {
 		t.Errorf("an IP twice: %v", err)
 	}
+	if _, err := c.SetEgressIP(egressip.EgressIP{Name: "mapped", IPs: []netip.Addr{netip.MustParseAddr("::ffff:172.18.0.5")}}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "egress IP mapped: spec.egressIPs[0]") {
+		t.Errorf("an IPv4-mapped IPv6 address (assigned and planned as it was): %v", err)
+	}
 }
 
 // TestClusterEgressIPRestore: the marks go to the EgressIPs' annotations

@@ -41,6 +41,9 @@ type NodeLocal struct {
 
 // NodePlan is a node's desired kernel and gateway-bridge state.
 type NodePlan struct {
+	// Bridge is the gateway bridge the flows go on (Config.Cluster's
+	// ExternalBridge, "breth0" by default), for flows.Script.
+	Bridge string
 	// Kernel holds the VRFs, management ports, routes, rules and nftables
 	// of the primary networks (backend/kernel applies it).
 	Kernel vrf.State
@@ -136,7 +139,7 @@ func (s *Cluster) PlanNode(node string, local NodeLocal) (NodePlan, error) {
 	if err != nil {
 		return NodePlan{}, fmt.Errorf("node %q: gateway bridge: %w", node, err)
 	}
-	plan := NodePlan{Kernel: kernel, Flows: fs}
+	plan := NodePlan{Bridge: bridge, Kernel: kernel, Flows: fs}
 	if err := s.planNodeEgress(&plan, node, fin); err != nil {
 		return NodePlan{}, fmt.Errorf("node %q: gateway bridge: %w", node, err)
 	}

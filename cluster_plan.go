@@ -281,7 +281,7 @@ func (s *Cluster) PlanEvent(zone string, ev Event) (topology.Changes, error) {
 		}
 		next, err = s.replaceShared(zp, zp.state, zone, nodes)
 	case EventConnectSet, EventConnectRemoved:
-		next, err = s.replaceShared(zp, zp.state, zone, nodes)
+		next, err = s.replaceConnects(zp, zp.state, zone, nodes)
 	case EventServiceSet, EventServiceRemoved:
 		next, err = s.serviceEvent(zp.state, zone, ev.Namespace, nodes)
 	case EventPodSet, EventPodRemoved:
@@ -385,10 +385,7 @@ func (s *Cluster) nodeEvent(zp *zonePlan, zone string, ev Event, nodes []topolog
 	prev := zp.state
 	now, known := s.nodes[ev.Node]
 	local := known && now.InZone() == zone || ev.before != nil && ev.before.InZone() == zone
-	if local {
-		if err := s.zoneReady(zone, nodes); err != nil {
-			return topology.State{}, nil, err
-		}
+	if local { // planZoneWith refuses a zone left without a ready node
 		st, err := s.planZoneWith(zp, zone)
 		return st, nil, err
 	}
@@ -475,11 +472,17 @@ func (s *Cluster) replaceNetwork(prev topology.State, zone, name string, nodes [
 // replaceShared plans again what depends on several networks: the links
 // between a namespace's primaries and the connects.
 func (s *Cluster) replaceShared(zp *zonePlan, prev topology.State, zone string, nodes []topology.Node) (topology.State, error) {
-	pol, err := s.policyState(zp, zone, nodes)
+	next, err := s.replaceLinks(prev, zone, nodes)
 	if err != nil {
 		return topology.State{}, err
 	}
-	next := prev.ReplaceController(policy.Controller, pol)
+	return s.replaceConnects(zp, next, zone, nodes)
+}
+
+// replaceLinks plans the links between a namespace's primaries again:
+// they follow the networks and namespaces, not the connects.
+func (s *Cluster) replaceLinks(prev topology.State, zone string, nodes []topology.Node) (topology.State, error) {
+	next := prev
 	links := s.primaryLinks()
 	for _, sc := range prev.Scope(connect.ControllerPrimaryLinks) {
 		if _, ok := links[sc]; !ok {
@@ -493,6 +496,17 @@ func (s *Cluster) replaceShared(zp *zonePlan, prev topology.State, zone string, 
 		}
 		next = next.Replace(connect.ControllerPrimaryLinks, name, st)
 	}
+	return next, nil
+}
+
+// replaceConnects plans the connects again, and the policies and
+// Services, which the connects make peers of other networks.
+func (s *Cluster) replaceConnects(zp *zonePlan, prev topology.State, zone string, nodes []topology.Node) (topology.State, error) {
+	pol, err := s.policyState(zp, zone, nodes)
+	if err != nil {
+		return topology.State{}, err
+	}
+	next := prev.ReplaceController(policy.Controller, pol)
 	for _, sc := range prev.Scope(connect.ControllerConnect) {
 		if cn, ok := s.connects[sc]; !ok || cn.alloc == nil {
 			next = next.Replace(connect.ControllerConnect, sc, topology.RemovalFor(connect.ControllerConnect, sc))

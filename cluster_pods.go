@@ -65,13 +65,13 @@ func (s *Cluster) SetPod(p Pod) (Event, error) {
 		s.pods[key] = next
 		return Event{Kind: EventPodSet, Pod: key, Namespace: pod.Namespace, podBefore: held}, nil
 	}
+	if _, ok := s.nodes[pod.Node]; !ok { // before letting the pod held go: refused, no Event, nothing changes
+		return Event{}, fmt.Errorf("pod %s: node %q: %w", key, pod.Node, ErrUnknownNode)
+	}
 	before := s.pods[key]
 	if before != nil {
 		s.releasePod(before)
 		delete(s.pods, key)
-	}
-	if _, ok := s.nodes[pod.Node]; !ok {
-		return Event{}, fmt.Errorf("pod %s: node %q: %w", key, pod.Node, ErrUnknownNode)
 	}
 	entry := &podEntry{pod: pod, labels: maps.Clone(p.Labels), ports: slices.Clone(p.Ports), openPorts: open}
 	if recorded, ok := annotations[netconf.AnnotationPodNetworks]; ok {
@@ -426,6 +426,9 @@ func (s *Cluster) podPorts(zone, node, network string, nodes []topology.Node) (t
 		entry := s.pods[key]
 		if !ready[entry.pod.Node] || node != "" && entry.pod.Node != node || len(entry.atts) == 0 {
 			continue
+		}
+		if network != "" && !slices.ContainsFunc(entry.atts, func(a pods.Attachment) bool { return a.Network.Name == network }) {
+			continue // none of its ports is of network: not planned for nothing
 		}
 		planned, err := s.planPod(entry, zone, nodes)
 		if err != nil {

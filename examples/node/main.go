@@ -98,6 +98,6 @@ func run(w io.Writer) error {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "# breth0 on node 172.18.0.3: %d flows of cookie 0x%x (networks: blue ID 1 on port 3, red ID 2 on port 4)\n",
 		len(plan.Flows), flows.Cookie)
-	fmt.Fprint(w, flows.Script("breth0", plan.Flows))
+	fmt.Fprint(w, flows.Script(plan.Bridge, plan.Flows))
 	return nil
 }
