@@ -1,13 +1,12 @@
 package connect
 
 import (
-	ucnames "github.com/udnkit/udnkit/internal/names"
-
 	"cmp"
 	"maps"
 	"net/netip"
 	"slices"
 
+	ucnames "github.com/udnkit/udnkit/internal/names"
 	"github.com/udnkit/udnkit/internal/sdkerr"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"

@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/udnkit/udnkit/internal/shell"
 )
 
-// unshell undoes sh for one word: bare, or single-quoted with a quote
+// unshell undoes shell.Quote for one word: bare, or single-quoted with a quote
 // written as quote, backslash, quote, quote.
 func unshell(w string) (string, bool) {
 	if !strings.HasPrefix(w, "'") {
@@ -48,10 +50,10 @@ func FuzzQuoting(f *testing.F) {
 		if err := json.Unmarshal([]byte(a), &back); err != nil || back != s {
 			t.Fatalf("atom(%q) = %s reads back as %q (%v)", s, a, back, err)
 		}
-		w := sh("k=" + a)
+		w := shell.Quote("k=" + a)
 		got, ok := unshell(w)
 		if !ok || got != "k="+a {
-			t.Fatalf("sh(%q) = %s unquotes to %q", "k="+a, w, got)
+			t.Fatalf("shell.Quote(%q) = %s unquotes to %q", "k="+a, w, got)
 		}
 	})
 }

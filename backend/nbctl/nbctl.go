@@ -14,6 +14,7 @@ import (
 
 	"github.com/udnkit/udnkit/internal/nbrow"
 	"github.com/udnkit/udnkit/internal/sdkerr"
+	"github.com/udnkit/udnkit/internal/shell"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -243,20 +244,6 @@ func comment(s string) string {
 	return b.String()
 }
 
-// sh quotes a word for the shell: a word of safe characters as it is,
-// anything else between single quotes, inside which a POSIX shell takes
-// every character literally (newlines, $, backquotes, double quotes, ;)
-// but the single quote itself, written as close quote, backslash, quote,
-// open quote.
-func sh(s string) string {
-	if s != "" && strings.IndexFunc(s, func(c rune) bool {
-		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("@%+=:,./_-", c))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // subst marks a word that holds a command substitution built from quoted
 // words: join writes it in double quotes, so that its $( ) runs and its
 // output stays one word.
@@ -273,7 +260,7 @@ func join(words []string) string {
 			q[i] = `"` + s + `"`
 			continue
 		}
-		q[i] = sh(w)
+		q[i] = shell.Quote(w)
 	}
 	return strings.Join(q, " ")
 }
@@ -592,7 +579,7 @@ func (r *renderer) removeWords(obj topology.Object) (string, error) {
 		return "", err
 	}
 	p := row.Parent
-	return fmt.Sprintf("remove %s %s %s $(%s %s)", sh(p.Table), sh(p.Names[0]), sh(p.Column), r.cmd, join(fw)), nil
+	return fmt.Sprintf("remove %s %s %s $(%s %s)", shell.Quote(p.Table), shell.Quote(p.Names[0]), shell.Quote(p.Column), r.cmd, join(fw)), nil
 }
 
 func (r *renderer) delete(obj topology.Object) error {
@@ -615,7 +602,7 @@ func (r *renderer) delete(obj topology.Object) error {
 		r.line("%s %s", r.cmd, join([]string{"--", "--id=" + id, "get", row.Table, obj.Key(),
 			"--", "remove", row.Parent.Table, row.Parent.Names[0], row.Parent.Column, id}))
 	default:
-		r.line("%s destroy %s %s", r.cmd, row.Table, sh(obj.Key()))
+		r.line("%s destroy %s %s", r.cmd, row.Table, shell.Quote(obj.Key()))
 	}
 	return nil
 }

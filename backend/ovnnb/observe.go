@@ -104,7 +104,7 @@ func (c *Client) read(ctx context.Context) (*snapshot, error) {
 		if err != nil && !c.cfg.NoReconnect && ctx.Err() == nil && connLost(err) && !c.closed.Load() {
 			// The member went (a cluster's leader killed): a read changes
 			// nothing, so it goes again through the client's connection,
-			// which follows the leader (selectOps waits for the reconnect).
+			// which follows the leader (readOps waits for the reconnect).
 			goto transact
 		}
 		if err != nil {
@@ -132,7 +132,7 @@ func (c *Client) read(ctx context.Context) (*snapshot, error) {
 transact:
 	// Not connected: libovsdb waits for the reconnect (and a read lost
 	// with its leader is sent again).
-	res, err := c.selectOps(ctx, ops)
+	res, err := c.readOps(ctx, ops)
 	if err != nil {
 		return nil, err
 	}
@@ -162,11 +162,11 @@ transact:
 	return s, nil
 }
 
-// selectOps sends a read-only transaction. A read changes nothing, so one
+// readOps sends a read-only transaction. A read changes nothing, so one
 // whose connection is lost before the reply (a clustered database's leader
 // killed, say) is sent again once the client has reconnected (to the new
 // leader), within ctx; with Config.NoReconnect it is not.
-func (c *Client) selectOps(ctx context.Context, ops []ovsdb.Operation) ([]ovsdb.OperationResult, error) {
+func (c *Client) readOps(ctx context.Context, ops []ovsdb.Operation) ([]ovsdb.OperationResult, error) {
 	for {
 		res, err := c.ovs.Transact(ctx, ops...)
 		if err == nil {

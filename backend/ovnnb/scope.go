@@ -179,7 +179,7 @@ func (c *Client) readFor(ctx context.Context, changes topology.Changes) (*snapsh
 		}
 		ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationSelect, Table: nbdb.LoadBalancerGroupTable, Where: []ovsdb.Condition{}})
 	}
-	res, err := c.selectOps(ctx, ops)
+	res, err := c.readOps(ctx, ops)
 	if err != nil {
 		return nil, err
 	}

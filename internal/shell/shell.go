@@ -1,6 +1,7 @@
 // Package shell quotes words for the POSIX shell scripts the SDK prints
-// (vrf.State.Script, flows.Script): a printed dry run is safe to run
-// whatever the names in it hold.
+// (vrf.State.Script, flows.Script, the ovn-nbctl scripts of
+// backend/nbctl): a printed dry run is safe to run whatever the names in
+// it hold.
 package shell
 
 import "strings"
