@@ -117,10 +117,6 @@ func (f *nodeFlags) local(c *udnkit.Cluster) (udnkit.NodeLocal, error) {
 // commands). The kernel plan's warnings are comments of ip, and go to
 // errOut for nft and ofctl.
 func writeNodePlans(w, errOut io.Writer, format string, c *udnkit.Cluster, local udnkit.NodeLocal, zs []string, all bool) error {
-	bridge := c.Settings().Cluster.ExternalBridge
-	if bridge == "" {
-		bridge = "breth0"
-	}
 	for i, z := range zs {
 		p, err := c.PlanNode(z, local)
 		if err != nil {
@@ -139,7 +135,7 @@ func writeNodePlans(w, errOut io.Writer, format string, c *udnkit.Cluster, local
 		case "nft":
 			text = p.Kernel.NFT.String()
 		case "ofctl":
-			text = flows.Script(bridge, p.Flows)
+			text = flows.Script(p.Bridge, p.Flows)
 		}
 		if _, err := io.WriteString(w, text); err != nil {
 			return err
