@@ -14,6 +14,7 @@ import (
 
 	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/netdev"
 	"github.com/udnkit/udnkit/ipam"
 	"github.com/udnkit/udnkit/netconf/udn"
 )
@@ -26,7 +27,7 @@ const (
 )
 
 // MaxVRFNameLen is the longest VRF device name the kernel accepts (IFNAMSIZ-1).
-const MaxVRFNameLen = 15
+const MaxVRFNameLen = netdev.MaxName
 
 // MaxPhysicalNetworkNameLen is the longest physicalNetworkName the
 // reference CRD accepts.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/udnkit/udnkit/internal/kubename"
 	"github.com/udnkit/udnkit/internal/names"
+	"github.com/udnkit/udnkit/internal/netdev"
 )
 
 // Bounds from the KEP's API.
@@ -20,7 +21,7 @@ const (
 	// MaxConditions is the most status conditions an object may carry.
 	MaxConditions = 5
 	// MaxInterfaceNameLen is the longest Linux interface name (IFNAMSIZ-1).
-	MaxInterfaceNameLen = 15
+	MaxInterfaceNameLen = netdev.MaxName
 	// MaxParametersRefs is the most parametersRefs an object may carry, and
 	// MaxRefFieldLen the longest group, kind and name of one: bounds the
 	// KEP does not set, which the CRD needs to price its CEL rules.
