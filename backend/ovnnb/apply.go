@@ -50,8 +50,8 @@ var _ backend.Applier = (*Client)(nil)
 
 // Apply writes changes (from topology.Diff against a State this Client
 // observed) in transactions of at most Config.MaxOpsPerTransaction
-// operations (DefaultMaxOpsPerTransaction unless set; one transaction
-// for any smaller change set). Every change is checked against
+// operations (unless set: one transaction for up to
+// DefaultMaxOpsPerTransaction, else batches of DefaultBatchOps). Every change is checked against
 // the database before anything is sent: a malformed change set writes
 // nothing and returns a *ChangeError wrapping ErrInvalidChange. An empty
 // change set sends nothing.
@@ -64,11 +64,19 @@ func (c *Client) Apply(ctx context.Context, changes topology.Changes) (Result, e
 	if len(changes) == 0 {
 		return Result{}, ctx.Err()
 	}
-	p, err := c.planFor(ctx, changes)
+	p, unchecked, err := c.planOn(ctx, changes, false)
 	if err != nil {
 		return Result{}, err
 	}
 	r, err := c.run(ctx, p)
+	if errors.Is(err, errGuard) && unchecked {
+		// Planned on the last snapshot and the server refused it:
+		// nothing was written; plan on the cache as it is now.
+		if p, _, err = c.planOn(ctx, changes, true); err != nil {
+			return Result{}, err
+		}
+		r, err = c.run(ctx, p)
+	}
 	if errors.Is(err, errGuard) {
 		// The cache lagged: nothing was written; selects decide.
 		if p, err = c.planSelected(ctx, changes); err != nil {
@@ -183,27 +191,33 @@ func sendError(ctx context.Context, err error, res Result) error {
 	return fmt.Errorf("%w%s: observe again before writing: %w", ErrOutcomeUnknown, done, err)
 }
 
-// DefaultMaxOpsPerTransaction bounds transactions when
-// Config.MaxOpsPerTransaction is zero. Filling a central NB from empty
-// (BENCHMARKS.md, round 6), the server's peak memory fell with the batch
-// (at 62,775 objects: 484 MiB in one transaction, 335 MiB in batches of
-// 50,000, 232 MiB of 10,000) while the time stayed within the machine's
-// noise of one transaction's at 50,000 and rose by up to a fifth below;
-// one transaction of a 2.3 M-object NB had not finished after 12 minutes
-// and 9.4 GB. At 50,000 the 100 x 20 apply (31,460 operations) stays one
-// transaction (it ran at 0.57 of the raw transact in four batches of
-// 10,000) and so does any node's change set.
-const DefaultMaxOpsPerTransaction = 50000
+// DefaultMaxOpsPerTransaction and DefaultBatchOps bound transactions when
+// Config.MaxOpsPerTransaction is zero: a change set of at most
+// DefaultMaxOpsPerTransaction operations goes in one transaction (any
+// node's change set, the 100 x 20 apply's 31,460 operations), a larger one
+// in transactions of DefaultBatchOps. Filling a central NB from empty
+// (BENCHMARKS.md, round 8: 62,775 to 251,100 objects, northd running),
+// batches of 2,000 took the time of one transaction (16.1 vs 17.8 s at
+// 251,100 objects) at half the server's peak memory (0.9 vs 1.9 GiB), and
+// less time and memory than batches of 10,000 or 50,000; one transaction
+// of the 2.3 M-object NB needs about 17 GiB.
+const (
+	DefaultMaxOpsPerTransaction = 50000
+	DefaultBatchOps             = 2000
+)
 
-// maxOps is the transaction bound: 0 for none.
-func (c *Client) maxOps() int {
-	switch n := c.cfg.MaxOpsPerTransaction; {
-	case n < 0:
+// maxOps is the transaction bound for a change set of n operations: 0 for
+// none.
+func (c *Client) maxOps(n int) int {
+	switch m := c.cfg.MaxOpsPerTransaction; {
+	case m < 0:
 		return 0
-	case n == 0:
-		return DefaultMaxOpsPerTransaction
+	case m > 0:
+		return m
+	case n <= DefaultMaxOpsPerTransaction:
+		return 0
 	default:
-		return n
+		return DefaultBatchOps
 	}
 }
 
@@ -236,6 +250,10 @@ type unit struct {
 	del    map[string][]string
 	post   []taggedOp
 	ops    []taggedOp // assembled
+	// nameWait guards the create of a parent whose table has no name
+	// index (waitNoName); assemble leaves it out when a member the unit
+	// inserts with it has a unique name (see guardedByIndex).
+	nameWait *taggedOp
 }
 
 type planner struct {
@@ -727,7 +745,8 @@ func (p *planner) create(i int, ch topology.Change) error {
 		u := p.unit(0, ch.Kind, ch.Key, i)
 		u.head, u.headOp = m, named
 		if unindexed(ch.Kind) {
-			u.pre = append(u.pre, waitNoName(ch.Kind.Table(), ch.Key, i))
+			w := waitNoName(ch.Kind.Table(), ch.Key, i)
+			u.nameWait = &w // unless an indexed member guards it (assemble)
 		}
 		u.pre = append(u.pre, pre...)
 		return p.attach(i, obj, nil, named)
@@ -977,6 +996,35 @@ func uuidSet(us []string) ovsdb.OvsSet {
 	return s
 }
 
+// guardedByIndex reports whether the unit inserts, as a member of the
+// parent it creates, a row of a table with a unique name index (a switch's
+// port, a router's port). Another writer creating the same parent creates
+// that member too, under the same name: whichever transaction commits
+// second is refused by the index, as the name wait would refuse it, and
+// the server answers from the index instead of scanning the parent's
+// table once per create (which made filling a large NB from empty
+// quadratic: BENCHMARKS.md, round 8).
+func (u *unit) guardedByIndex() bool {
+	if u.head == nil || len(u.refs) == 0 {
+		return false
+	}
+	for _, t := range u.pre {
+		if t.op.Op != ovsdb.OperationInsert || t.op.UUIDName == "" {
+			continue
+		}
+		k := kindOfTable(t.op.Table)
+		if k == 0 || !k.Descriptor().Named || !k.Descriptor().Indexed {
+			continue
+		}
+		for _, us := range u.refs {
+			if slices.Contains(us, t.op.UUIDName) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // waitNoName makes the transaction fail unless table has no row called
 // name (RFC 7047 wait, timeout 0): of concurrent writers creating the same
 // row, whose transactions the server runs one after the other, the first
@@ -1022,8 +1070,11 @@ func sortedCols(m map[string][]string) []string {
 // assemble orders a unit's operations: rows first, then the parent that
 // references them (inserted or mutated), then updates and deletes.
 func (p *planner) assemble(u *unit) error {
-	ops := make([]taggedOp, len(u.pre), len(u.pre)+1+len(u.del)+len(u.add)+len(u.post))
-	copy(ops, u.pre)
+	ops := make([]taggedOp, 0, len(u.pre)+2+len(u.del)+len(u.add)+len(u.post))
+	if u.nameWait != nil && !u.guardedByIndex() {
+		ops = append(ops, *u.nameWait)
+	}
+	ops = append(ops, u.pre...)
 	if u.head != nil {
 		if err := setMembers(u.head, u.refs); err != nil {
 			return err
@@ -1069,7 +1120,11 @@ func setMembers(m model.Model, refs map[string][]string) error {
 // run sends the units in transactions.
 func (c *Client) run(ctx context.Context, units []*unit) (Result, error) {
 	var res Result
-	max := c.maxOps()
+	total := 0
+	for _, u := range units {
+		total += len(u.ops)
+	}
+	max := c.maxOps(total)
 	real := map[string]string{}
 	for start := 0; start < len(units); {
 		end := start

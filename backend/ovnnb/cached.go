@@ -86,7 +86,7 @@ func (c *Client) guards(s *snapshot, units []*unit) (*unit, bool) {
 	for _, u := range units {
 		n += len(u.ops)
 	}
-	if max := c.maxOps(); max > 0 && n > max {
+	if max := c.maxOps(n); max > 0 && n > max {
 		return nil, false
 	}
 	g := &unit{phase: -1}

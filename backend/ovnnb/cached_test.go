@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -241,13 +242,94 @@ func TestSameModel(t *testing.T) {
 	}
 }
 
-// Config.MaxOpsPerTransaction: zero is the default bound, a negative value
-// none, any other value itself.
+// Config.MaxOpsPerTransaction: zero is one transaction up to
+// DefaultMaxOpsPerTransaction operations and batches of DefaultBatchOps
+// beyond, a negative value no bound, any other value itself.
 func TestMaxOps(t *testing.T) {
-	for _, tt := range []struct{ cfg, want int }{{0, DefaultMaxOpsPerTransaction}, {-1, 0}, {500, 500}} {
+	for _, tt := range []struct{ cfg, ops, want int }{
+		{0, 10, 0}, {0, DefaultMaxOpsPerTransaction, 0}, {0, DefaultMaxOpsPerTransaction + 1, DefaultBatchOps},
+		{-1, 10, 0}, {-1, 10 * DefaultMaxOpsPerTransaction, 0},
+		{500, 10, 500}, {500, 10 * DefaultMaxOpsPerTransaction, 500},
+	} {
 		c := &Client{cfg: Config{MaxOpsPerTransaction: tt.cfg}}
-		if got := c.maxOps(); got != tt.want {
-			t.Errorf("MaxOpsPerTransaction %d: bound %d, want %d", tt.cfg, got, tt.want)
+		if got := c.maxOps(tt.ops); got != tt.want {
+			t.Errorf("MaxOpsPerTransaction %d, %d operations: bound %d, want %d", tt.cfg, tt.ops, got, tt.want)
+		}
+	}
+}
+
+// A monitoring Client's Apply plans on the last snapshot when it shows the
+// client's writes (no pass over the cache: right after an Observe it is
+// that Observe's). When another writer changed a row the plan touches
+// since, the server refuses the plan by its guards and Apply plans again
+// on the cache as it is now: one refused transaction and one write, no
+// select, and the other writer's change survives.
+func TestMonitorApplyOnLastSnapshot(t *testing.T) {
+	ctx := context.Background()
+	ep := startEmbeddedT(t)
+	c, rec := recordOps(t, ep)
+	other, _ := monDial(t, ep, false)
+	base := monTwoNetworks(t, 2)
+	if _, _, err := c.Sync(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Observe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	last := c.mon.last
+	if s, unchecked, err := c.mon.writeSnapshot(ctx); err != nil || !unchecked || s != last {
+		t.Fatalf("writeSnapshot after an Observe: %v, unchecked %v, the last snapshot %v", err, unchecked, s == last)
+	}
+	// Another writer adds a key of its own to every switch's external_ids
+	// (the guards compare them); the cache shows it, the last snapshot
+	// does not.
+	var sws []string
+	for o := range base.Objects() {
+		if sw, ok := o.(topology.Switch); ok {
+			sws = append(sws, sw.Name)
+		}
+	}
+	for _, name := range sws {
+		if _, err := other.ovs.Transact(ctx, ovsdb.Operation{Op: ovsdb.OperationMutate, Table: nbdb.LogicalSwitchTable,
+			Where: []ovsdb.Condition{ovsdb.NewCondition("name", ovsdb.ConditionEqual, name)},
+			Mutations: []ovsdb.Mutation{*ovsdb.NewMutation("external_ids", ovsdb.MutateOperationInsert,
+				ovsdb.OvsMap{GoMap: map[any]any{"example.com/note": "kept"}})}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.mon.echo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec.take()
+	want := monWithSwitchOption(t, base, "a", "1")
+	if _, err := c.Apply(ctx, topology.Diff(base, want)); err != nil {
+		t.Fatal(err)
+	}
+	txs := rec.take()
+	if len(txs) != 2 {
+		t.Fatalf("Apply sent %d transactions, want the refused plan and the write", len(txs))
+	}
+	for _, tx := range txs {
+		for _, op := range tx {
+			if op.Op == ovsdb.OperationSelect {
+				t.Fatalf("Apply selected %s where %v", op.Table, op.Where)
+			}
+		}
+	}
+	got, err := other.Observe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(want) {
+		t.Fatalf("after the Apply:\n%s", topology.Diff(got, want))
+	}
+	rows, err := other.read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range rows.rows[nbdb.LogicalSwitchTable] {
+		if ls := m.(*nbdb.LogicalSwitch); slices.Contains(sws, ls.Name) && ls.ExternalIDs["example.com/note"] != "kept" {
+			t.Errorf("switch %s lost the other writer's key: %v", ls.Name, ls.ExternalIDs)
 		}
 	}
 }

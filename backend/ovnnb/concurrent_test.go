@@ -238,3 +238,59 @@ func TestRealBrokenNetworkContained(t *testing.T) {
 		t.Fatalf("Sync of the other network: %v\n%s", err, ch)
 	}
 }
+
+// TestCreateGuards: a switch or router created with a port (whose table
+// has a unique name index) is guarded by that index, with no name wait
+// (which the server answers by scanning the table: one scan per create
+// made filling a large NB quadratic); a bare switch, router or load
+// balancer carries the wait. TestRealConcurrentSyncs shows both refuse
+// the losing writers.
+func TestCreateGuards(t *testing.T) {
+	ctx := context.Background()
+	c := embedded(t, ovnnb.Config{})
+	withPorts := handState(t, "ns1_blue", "node1", "node2")
+	bare := bareRows(t, "ns2_bare", 2)
+	all, err := withPorts.Merge(bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := c.Operations(ctx, topology.Diff(topology.State{}, all))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := map[string]bool{}
+	for _, op := range ops {
+		if op.Op != "wait" || len(op.Where) != 1 || op.Where[0].Column != "name" {
+			continue
+		}
+		waited[op.Where[0].Value.(string)] = true
+	}
+	for o := range all.Objects() {
+		k := o.Kind()
+		if k != topology.KindSwitch && k != topology.KindRouter && k != topology.KindLoadBalancer {
+			continue
+		}
+		bareRow := strings.HasPrefix(o.Key(), "ns2_bare_")
+		hasPorts := false
+		for p := range all.Objects() {
+			switch x := p.(type) {
+			case topology.SwitchPort:
+				hasPorts = hasPorts || x.Switch == o.Key()
+			case topology.RouterPort:
+				hasPorts = hasPorts || x.Router == o.Key()
+			}
+		}
+		if want := !hasPorts; waited[o.Key()] != want {
+			t.Errorf("%s %q (bare %v, ports %v): name wait %v, want %v", k, o.Key(), bareRow, hasPorts, waited[o.Key()], want)
+		}
+		if bareRow && !waited[o.Key()] {
+			t.Errorf("bare %s %q has no name wait", k, o.Key())
+		}
+	}
+	if len(waited) < 6 {
+		t.Fatalf("%d name waits, want at least the 6 bare rows'", len(waited))
+	}
+	if _, err := c.Apply(ctx, topology.Diff(topology.State{}, all)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -64,8 +64,10 @@ type Config struct {
 	// and Observe wait, bounded by their context.
 	NoReconnect bool
 	// MaxOpsPerTransaction bounds the size of one transaction. Zero means
-	// DefaultMaxOpsPerTransaction; a negative value means one transaction
-	// per Apply, whatever its size. A bounded Apply that fails midway
+	// one transaction for a change set of up to
+	// DefaultMaxOpsPerTransaction operations and transactions of
+	// DefaultBatchOps for a larger one; a negative value means one
+	// transaction per Apply, whatever its size. A bounded Apply that fails midway
 	// leaves the earlier batches written; the next Observe/Diff/Apply
 	// converges.
 	MaxOpsPerTransaction int

@@ -63,18 +63,23 @@
 // refuse the transaction instead of deleting that member with its parent.
 // A row another writer creates between the read and the write under a
 // name the change set creates is refused by the server's name index
-// (ports, port groups, address sets, load balancer groups); the create of
-// a switch, router or load balancer (no name index) carries a wait
-// operation (timeout 0) that there is no row of that name, so of several
-// writers creating it the first wins and the others' transactions are
+// (ports, port groups, address sets, load balancer groups). A switch or
+// router (no name index) is created in one transaction with its ports, so
+// another writer creating it creates them too and one of the two is
+// refused by the ports' index; the create of one without ports, and of a
+// load balancer, carries a wait operation (timeout 0) that there is no row
+// of that name (answered by scanning the table: one per created row
+// would make filling a large NB quadratic). Either way, of several
+// writers creating a row the first wins and the others' transactions are
 // refused (ErrTransaction: Sync again). A duplicate owned row left by a
 // writer without that guard (same kind and key) does not make Observe
 // fail: it keeps one (the one with more members, then the smaller UUID)
 // and the next Sync of that network deletes the others. A row of one
 // network that cannot be read back fails that network's Observe and Sync
 // (ErrSchema) and no other's.
-// Config.MaxOpsPerTransaction (DefaultMaxOpsPerTransaction unless set, a
-// negative value for no bound) bounds transactions; a parent
+// Config.MaxOpsPerTransaction bounds transactions (unset: one for up to
+// DefaultMaxOpsPerTransaction operations, batches of DefaultBatchOps for
+// a larger change set; a negative value for no bound); a parent
 // created with its members always shares one, and so do a deleted load
 // balancer group and the updates and deletes of the switches and routers
 // that referenced it (else a stop between them would leave a group nothing
@@ -150,9 +155,16 @@
 // load balancer or referencing a group, a duplicate's rival), which is
 // what makes the derived snapshot equal to one built from scratch
 // (TestDeriveProperty). Telling what changed still compares every row's
-// model with the last snapshot's (pointers, no decoding). Apply and Sync plan against that snapshot
-// and check, each row by its UUID (which the server finds without a
-// scan), that the rows the plan touches or refers to (the rows it
+// model with the last snapshot's (pointers, no decoding). The records a
+// derivation starts from (what each row gave, who references it) are
+// built only when a snapshot is first derived from: a read from scratch
+// (the first monitored one, every select) indexes without them, at the
+// cost of the index alone. Sync plans against the snapshot of the cache;
+// Apply against the last snapshot when it shows this client's writes,
+// without another pass over the cache (planned right after an Observe, it
+// is that Observe's), and against a fresh one if the server refuses the
+// plan. Both check, each row by its UUID (which the server finds without
+// a scan), that the rows the plan touches or refers to (the rows it
 // updates, deletes, mutates or waits on, the members it moves, the rows
 // its inserts reference) hold on the server what the cache holds in the
 // columns the plan depends on (name and external_ids; every column of a

@@ -42,35 +42,75 @@ var refColumns = func() map[string][]string {
 
 func isUUIDType(b *ovsdb.BaseType) bool { return b != nil && b.Type == ovsdb.TypeUUID }
 
-// soleMemberColumn maps a parent table and a member table to the parent's
-// member column holding rows of that table when it is the only column of
-// the parent referencing that table: a row of the member table that the
-// parent references is then in that column, with no search of it (a
-// router's static_routes hold hundreds).
-var soleMemberColumn = func() map[[2]string]string {
+// memberColumnsFor maps a parent table and a member table to the parent's
+// member columns that may hold rows of that table (mostly one): a member's
+// parent is found by searching only those.
+var memberColumnsFor = func() map[[2]string][]string {
+	out := map[[2]string][]string{}
+	for k, rt := range memberTable {
+		out[[2]string{k[0], rt}] = append(out[[2]string{k[0], rt}], k[1])
+	}
+	for _, cols := range out {
+		slices.Sort(cols)
+	}
+	return out
+}()
+
+// memberTable maps a parent table and one of its member columns to the
+// table of the rows the column holds (from the schema).
+var memberTable = func() map[[2]string]string {
 	sch := nbdb.Schema()
-	refs := map[[2]string][]string{}
-	for t, cols := range refColumns {
-		for _, c := range cols {
+	out := map[[2]string]string{}
+	for _, t := range parentTables {
+		for _, c := range nbrow.MemberColumns(t) {
 			cs := sch.Tables[t].Column(c)
+			if cs == nil || cs.TypeObj == nil {
+				continue
+			}
 			for _, b := range []*ovsdb.BaseType{cs.TypeObj.Key, cs.TypeObj.Value} {
 				if !isUUIDType(b) {
 					continue
 				}
 				if rt, err := b.RefTable(); err == nil && rt != "" {
-					refs[[2]string{t, rt}] = append(refs[[2]string{t, rt}], c)
+					out[[2]string{t, c}] = rt
 				}
 			}
 		}
 	}
-	out := map[[2]string]string{}
-	for k, cols := range refs {
-		if len(cols) == 1 && nbrow.IsMemberColumn(k[0], cols[0]) {
-			out[k] = cols[0]
-		}
-	}
 	return out
 }()
+
+// memberParents maps each row that an owned row holds as a member to that
+// parent (the smallest UUID if several do: parentRow's rule), in one pass
+// over the parents: what a build from scratch looks up instead of
+// searching each parent's member sets once per member.
+func (s *snapshot) memberParents() map[string]rowRef {
+	n := 0
+	for _, t := range snapshotTables {
+		n += len(s.rows[t])
+	}
+	parent := make(map[string]rowRef, n)
+	for _, t := range parentTables {
+		cols := nbrow.MemberColumns(t)
+		for u, m := range s.rows[t] {
+			if _, ok := ownerOf(rowIDs(m)); !ok {
+				continue
+			}
+			for _, col := range cols {
+				rows := s.rows[memberTable[[2]string{t, col}]]
+				for _, c := range nbrow.UUIDs(m, col) {
+					if _, ok := rows[c]; !ok {
+						continue // gone, or a row of another table
+					}
+					if p, ok := parent[c]; !ok || u < p.uuid {
+						parent[c] = rowRef{t, u}
+					}
+				}
+			}
+		}
+	}
+	return parent
+}
 
 // rowIndex is what index derived from each row, kept with the snapshot so
 // that the snapshot of the next cache state re-indexes only the rows a
@@ -93,6 +133,9 @@ type rowIndex struct {
 	// netsOwn holds, while the snapshot is built, the networks whose
 	// byNet set is this snapshot's own (copied or new): modified in place.
 	netsOwn map[part]bool
+	// parent holds, while a snapshot is built from scratch, each member's
+	// parent (memberParents).
+	parent map[string]rowRef
 }
 
 // part is the owner of a part of a State: a network's objects of one
@@ -135,8 +178,96 @@ func outRefs(t string, m model.Model) []string {
 	return out
 }
 
-// index builds the snapshot's index of s.rows from scratch.
-func (s *snapshot) index() error { return s.derive(nil) }
+// index builds the snapshot's index of s.rows from scratch, without the
+// per-row records a derivation starts from: a read that is never derived
+// from (every unmonitored read, a monitor's first) does not pay for them,
+// and derive builds them, from scratch, the first time it derives from a
+// snapshot without them. Rows that need the general rules (duplicates, a
+// row that cannot be read back) send it to derive(nil).
+func (s *snapshot) index() error {
+	givenRefs := s.lbgRefs
+	general := func() error {
+		// Start again under derive's rules.
+		s.byName = map[topology.Kind]map[string][]string{}
+		s.gcs = map[string]*nbdb.GatewayChassis{}
+		s.lbgRefs = givenRefs
+		return s.derive(nil)
+	}
+	total := 0
+	for _, t := range snapshotTables {
+		total += len(s.rows[t])
+	}
+	s.ix = &rowIndex{byNet: map[part]map[objKey]struct{}{}}
+	s.owned = make(map[objKey]observed, total)
+	s.name = make(map[string]string, total)
+	s.mine = make(map[string]topology.Controller, total)
+	s.netState = map[part]topology.State{}
+	for _, t := range snapshotTables {
+		k := kindOfTable(t)
+		if k == 0 {
+			continue
+		}
+		for u, m := range s.rows[t] {
+			if n, ok := rowName(m); ok {
+				s.name[u] = n
+				if s.byName[k] == nil {
+					s.byName[k] = map[string][]string{}
+				}
+				s.byName[k][n] = append(s.byName[k][n], u)
+			}
+		}
+	}
+	for u, m := range s.rows[nbdb.GatewayChassisTable] {
+		s.gcs[u] = m.(*nbdb.GatewayChassis)
+	}
+	parent := s.memberParents()
+	if s.lbgRefs == nil {
+		s.lbgRefs = map[string][]lbgRef{}
+		for _, r := range lbgReferrers {
+			for u, m := range s.rows[r.table] {
+				addLBGRefs(s.lbgRefs, u, rowIDs(m), nbrow.UUIDs(m, r.column))
+			}
+		}
+	}
+	sc := &scratch{parent: parent, attached: s.attachments()}
+	var lastPart part
+	var lastKeys map[objKey]struct{}
+	for _, t := range snapshotTables {
+		k := kindOfTable(t)
+		if k == 0 {
+			continue
+		}
+		for u, m := range s.rows[t] {
+			ni := rowInfo{table: t}
+			s.convertWith(&ni, u, m, sc)
+			if ni.err != nil {
+				return general() // broken rows are reported by derive's rules
+			}
+			if !ni.cand {
+				continue
+			}
+			if _, dup := s.owned[ni.key]; dup {
+				return general() // duplicates are resolved by derive's rules
+			}
+			s.owned[ni.key] = ni.obs
+			s.mine[u] = canonController(ni.owner.Controller)
+			if n := partOf(ni.obs); n != lastPart || lastKeys == nil {
+				lastPart = n
+				if lastKeys = s.ix.byNet[n]; lastKeys == nil {
+					lastKeys = map[objKey]struct{}{}
+					s.ix.byNet[n] = lastKeys
+				}
+			}
+			lastKeys[ni.key] = struct{}{}
+		}
+	}
+	s.setNets()
+	return nil
+}
+
+// hasRecords reports whether s's index holds the per-row records derive
+// starts from.
+func (s *snapshot) hasRecords() bool { return s.ix != nil && s.ix.info != nil }
 
 // derive builds the snapshot's index of s.rows from prev's (nil: from
 // scratch): only the rows that changed since prev (another model in the
@@ -148,7 +279,10 @@ func (s *snapshot) derive(prev *snapshot) error {
 	keepRefs := s.lbgRefs != nil
 	var prevRows map[string]map[string]model.Model
 	var changed []rowRef
-	if prev == nil || prev.ix == nil || keepRefs {
+	if prev != nil && !prev.hasRecords() && !keepRefs {
+		prev = nil // no records to start from: built from scratch with them
+	}
+	if prev == nil || keepRefs {
 		prev = nil
 		total := 0
 		for _, t := range snapshotTables {
@@ -179,8 +313,9 @@ func (s *snapshot) derive(prev *snapshot) error {
 		}
 		if 4*len(changed) > total {
 			// Most rows changed (a Sync from empty): building from
-			// scratch appends where deriving would copy.
-			return s.derive(nil)
+			// scratch appends where deriving would copy; the records
+			// wait for the next derivation.
+			return s.index()
 		}
 		p := prev.ix
 		s.ix = &rowIndex{info: maps.Clone(p.info), in: maps.Clone(p.in), cands: maps.Clone(p.cands),
@@ -205,14 +340,21 @@ func (s *snapshot) derive(prev *snapshot) error {
 	ix := s.ix
 	ix.netsOwn = map[part]bool{}
 	// The derived state of the changed rows before this change, for
-	// undoing it (nil: the row is new).
-	oldInfo := make(map[string]*rowInfo, len(changed))
-	dirty := make(map[string]struct{}, len(changed))
+	// undoing it (nil: the row is new). From scratch every row is new and
+	// every row is converted: neither map is needed.
+	var oldInfo map[string]*rowInfo
+	var dirty map[string]struct{}
+	if prev != nil {
+		oldInfo = make(map[string]*rowInfo, len(changed))
+		dirty = make(map[string]struct{}, len(changed))
+	}
 	clonedNames := map[topology.Kind]bool{}
 	for _, r := range changed {
 		old, nw := prevRows[r.table][r.uuid], s.rows[r.table][r.uuid]
 		pi := ix.info[r.uuid]
-		oldInfo[r.uuid] = pi
+		if prev != nil {
+			oldInfo[r.uuid] = pi
+		}
 		if k := kindOfTable(r.table); k != 0 {
 			if prev != nil && !clonedNames[k] {
 				clonedNames[k] = true
@@ -269,8 +411,8 @@ func (s *snapshot) derive(prev *snapshot) error {
 		}
 		if prev != nil {
 			s.spread(r, old, nw, oldOut, newOut, dirty)
+			dirty[r.uuid] = struct{}{}
 		}
-		dirty[r.uuid] = struct{}{}
 		if !keepRefs {
 			s.moveLBGRefs(r, old, nw, prev == nil)
 		}
@@ -286,63 +428,87 @@ func (s *snapshot) derive(prev *snapshot) error {
 			slices.Sort(us)
 		}
 	}
-	before := func(u string) *rowInfo {
-		if pi, ok := oldInfo[u]; ok {
-			return pi
-		}
-		return ix.info[u]
-	}
 	dirtyNets := map[part]bool{}
 	brokenNets := map[string]bool{}
-	for len(dirty) > 0 {
-		keys := map[objKey]bool{}
-		next := map[string]struct{}{}
-		for u := range dirty {
-			pi := before(u)
-			delete(oldInfo, u)
-			if pi != nil {
-				if pi.cand {
-					ix.uncand(pi.key, u)
-					keys[pi.key] = true
-				}
-				if pi.mine {
-					delete(s.mine, u)
-				}
-				if pi.err != nil {
-					ix.unbreak(pi.owner.Network, u)
-					brokenNets[pi.owner.Network] = true
-				}
+	keys := map[objKey]bool{}
+	next := map[string]struct{}{}
+	// visit converts row u again; pi is what it gave before (nil: nothing).
+	visit := func(u string, pi *rowInfo, fresh bool) {
+		if pi != nil {
+			if pi.cand {
+				ix.uncand(pi.key, u)
+				keys[pi.key] = true
 			}
-			cur, ok := ix.info[u]
-			if !ok {
-				continue // deleted, or a dangling reference
+			if pi.mine {
+				delete(s.mine, u)
 			}
-			ni := s.convert(u, cur.table, cur.out)
-			ix.reindexed++
-			ix.info[u] = ni
-			if pi != nil && (pi.owned != ni.owned || pi.owner != ni.owner) {
-				// A group's owner comes from its referrers: what it
-				// holds sees another owner.
-				for _, x := range ni.out {
-					next[x] = struct{}{}
-				}
-			}
-			if ni.mine {
-				s.mine[u] = canonController(ni.owner.Controller)
-			}
-			if ni.err != nil {
-				ix.setBroken(ni.owner.Network, u, ni.err)
-				brokenNets[ni.owner.Network] = true
-			}
-			if ni.cand {
-				ix.addCand(ni.key, u)
-				keys[ni.key] = true
+			if pi.err != nil {
+				ix.unbreak(pi.owner.Network, u)
+				brokenNets[pi.owner.Network] = true
 			}
 		}
+		cur, ok := ix.info[u]
+		if !ok {
+			return // deleted, or a dangling reference
+		}
+		ni := cur
+		if fresh {
+			// The placeholder is this snapshot's own and read by no one
+			// yet for more than its table and references.
+			s.convertInto(ni, u)
+		} else {
+			ni = s.convert(u, cur.table, cur.out)
+			ix.info[u] = ni
+		}
+		ix.reindexed++
+		if pi != nil && (pi.owned != ni.owned || pi.owner != ni.owner) {
+			// A group's owner comes from its referrers: what it
+			// holds sees another owner.
+			for _, x := range ni.out {
+				next[x] = struct{}{}
+			}
+		}
+		if ni.mine {
+			s.mine[u] = canonController(ni.owner.Controller)
+		}
+		if ni.err != nil {
+			ix.setBroken(ni.owner.Network, u, ni.err)
+			brokenNets[ni.owner.Network] = true
+		}
+		if ni.cand {
+			ix.addCand(ni.key, u)
+			keys[ni.key] = true
+		}
+	}
+	// round ends a pass: the keys whose candidates changed are resolved,
+	// and what that touched is the next pass's.
+	round := func() map[string]struct{} {
 		if len(keys) > 0 {
 			s.resolve(keys, dirtyNets, next)
+			clear(keys)
 		}
-		dirty = next
+		out := next
+		next = map[string]struct{}{}
+		return out
+	}
+	if prev == nil {
+		ix.parent = s.memberParents()
+		for _, r := range changed {
+			visit(r.uuid, nil, true)
+		}
+		dirty = round()
+	}
+	for len(dirty) > 0 {
+		for u := range dirty {
+			pi, ok := oldInfo[u]
+			if ok {
+				delete(oldInfo, u)
+			} else {
+				pi = ix.info[u]
+			}
+			visit(u, pi, false)
+		}
+		dirty = round()
 	}
 	if len(brokenNets) > 0 {
 		s.broken = maps.Clone(s.broken)
@@ -366,22 +532,27 @@ func (s *snapshot) derive(prev *snapshot) error {
 			delete(ix.byNet, n)
 		}
 	}
-	ix.netsOwn = nil
+	ix.netsOwn, ix.parent = nil, nil
 	if prev == nil || len(dirtyNets) > 0 {
-		s.netParts = map[string][]part{}
-		for p := range ix.byNet {
-			s.netParts[p.network] = append(s.netParts[p.network], p)
-		}
-		for _, ps := range s.netParts {
-			slices.SortFunc(ps, func(a, b part) int {
-				return cmp.Or(strings.Compare(string(a.ctl), string(b.ctl)), strings.Compare(a.node, b.node))
-			})
-		}
-		s.nets = slices.Sorted(maps.Keys(s.netParts))
+		s.setNets()
 	} else {
 		s.nets, s.netParts = prev.nets, prev.netParts
 	}
 	return nil
+}
+
+// setNets lists the networks and their parts from the index's byNet.
+func (s *snapshot) setNets() {
+	s.netParts = map[string][]part{}
+	for p := range s.ix.byNet {
+		s.netParts[p.network] = append(s.netParts[p.network], p)
+	}
+	for _, ps := range s.netParts {
+		slices.SortFunc(ps, func(a, b part) int {
+			return cmp.Or(strings.Compare(string(a.ctl), string(b.ctl)), strings.Compare(a.node, b.node))
+		})
+	}
+	s.nets = slices.Sorted(maps.Keys(s.netParts))
 }
 
 // spread marks dirty the rows whose index may change with row r's change
@@ -442,21 +613,47 @@ func (s *snapshot) spread(r rowRef, old, nw model.Model, oldOut, newOut []string
 // groups' referrers (index's rules).
 func (s *snapshot) convert(u, t string, out []string) *rowInfo {
 	ni := &rowInfo{table: t, out: out}
-	k := kindOfTable(t)
-	if k == 0 {
-		return ni
+	s.convertInto(ni, u)
+	return ni
+}
+
+// convertInto is convert filling ni, which holds the row's table and
+// references.
+func (s *snapshot) convertInto(ni *rowInfo, u string) {
+	if kindOfTable(ni.table) == 0 {
+		return
 	}
-	m := s.rows[t][u]
+	s.convertWith(ni, u, s.rows[ni.table][u], nil)
+}
+
+// scratch is what index knows of every row before converting any: each
+// member's parent and what holds each load balancer.
+type scratch struct {
+	parent   map[string]rowRef
+	attached map[string][][]string
+}
+
+// convertWith is convertInto with row u's model m; the row's parent and
+// what holds it come from sc when it is given, else from the records
+// (parentRow, attachedTo).
+func (s *snapshot) convertWith(ni *rowInfo, u string, m model.Model, sc *scratch) {
+	k := kindOfTable(ni.table)
 	ni.owner, ni.owned = s.rowOwner(u, m)
 	if !ni.owned {
-		return ni
+		return
 	}
-	pt, p := s.parentRow(u)
+	var pt, p string
+	if sc != nil {
+		pr := sc.parent[u]
+		pt, p = pr.table, pr.uuid
+	} else {
+		pt, p = s.parentRow(u)
+	}
 	if s.extra[p] {
 		// A member of a duplicate parent goes with it when Sync deletes
 		// that parent.
 		ni.mine = true
-		return ni
+		return
 	}
 	names := func(x string) string {
 		if n, ok := s.name[x]; ok {
@@ -469,42 +666,49 @@ func (s *snapshot) convert(u, t string, out []string) *rowInfo {
 		// One network's malformed row fails that network's Observe and
 		// Sync, not every network's.
 		ni.err = err
-		return ni
+		return
 	}
 	if cols := k.Descriptor().Attachments; len(cols) > 0 {
-		obj = topology.WithAttached(obj, s.attachedTo(u, cols))
+		if sc != nil {
+			obj = topology.WithAttached(obj, sc.attached[u])
+		} else {
+			obj = topology.WithAttached(obj, s.attachedTo(u, cols))
+		}
 	}
 	if _, member, isMember := parentOf(obj); isMember && member == "" {
 		// A member of no owned parent is not the SDK's to manage.
-		return ni
+		return
 	}
 	ni.mine = true
 	ni.cand = true
 	ni.key = objKey{k, obj.Key()}
 	ni.obs = observed{uuid: u, obj: obj, parent: p}
-	return ni
 }
 
 // parentRow returns the table and UUID of the owned row holding u as a
-// member (the smallest UUID if several do), or "".
+// member (the smallest UUID if several do), or "". A build from scratch
+// looks it up in the map it made first (memberParents).
 func (s *snapshot) parentRow(u string) (string, string) {
-	for _, r := range s.ix.in[u] {
+	if s.ix.parent != nil {
+		p := s.ix.parent[u]
+		return p.table, p.uuid
+	}
+	ui := s.ix.info[u]
+	if ui == nil {
+		return "", ""
+	}
+	for _, r := range s.ix.in[u] { // sorted: the first found is the smallest
 		ri := s.ix.info[r]
 		if ri == nil {
 			continue
 		}
-		cols := nbrow.MemberColumns(ri.table)
+		cols := memberColumnsFor[[2]string{ri.table, ui.table}]
 		if len(cols) == 0 {
 			continue
 		}
 		m := s.rows[ri.table][r]
 		if _, ok := ownerOf(rowIDs(m)); !ok {
 			continue
-		}
-		if ui := s.ix.info[u]; ui != nil {
-			if _, ok := soleMemberColumn[[2]string{ri.table, ui.table}]; ok {
-				return ri.table, r // in is sorted: the smallest
-			}
 		}
 		for _, c := range cols {
 			if slices.Contains(nbrow.UUIDs(m, c), u) {
@@ -545,6 +749,44 @@ func (s *snapshot) attachedTo(u string, cols []topology.ParentColumn) [][]string
 	for j := range out {
 		slices.Sort(out[j])
 		out[j] = slices.Compact(out[j])
+	}
+	return out
+}
+
+// attachments maps the UUID of every row of a kind with attachments (a
+// load balancer) that owned, named rows hold to the names of those rows,
+// per column of its descriptor's Attachments, sorted (attachedTo's rule
+// for every row at once).
+func (s *snapshot) attachments() map[string][][]string {
+	out := map[string][][]string{}
+	for _, k := range topology.Kinds() {
+		cols := k.Descriptor().Attachments
+		for j, c := range cols {
+			for u, m := range s.rows[c.Kind.Table()] {
+				lbs := nbrow.UUIDs(m, c.Column)
+				if len(lbs) == 0 {
+					continue // most rows: no owner to look up
+				}
+				name := s.name[u]
+				if _, owned := s.rowOwner(u, m); name == "" || !owned {
+					continue
+				}
+				for _, lb := range lbs {
+					a := out[lb]
+					if a == nil {
+						a = make([][]string, len(cols))
+						out[lb] = a
+					}
+					a[j] = append(a[j], name)
+				}
+			}
+		}
+	}
+	for _, a := range out {
+		for j := range a {
+			slices.Sort(a[j])
+			a[j] = slices.Compact(a[j])
+		}
 	}
 	return out
 }

@@ -65,7 +65,7 @@ func BenchmarkSnapshotIndex(b *testing.B) {
 // the same rows.
 func BenchmarkSnapshotDerive(b *testing.B) {
 	rows := planRows(b, monBigPlan(b, 100, 20))
-	prev := fullIndex(b, rows)
+	prev := recordedIndex(b, rows)
 	if _, err := prev.state(nil); err != nil {
 		b.Fatal(err)
 	}
@@ -89,6 +89,17 @@ func BenchmarkSnapshotDerive(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			s := fullIndex(b, next)
+			if _, err := s.state(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// From scratch with the records (the first derivation from a
+	// snapshot index built).
+	b.Run("recorded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s := recordedIndex(b, next)
 			if _, err := s.state(nil); err != nil {
 				b.Fatal(err)
 			}

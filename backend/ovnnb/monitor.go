@@ -517,6 +517,32 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 	}
 }
 
+// writeSnapshot returns the snapshot a write plans on. When the last one
+// shows every transaction this client recorded, it is that one, without a
+// pass over the cache (O(rows), the largest part of a node's Apply after
+// an Observe): a plan on it is safe however far the cache has moved on,
+// because its guards make the server refuse it if a row it touches
+// differs (see planCached), and Apply then plans again on a fresh one.
+// Otherwise it is snapshot's. unchecked reports the former.
+func (m *monitor) writeSnapshot(ctx context.Context) (s *snapshot, unchecked bool, err error) {
+	if err := m.c.open(); err != nil {
+		return nil, false, err
+	}
+	if err := m.connected(ctx); err != nil {
+		return nil, false, err
+	}
+	m.mu.Lock()
+	last := m.last
+	m.mu.Unlock()
+	if last != nil {
+		if done, _ := m.settle(last.rows); done {
+			return last, true, nil
+		}
+	}
+	s, err = m.snapshot(ctx)
+	return s, false, err
+}
+
 // echo sends an echo request on the monitor's connection and waits for
 // the reply; then it forgets the transactions pending when it was sent.
 // ovsdb-server sends a session's pending update notifications before it
@@ -557,8 +583,15 @@ func (m *monitor) indexed(rows map[string]map[string]model.Model) (*snapshot, er
 	s := newSnapshot()
 	s.rows = rows
 	// Only the rows the updates since the last snapshot touched are
-	// indexed again (derive).
-	if err := s.derive(last); err != nil {
+	// indexed again (derive); the first snapshot is indexed without the
+	// records a derivation needs (index).
+	var err error
+	if last == nil {
+		err = s.index()
+	} else {
+		err = s.derive(last)
+	}
+	if err != nil {
 		return nil, err
 	}
 	m.mu.Lock()

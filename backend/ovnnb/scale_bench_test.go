@@ -171,7 +171,23 @@ func benchScale(b *testing.B, networks, nodes int) {
 		b.ReportAllocs()
 		var observeT, observeCPU, applyT, applyCPU, rawT time.Duration
 		ops := 0
-		for b.Loop() {
+		// Each measurement starts with ovn-northd done with the last
+		// change (off the clock): else whichever follows an undo more
+		// closely shares the CPUs with northd's recomputation of it.
+		quiet := func() {
+			b.StopTimer()
+			// northd's first pass over a large NB takes minutes here.
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+			defer cancel()
+			if _, err := env.NBCtl(wctx, "--wait=sb", "sync"); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		// round is one event and its floor; the first, a warm-up, is
+		// not counted.
+		round := func(count bool) {
+			quiet()
 			// A controller's event: Observe (the cache changed since the
 			// last read), Diff, Apply.
 			t0, c0 := time.Now(), cpuTime()
@@ -179,13 +195,15 @@ func benchScale(b *testing.B, networks, nodes int) {
 				b.Fatal(err)
 			}
 			t1, c1 := time.Now(), cpuTime()
-			observeCPU += c1 - c0
 			if _, err := mon.Apply(ctx, add); err != nil {
 				b.Fatal(err)
 			}
-			observeT += t1.Sub(t0)
-			applyT += time.Since(t1)
-			applyCPU += cpuTime() - c1
+			if count {
+				observeCPU += c1 - c0
+				observeT += t1.Sub(t0)
+				applyT += time.Since(t1)
+				applyCPU += cpuTime() - c1
+			}
 			b.StopTimer()
 			if _, err := mon.Apply(ctx, remove); err != nil {
 				b.Fatal(err)
@@ -196,12 +214,27 @@ func benchScale(b *testing.B, networks, nodes int) {
 			}
 			ops = len(o)
 			b.StartTimer()
-			rawT += rawTransact(b, env.NBUnix, o)
+			quiet()
+			d := rawTransact(b, env.NBUnix, o)
+			if count {
+				rawT += d
+			}
 			b.StopTimer()
+			// The raw write is not this client's: the echo makes its
+			// cache show it before the undo is planned on it.
+			if err := mon.mon.echo(ctx); err != nil {
+				b.Fatal(err)
+			}
 			if _, err := mon.Apply(ctx, remove); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
+		}
+		b.StopTimer()
+		round(false)
+		b.StartTimer()
+		for b.Loop() {
+			round(true)
 		}
 		b.ReportMetric(float64(len(add)), "changes")
 		b.ReportMetric(float64(ops), "operations")
@@ -349,25 +382,44 @@ func centralPlan(tb testing.TB, nodes, networks int) topology.State {
 
 // BenchmarkBatchCurve fills a central NB (centralPlan, ovn-northd running)
 // from empty by one Sync per batch size (Config.MaxOpsPerTransaction; -1:
-// one transaction), a fresh database each, and reports the seconds and the
-// NB ovsdb-server's peak resident memory (VmHWM). Sizes are sub-benchmark
-// names, NETWORKSxNODES: -bench 'BatchCurve/50x100'.
+// one transaction), a fresh database each, and reports the seconds, the
+// NB ovsdb-server's CPU seconds during the Sync (the server's own work:
+// what it allows) and the peak resident memory (VmHWM) of the NB
+// ovsdb-server, of ovn-northd and of the SB ovsdb-server. Sizes are
+// sub-benchmark names, NETWORKSxNODES: -bench 'BatchCurve/50x100'.
+// 500x100 and 1000x100 (the issue's 2.3 M-object central NB: 2,511,000
+// objects here) run the default batch only, 1000x100 only with
+// UDNKIT_BENCH_CENTRAL=1. UDNKIT_BENCH_NORTHD=stop
+// stops ovn-northd before the Sync: the NB server alone (northd keeps a
+// copy of the whole NB, and paused it still does: at 2.3 M objects the NB
+// server, northd and this process do not fit in 23 GiB together).
 func BenchmarkBatchCurve(b *testing.B) {
-	for _, size := range []struct{ networks, nodes int }{{25, 100}, {50, 100}, {100, 100}} {
+	for _, size := range []struct{ networks, nodes int }{{25, 100}, {50, 100}, {100, 100}, {500, 100}, {1000, 100}} {
 		b.Run(fmt.Sprintf("%dx%d", size.networks, size.nodes), func(b *testing.B) {
+			batches := []int{-1, 50000, 10000, 2000}
+			if size.networks >= 500 {
+				batches = []int{0} // the default
+			}
+			if size.networks >= 1000 && os.Getenv("UDNKIT_BENCH_CENTRAL") != "1" {
+				b.Skip("the 2.5 M-object central NB needs UDNKIT_BENCH_CENTRAL=1 and about 16 GiB")
+			}
 			plan := centralPlan(b, size.nodes, size.networks)
-			for _, batch := range []int{-1, 50000, 10000, 2000} {
+			for _, batch := range batches {
 				b.Run(fmt.Sprintf("ops=%d", batch), func(b *testing.B) {
 					ctx := context.Background()
-					var total time.Duration
-					var hwm int64
+					var total, serverCPU time.Duration
+					var hwm, northdHWM, sbHWM int64
 					txs := 0
 					for b.Loop() {
 						b.StopTimer()
 						env := ovntest.Start(b)
 						env.AllowNorthd(regexp.MustCompile(`\|WARN\|Dropped \d+ log messages in last \d+ seconds`))
+						if os.Getenv("UDNKIT_BENCH_NORTHD") == "stop" {
+							unixctl(b, filepath.Join(env.Dir, "northd.ctl"), "exit")
+						}
 						c, _ := scaleDial(b, env.NBUnix, false)
 						c.cfg.MaxOpsPerTransaction = batch
+						cpu0 := procCPU(b, env.Dir, "nb")
 						b.StartTimer()
 						t0 := time.Now()
 						_, res, err := c.Sync(ctx, plan)
@@ -376,8 +428,13 @@ func BenchmarkBatchCurve(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
+						serverCPU += procCPU(b, env.Dir, "nb") - cpu0
 						txs = res.Transactions
-						hwm = max(hwm, serverHWM(b, env.Dir))
+						hwm = max(hwm, procHWM(b, env.Dir, "nb"))
+						if os.Getenv("UDNKIT_BENCH_NORTHD") != "stop" {
+							northdHWM = max(northdHWM, procHWM(b, env.Dir, "northd"))
+						}
+						sbHWM = max(sbHWM, procHWM(b, env.Dir, "sb"))
 						c.Close()
 						_ = env.Stop()
 						b.StartTimer()
@@ -385,26 +442,37 @@ func BenchmarkBatchCurve(b *testing.B) {
 					b.ReportMetric(float64(plan.Len()), "objects")
 					b.ReportMetric(float64(txs), "transactions")
 					b.ReportMetric(total.Seconds()/float64(b.N), "s")
+					b.ReportMetric(serverCPU.Seconds()/float64(b.N), "server-cpu-s")
 					b.ReportMetric(float64(hwm)/(1<<20), "server-MiB")
+					b.ReportMetric(float64(northdHWM)/(1<<20), "northd-MiB")
+					b.ReportMetric(float64(sbHWM)/(1<<20), "sb-MiB")
 				})
 			}
 		})
 	}
 }
 
-// serverHWM returns the peak resident memory, in bytes, of the NB
-// ovsdb-server of the environment in dir.
-func serverHWM(tb testing.TB, dir string) int64 {
+// procStatus returns the /proc status and stat of the process of the
+// environment in dir whose pid file is name.pid.
+func procFile(tb testing.TB, dir, name, file string) string {
 	tb.Helper()
-	pid, err := os.ReadFile(filepath.Join(dir, "nb.pid"))
+	pid, err := os.ReadFile(filepath.Join(dir, name+".pid"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	status, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(string(pid)), "status"))
+	b, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(string(pid)), file))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for _, l := range strings.Split(string(status), "\n") {
+	return string(b)
+}
+
+// procHWM returns the peak resident memory, in bytes, of the process of
+// the environment in dir whose pid file is name.pid ("nb": the NB
+// ovsdb-server).
+func procHWM(tb testing.TB, dir, name string) int64 {
+	tb.Helper()
+	for _, l := range strings.Split(procFile(tb, dir, name, "status"), "\n") {
 		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			if err != nil {
@@ -413,6 +481,52 @@ func serverHWM(tb testing.TB, dir string) int64 {
 			return kb << 10
 		}
 	}
-	tb.Fatalf("no VmHWM in %s's status", pid)
+	tb.Fatalf("no VmHWM in the status of %s", name)
 	return 0
 }
+
+// procCPU returns the CPU time (user and system) the process of the
+// environment in dir whose pid file is name.pid has used.
+func procCPU(tb testing.TB, dir, name string) time.Duration {
+	tb.Helper()
+	stat := procFile(tb, dir, name, "stat")
+	// The fields after the command (in parentheses, which may hold
+	// spaces): utime and stime are the 14th and 15th of the line.
+	i := strings.LastIndexByte(stat, ')')
+	f := strings.Fields(stat[i+1:])
+	if len(f) < 13 {
+		tb.Fatalf("short stat of %s: %q", name, stat)
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// unixctl sends an OVS unixctl command (a JSON-RPC request) to the
+// control socket at path and fails on an error reply.
+func unixctl(tb testing.TB, path, method string) {
+	tb.Helper()
+	conn, err := net.Dial("unix", path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close()
+	if err := json.NewEncoder(conn).Encode(map[string]any{"id": 0, "method": method, "params": []string{}}); err != nil {
+		tb.Fatal(err)
+	}
+	var reply struct {
+		Error any `json:"error"`
+	}
+	if err := json.NewDecoder(conn).Decode(&reply); err != nil || reply.Error != nil {
+		tb.Fatalf("%s on %s: %v %v", method, path, err, reply.Error)
+	}
+}
+
+// clockTicks is USER_HZ, the unit of /proc's CPU times (100 on Linux).
+const clockTicks = 100

@@ -332,6 +332,14 @@ func idsOf(row *ovsdb.Row) (map[string]string, error) {
 // set is planned again against every row, so that a refusal is always
 // decided on a full read.
 func (c *Client) planFor(ctx context.Context, changes topology.Changes) ([]*unit, error) {
+	units, _, err := c.planOn(ctx, changes, false)
+	return units, err
+}
+
+// planOn is planFor; with the monitor it plans on the last snapshot
+// without reading the cache again unless fresh (see
+// monitor.writeSnapshot), and reports whether it did (unchecked).
+func (c *Client) planOn(ctx context.Context, changes topology.Changes, fresh bool) (units []*unit, unchecked bool, err error) {
 	// Names go into the read's conditions: refuse what the NB cannot hold
 	// (it drops the connection on a NUL) before anything is sent.
 	for _, ch := range changes {
@@ -342,21 +350,35 @@ func (c *Client) planFor(ctx context.Context, changes topology.Changes) ([]*unit
 			err = nbrow.CheckNames(ch.Object)
 		}
 		if err != nil {
-			return nil, &ChangeError{Op: ch.Op, Kind: ch.Kind, Key: ch.Key, Err: err}
+			return nil, false, &ChangeError{Op: ch.Op, Kind: ch.Kind, Key: ch.Key, Err: err}
 		}
 	}
 	if c.mon != nil {
-		s, err := c.mon.snapshot(ctx)
-		if err != nil {
-			return nil, err
+		var s *snapshot
+		if fresh {
+			s, err = c.mon.snapshot(ctx)
+		} else {
+			s, unchecked, err = c.mon.writeSnapshot(ctx)
 		}
-		units, err := c.planCached(ctx, s, changes, nil)
+		if err != nil {
+			return nil, false, err
+		}
+		units, err = c.planCached(ctx, s, changes, nil)
+		if err != nil && unchecked && (errors.Is(err, errStale) || errors.Is(err, ErrInvalidChange)) {
+			// Planned on the last snapshot: the cache may know better.
+			unchecked = false
+			if s, err = c.mon.snapshot(ctx); err != nil {
+				return nil, false, err
+			}
+			units, err = c.planCached(ctx, s, changes, nil)
+		}
 		if err == nil || !errors.Is(err, errStale) && !errors.Is(err, ErrInvalidChange) {
-			return units, err
+			return units, unchecked, err
 		}
 		// The cache lags or the plan failed on it: selects decide.
 	}
-	return c.planSelected(ctx, changes)
+	units, err = c.planSelected(ctx, changes)
+	return units, false, err
 }
 
 // planSelected is planFor without the monitor's cache.
