@@ -517,13 +517,14 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 	}
 }
 
-// writeSnapshot returns the snapshot a write plans on. When the last one
-// shows every transaction this client recorded, it is that one, without a
-// pass over the cache (O(rows), the largest part of a node's Apply after
-// an Observe): a plan on it is safe however far the cache has moved on,
-// because its guards make the server refuse it if a row it touches
-// differs (see planCached), and Apply then plans again on a fresh one.
-// Otherwise it is snapshot's. unchecked reports the former.
+// writeSnapshot returns the snapshot a write plans on. When no transaction
+// of this client is waiting to be shown (the last read settled them all),
+// it is the last one, without a pass over the cache (O(rows), the largest
+// part of a node's Apply after an Observe): a plan on it is safe however
+// far the cache has moved on, because its guards make the server refuse
+// it if a row it touches differs (see planCached), and Apply then plans
+// again on a fresh one. Otherwise it is snapshot's. unchecked reports the
+// former.
 func (m *monitor) writeSnapshot(ctx context.Context) (s *snapshot, unchecked bool, err error) {
 	if err := m.c.open(); err != nil {
 		return nil, false, err
@@ -532,12 +533,10 @@ func (m *monitor) writeSnapshot(ctx context.Context) (s *snapshot, unchecked boo
 		return nil, false, err
 	}
 	m.mu.Lock()
-	last := m.last
+	last, settled := m.last, len(m.pending) == 0 && !m.overflow
 	m.mu.Unlock()
-	if last != nil {
-		if done, _ := m.settle(last.rows); done {
-			return last, true, nil
-		}
+	if last != nil && settled {
+		return last, true, nil
 	}
 	s, err = m.snapshot(ctx)
 	return s, false, err
