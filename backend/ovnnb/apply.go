@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +53,8 @@ var _ backend.Applier = (*Client)(nil)
 // Apply writes changes (from topology.Diff against a State this Client
 // observed) in transactions of at most Config.MaxOpsPerTransaction
 // operations (unless set: one transaction for up to
-// DefaultMaxOpsPerTransaction, else batches of DefaultBatchOps). Every change is checked against
+// DefaultMaxOpsPerTransaction operations, else batches of
+// DefaultBatchOps). Every change is checked against
 // the database before anything is sent: a malformed change set writes
 // nothing and returns a *ChangeError wrapping ErrInvalidChange. An empty
 // change set sends nothing.
@@ -64,12 +67,12 @@ func (c *Client) Apply(ctx context.Context, changes topology.Changes) (Result, e
 	if len(changes) == 0 {
 		return Result{}, ctx.Err()
 	}
-	p, unchecked, err := c.planOn(ctx, changes, false)
+	p, onLast, err := c.planOn(ctx, changes, false)
 	if err != nil {
 		return Result{}, err
 	}
 	r, err := c.run(ctx, p)
-	if errors.Is(err, errGuard) && unchecked {
+	if errors.Is(err, errGuard) && onLast {
 		// Planned on the last snapshot and the server refused it:
 		// nothing was written; plan on the cache as it is now.
 		if p, _, err = c.planOn(ctx, changes, true); err != nil {
@@ -191,16 +194,17 @@ func sendError(ctx context.Context, err error, res Result) error {
 	return fmt.Errorf("%w%s: observe again before writing: %w", ErrOutcomeUnknown, done, err)
 }
 
-// DefaultMaxOpsPerTransaction and DefaultBatchOps bound transactions when
-// Config.MaxOpsPerTransaction is zero: a change set of at most
-// DefaultMaxOpsPerTransaction operations goes in one transaction (any
-// node's change set, the 100 x 20 apply's 31,460 operations), a larger one
-// in transactions of DefaultBatchOps. Filling a central NB from empty
-// (BENCHMARKS.md, round 8: 62,775 to 251,100 objects, northd running),
-// batches of 2,000 took the time of one transaction (16.1 vs 17.8 s at
-// 251,100 objects) at half the server's peak memory (0.9 vs 1.9 GiB), and
-// less time and memory than batches of 10,000 or 50,000; one transaction
-// of the 2.3 M-object NB needs about 17 GiB.
+// DefaultMaxOpsPerTransaction and DefaultBatchOps decide the transactions
+// when Config.MaxOpsPerTransaction is zero: a change set of at most
+// DefaultMaxOpsPerTransaction operations (the threshold: any node's change
+// set, the 100 x 20 apply's 28,390) goes in one transaction, a larger one
+// in transactions of about DefaultBatchOps (a unit that must share one, a
+// parent with its members, may exceed it alone). Filling a central NB
+// from empty (BENCHMARKS.md, round 8: 62,775 to 251,100 objects, northd
+// running), batches of 2,000 took the time of one transaction (16.1 vs
+// 17.8 s at 251,100 objects) at half the server's peak memory (0.9 vs 1.9
+// GiB), and less time than batches of 10,000 or 50,000; one transaction of
+// the 2.3 M-object NB would need about 17 GiB.
 const (
 	DefaultMaxOpsPerTransaction = 50000
 	DefaultBatchOps             = 2000
@@ -250,10 +254,9 @@ type unit struct {
 	del    map[string][]string
 	post   []taggedOp
 	ops    []taggedOp // assembled
-	// nameWait guards the create of a parent whose table has no name
-	// index (waitNoName); assemble leaves it out when a member the unit
-	// inserts with it has a unique name (see guardedByIndex).
-	nameWait *taggedOp
+	// headUUID is the UUID the created parent is inserted under (a table
+	// without a name index, see nameUUID); "" for the server's choice.
+	headUUID string
 }
 
 type planner struct {
@@ -745,8 +748,16 @@ func (p *planner) create(i int, ch topology.Change) error {
 		u := p.unit(0, ch.Kind, ch.Key, i)
 		u.head, u.headOp = m, named
 		if unindexed(ch.Kind) {
-			w := waitNoName(ch.Kind.Table(), ch.Key, i)
-			u.nameWait = &w // unless an indexed member guards it (assemble)
+			// No name index to refuse a second writer's copy: the row
+			// gets the UUID its name gives, which the server's UUID index
+			// refuses twice, or, when a row already holds that UUID, a
+			// wait that no row has its name (a scan of the table).
+			id := nameUUID(ch.Kind.Table(), ch.Key)
+			if p.s.tableOf(id) == "" {
+				u.headUUID = id
+			} else {
+				u.pre = append(u.pre, waitNoName(ch.Kind.Table(), ch.Key, i))
+			}
 		}
 		u.pre = append(u.pre, pre...)
 		return p.attach(i, obj, nil, named)
@@ -996,33 +1007,20 @@ func uuidSet(us []string) ovsdb.OvsSet {
 	return s
 }
 
-// guardedByIndex reports whether the unit inserts, as a member of the
-// parent it creates, a row of a table with a unique name index (a switch's
-// port, a router's port). Another writer creating the same parent creates
-// that member too, under the same name: whichever transaction commits
-// second is refused by the index, as the name wait would refuse it, and
-// the server answers from the index instead of scanning the parent's
-// table once per create (which made filling a large NB from empty
-// quadratic: BENCHMARKS.md, round 8).
-func (u *unit) guardedByIndex() bool {
-	if u.head == nil || len(u.refs) == 0 {
-		return false
-	}
-	for _, t := range u.pre {
-		if t.op.Op != ovsdb.OperationInsert || t.op.UUIDName == "" {
-			continue
-		}
-		k := kindOfTable(t.op.Table)
-		if k == 0 || !k.Descriptor().Named || !k.Descriptor().Indexed {
-			continue
-		}
-		for _, us := range u.refs {
-			if slices.Contains(us, t.op.UUIDName) {
-				return true
-			}
-		}
-	}
-	return false
+// nameUUID is the UUID a row of table named name is created under when
+// the table has no name index: a version 8 UUID (RFC 9562) of a SHA-256 of
+// the table and the name. Every writer creating the row gives it that UUID,
+// so the server, which finds a row by UUID without a scan, refuses the
+// second ("duplicate uuid"): the guard a wait that no row has the name
+// gave, without the wait's scan of the table once per created row (which
+// made filling a large NB from empty quadratic: BENCHMARKS.md, round 8).
+func nameUUID(table, name string) string {
+	h := sha256.Sum256([]byte("udnkit\x00" + table + "\x00" + name))
+	b := h[:16]
+	b[6] = b[6]&0x0f | 0x80 // version 8
+	b[8] = b[8]&0x3f | 0x80 // variant 10
+	x := hex.EncodeToString(b)
+	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
 }
 
 // waitNoName makes the transaction fail unless table has no row called
@@ -1070,10 +1068,7 @@ func sortedCols(m map[string][]string) []string {
 // assemble orders a unit's operations: rows first, then the parent that
 // references them (inserted or mutated), then updates and deletes.
 func (p *planner) assemble(u *unit) error {
-	ops := make([]taggedOp, 0, len(u.pre)+2+len(u.del)+len(u.add)+len(u.post))
-	if u.nameWait != nil && !u.guardedByIndex() {
-		ops = append(ops, *u.nameWait)
-	}
+	ops := make([]taggedOp, 0, len(u.pre)+1+len(u.del)+len(u.add)+len(u.post))
 	ops = append(ops, u.pre...)
 	if u.head != nil {
 		if err := setMembers(u.head, u.refs); err != nil {
@@ -1084,7 +1079,7 @@ func (p *planner) assemble(u *unit) error {
 			return err
 		}
 		info, _ := p.c.dbModel.NewModelInfo(u.head)
-		ops = append(ops, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: info.Metadata.TableName, UUIDName: u.headOp, Row: row}, ch: u.ch, rows: 1})
+		ops = append(ops, taggedOp{op: ovsdb.Operation{Op: ovsdb.OperationInsert, Table: info.Metadata.TableName, UUIDName: u.headOp, UUID: u.headUUID, Row: row}, ch: u.ch, rows: 1})
 	}
 	if u.parent != "" {
 		for _, col := range sortedCols(u.del) {

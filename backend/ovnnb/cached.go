@@ -73,10 +73,11 @@ func (c *Client) planCached(ctx context.Context, s *snapshot, changes topology.C
 // what the cache holds: sent first in the plan's transaction, they make
 // the server refuse a plan made on a cache that lagged, and the read-back
 // costs no round trip of its own. Every wait of such a plan (these, the
-// members of a deleted parent, a create's "no row of this name") is
-// marked as a guard: Apply and Sync then plan again with selects (see
-// errGuard). ok is false for a plan of several transactions or too many
-// rows: verify reads them back instead.
+// members of a deleted parent, a create's "no row of this name") and every
+// insert under the UUID its name gives (nameUUID) is marked as a guard: if
+// the server refuses one, Apply and Sync plan again (see errGuard). ok is
+// false for a plan of several transactions or too many rows: verify reads
+// them back instead.
 func (c *Client) guards(s *snapshot, units []*unit) (*unit, bool) {
 	refs := touched(s, units)
 	if len(refs) > maxVerified {
@@ -103,7 +104,9 @@ func (c *Client) guards(s *snapshot, units []*unit) (*unit, bool) {
 	}
 	for _, u := range units {
 		for i := range u.ops {
-			if u.ops[i].op.Op == ovsdb.OperationWait {
+			// A wait, or an insert under a UUID its name gives (refused
+			// when another writer created the row since the cache read).
+			if op := u.ops[i].op; op.Op == ovsdb.OperationWait || op.Op == ovsdb.OperationInsert && op.UUID != "" {
 				u.ops[i].guard = true
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/udnkit/udnkit/backend/ovnnb"
 	"github.com/udnkit/udnkit/internal/ovntest"
+	"github.com/udnkit/udnkit/netconf"
 	"github.com/udnkit/udnkit/topology"
 )
 
@@ -69,10 +70,11 @@ func planCounts(s topology.State) map[string]int {
 }
 
 // TestRealConcurrentSyncs: four clients Sync the same plan into one empty
-// real NB at once, in batches. Every create of a switch, router or load balancer (no
-// name index) is guarded by a wait, so the losers' transactions are
-// refused and their retry finds the rows: exactly one copy of every row,
-// and the next Observe succeeds and equals the plan.
+// real NB at once, in batches. Every create of a switch, router or load
+// balancer (no name index) is inserted under the UUID its name gives, so
+// the losers' transactions are refused and their retry finds the rows:
+// exactly one copy of every row, and the next Observe succeeds and equals
+// the plan.
 func TestRealConcurrentSyncs(t *testing.T) {
 	// Small batches: a batch of switches and routers alone, whose
 	// creates no name index guards, is where copies appeared.
@@ -239,58 +241,64 @@ func TestRealBrokenNetworkContained(t *testing.T) {
 	}
 }
 
-// TestCreateGuards: a switch or router created with a port (whose table
-// has a unique name index) is guarded by that index, with no name wait
-// (which the server answers by scanning the table: one scan per create
-// made filling a large NB quadratic); a bare switch, router or load
-// balancer carries the wait. TestRealConcurrentSyncs shows both refuse
-// the losing writers.
-func TestCreateGuards(t *testing.T) {
+// TestRealRacingCreatesDiffer: two writers, each planning on its own
+// reading of an NB without the switch, create it with different ports (a
+// pod each). The ports' name index cannot refuse either; the UUID the
+// switch's name gives does: one switch, and the loser is refused, nothing
+// of its transaction written. Its Sync then adds its port to the switch.
+func TestRealRacingCreatesDiffer(t *testing.T) {
 	ctx := context.Background()
-	c := embedded(t, ovnnb.Config{})
-	withPorts := handState(t, "ns1_blue", "node1", "node2")
-	bare := bareRows(t, "ns2_bare", 2)
-	all, err := withPorts.Merge(bare)
+	env, a := realOVN(t, ovnnb.Config{Monitor: true})
+	b, err := ovnnb.Dial(ctx, ovnnb.Config{Endpoints: []string{env.NBUnix}, Monitor: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ops, err := c.Operations(ctx, topology.Diff(topology.State{}, all))
+	t.Cleanup(b.Close)
+	own := topology.Owner{Network: "ns9_race", Topology: netconf.TopologyLayer2, Role: netconf.RoleSecondary}
+	withPod := func(pods ...string) topology.State {
+		var bl topology.Builder
+		bl.Add(topology.Switch{Owner: own, Name: "ns9_race_ovn_layer2_switch"})
+		for i, p := range pods {
+			bl.Add(topology.SwitchPort{Owner: own, Name: p, Switch: "ns9_race_ovn_layer2_switch",
+				Addresses: []string{"0a:58:0a:00:00:0" + strconv.Itoa(i+5) + " 10.0.0." + strconv.Itoa(i+5)}})
+		}
+		st, err := bl.State()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	for _, c := range []*ovnnb.Client{a, b} {
+		if _, err := c.Observe(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Apply(ctx, topology.Diff(topology.State{}, withPod("pod-a"))); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Apply(ctx, topology.Diff(topology.State{}, withPod("pod-b")))
+	if err == nil {
+		t.Fatal("the second writer's create of the same switch was not refused")
+	}
+	if !errors.Is(err, ovnnb.ErrTransaction) && !errors.Is(err, ovnnb.ErrInvalidChange) {
+		t.Fatalf("refused with %v, want ErrTransaction or ErrInvalidChange", err)
+	}
+	out, err := env.NBCtl(ctx, "--bare", "--columns=name", "find", "Logical_Switch", "name=ns9_race_ovn_layer2_switch")
 	if err != nil {
 		t.Fatal(err)
 	}
-	waited := map[string]bool{}
-	for _, op := range ops {
-		if op.Op != "wait" || len(op.Where) != 1 || op.Where[0].Column != "name" {
-			continue
-		}
-		waited[op.Where[0].Value.(string)] = true
+	if n := strings.Count(out, "ns9_race_ovn_layer2_switch"); n != 1 {
+		t.Fatalf("%d switches of that name, want 1", n)
 	}
-	for o := range all.Objects() {
-		k := o.Kind()
-		if k != topology.KindSwitch && k != topology.KindRouter && k != topology.KindLoadBalancer {
-			continue
-		}
-		bareRow := strings.HasPrefix(o.Key(), "ns2_bare_")
-		hasPorts := false
-		for p := range all.Objects() {
-			switch x := p.(type) {
-			case topology.SwitchPort:
-				hasPorts = hasPorts || x.Switch == o.Key()
-			case topology.RouterPort:
-				hasPorts = hasPorts || x.Router == o.Key()
-			}
-		}
-		if want := !hasPorts; waited[o.Key()] != want {
-			t.Errorf("%s %q (bare %v, ports %v): name wait %v, want %v", k, o.Key(), bareRow, hasPorts, waited[o.Key()], want)
-		}
-		if bareRow && !waited[o.Key()] {
-			t.Errorf("bare %s %q has no name wait", k, o.Key())
-		}
-	}
-	if len(waited) < 6 {
-		t.Fatalf("%d name waits, want at least the 6 bare rows'", len(waited))
-	}
-	if _, err := c.Apply(ctx, topology.Diff(topology.State{}, all)); err != nil {
+	both := withPod("pod-a", "pod-b")
+	if _, _, err := b.Sync(ctx, both); err != nil {
 		t.Fatal(err)
+	}
+	got, err := b.Observe(ctx, "ns9_race") // its own write: shown at once
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := topology.Diff(got, both); len(d) != 0 {
+		t.Fatalf("after the loser's Sync: %d changes: %+v", len(d), d)
 	}
 }

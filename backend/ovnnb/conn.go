@@ -63,8 +63,8 @@ type Config struct {
 	// backoff) after the connection drops. While reconnecting, Apply
 	// and Observe wait, bounded by their context.
 	NoReconnect bool
-	// MaxOpsPerTransaction bounds the size of one transaction. Zero means
-	// one transaction for a change set of up to
+	// MaxOpsPerTransaction bounds the size of one transaction. Zero
+	// means one transaction for a change set of up to
 	// DefaultMaxOpsPerTransaction operations and transactions of
 	// DefaultBatchOps for a larger one; a negative value means one
 	// transaction per Apply, whatever its size. A bounded Apply that fails midway

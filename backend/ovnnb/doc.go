@@ -63,15 +63,17 @@
 // refuse the transaction instead of deleting that member with its parent.
 // A row another writer creates between the read and the write under a
 // name the change set creates is refused by the server's name index
-// (ports, port groups, address sets, load balancer groups). A switch or
-// router (no name index) is created in one transaction with its ports, so
-// another writer creating it creates them too and one of the two is
-// refused by the ports' index; the create of one without ports, and of a
-// load balancer, carries a wait operation (timeout 0) that there is no row
-// of that name (answered by scanning the table: one per created row
-// would make filling a large NB quadratic). Either way, of several
-// writers creating a row the first wins and the others' transactions are
-// refused (ErrTransaction: Sync again). A duplicate owned row left by a
+// (ports, port groups, address sets, load balancer groups). A switch,
+// router or load balancer (no name index) is inserted under the UUID its
+// table and name give (a version 8 UUID of their SHA-256), so another
+// writer creating it gives it the same UUID and the server, which finds a
+// row by UUID without a scan, refuses the second ("duplicate uuid"); when a
+// row already holds that UUID (renamed since), the create carries a wait
+// operation (timeout 0) that there is no row of that name instead, which
+// the server answers by scanning the table (one scan per created row made
+// filling a large NB quadratic). Either way, of several writers creating a
+// row the first wins and the others' transactions are refused
+// (ErrTransaction: Sync again). A duplicate owned row left by a
 // writer without that guard (same kind and key) does not make Observe
 // fail: it keeps one (the one with more members, then the smaller UUID)
 // and the next Sync of that network deletes the others. A row of one

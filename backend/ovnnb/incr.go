@@ -269,12 +269,14 @@ func (s *snapshot) index() error {
 // starts from.
 func (s *snapshot) hasRecords() bool { return s.ix != nil && s.ix.info != nil }
 
-// derive builds the snapshot's index of s.rows from prev's (nil: from
-// scratch): only the rows that changed since prev (another model in the
-// cache, added or deleted) and the rows they reference or are referenced
-// by are converted again; the rest is prev's, shared. prev is not
-// modified. A partial snapshot (s.lbgRefs set by readFor) is built from
-// scratch and keeps its lbgRefs.
+// derive builds the snapshot's index of s.rows, with the records the next
+// derivation starts from, from prev's: only the rows that changed since
+// prev (another model in the cache, added or deleted) and the rows they
+// reference or are referenced by are converted again; the rest is prev's,
+// shared. prev is not modified. It builds from scratch, records included,
+// when prev is nil or has no records (built by index), and for a partial
+// snapshot (s.lbgRefs set by readFor, kept); when most rows changed it
+// returns index's build (no records).
 func (s *snapshot) derive(prev *snapshot) error {
 	keepRefs := s.lbgRefs != nil
 	var prevRows map[string]map[string]model.Model

@@ -618,4 +618,26 @@ func TestDeriveFromIndex(t *testing.T) {
 	if !sd.hasRecords() || len(sd.extras) != 1 {
 		t.Fatalf("index of a duplicate: records %v, %d extras", sd.hasRecords(), len(sd.extras))
 	}
+	if err := sameIndex(sd, recordedIndex(t, dup)); err != nil {
+		t.Fatal(err)
+	}
+
+	// An owned router port that cannot be read back: the same.
+	bad := cloneRows(rows)
+	for u, m := range bad[nbdb.LogicalRouterPortTable] {
+		lrp := model.Clone(m).(*nbdb.LogicalRouterPort)
+		if _, ok := ownerOf(lrp.ExternalIDs); !ok {
+			continue
+		}
+		lrp.Networks = []string{"not-a-prefix"}
+		bad[nbdb.LogicalRouterPortTable][u] = lrp
+		break
+	}
+	sb := fullIndex(t, bad)
+	if !sb.hasRecords() || len(sb.broken) != 1 {
+		t.Fatalf("index of a malformed row: records %v, %d broken networks", sb.hasRecords(), len(sb.broken))
+	}
+	if err := sameIndex(sb, recordedIndex(t, bad)); err != nil {
+		t.Fatal(err)
+	}
 }

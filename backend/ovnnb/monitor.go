@@ -43,6 +43,12 @@ type monitor struct {
 	// last is the snapshot last built from the cache (see indexed); it is
 	// shared by every reader and never modified but for its memos.
 	last *snapshot
+	// recorded counts the transactions recorded; last shows the first
+	// lastShows of them, and its rows were read at lastRead (see
+	// writeSnapshot).
+	recorded  int
+	lastShows int
+	lastRead  time.Time
 }
 
 // expect is what one committed transaction of this client made true.
@@ -180,6 +186,7 @@ func (m *monitor) record(ops []ovsdb.Operation, res []ovsdb.OperationResult) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.recorded++
 	m.pending = append(m.pending, e)
 	if len(m.pending) > maxPending {
 		m.pending = slices.Delete(m.pending, 0, len(m.pending)-maxPending)
@@ -482,13 +489,27 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 	deadline := time.Now().Add(min(m.c.timeout(), ownWritesWait))
 	echoed := false
 	for {
+		m.mu.Lock()
+		seq := m.recorded
+		m.mu.Unlock()
+		read := time.Now()
 		rows, err := m.cacheRows(ctx)
 		if err != nil {
 			return nil, err
 		}
 		done, wait := m.settle(rows)
 		if done {
-			return m.indexed(rows)
+			s, err := m.indexed(rows)
+			if err == nil {
+				// rows show every transaction recorded before they were
+				// read: the first seq.
+				m.mu.Lock()
+				if m.last == s {
+					m.lastShows, m.lastRead = max(m.lastShows, seq), read
+				}
+				m.mu.Unlock()
+			}
+			return s, err
 		}
 		if !echoed {
 			// One round trip proves the cache holds every transaction
@@ -517,15 +538,19 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 	}
 }
 
-// writeSnapshot returns the snapshot a write plans on. When no transaction
-// of this client is waiting to be shown (the last read settled them all),
-// it is the last one, without a pass over the cache (O(rows), the largest
-// part of a node's Apply after an Observe): a plan on it is safe however
-// far the cache has moved on, because its guards make the server refuse
-// it if a row it touches differs (see planCached), and Apply then plans
-// again on a fresh one. Otherwise it is snapshot's. unchecked reports the
-// former.
-func (m *monitor) writeSnapshot(ctx context.Context) (s *snapshot, unchecked bool, err error) {
+// writeSnapshot returns the snapshot a write plans on: the last one when
+// it shows every transaction this client recorded and its rows were read
+// less than lastSnapshotAge ago, without another pass over the cache
+// (O(rows), the largest part of a node's Apply after an Observe); else
+// snapshot's. A plan on the last one is refused by the server if a row it
+// touches changed since (its guards), or if another writer created a row
+// of a table without a name index it creates (nameUUID); Apply then plans
+// again on a fresh snapshot. What nothing refuses, a member another writer
+// created meanwhile created again, is what a cache lagging that writer
+// allows too (Observe keeps one of two duplicates, the next Sync deletes
+// the other): the age bounds that window to the order of such a lag.
+// onLast reports the former.
+func (m *monitor) writeSnapshot(ctx context.Context) (s *snapshot, onLast bool, err error) {
 	if err := m.c.open(); err != nil {
 		return nil, false, err
 	}
@@ -533,14 +558,19 @@ func (m *monitor) writeSnapshot(ctx context.Context) (s *snapshot, unchecked boo
 		return nil, false, err
 	}
 	m.mu.Lock()
-	last, settled := m.last, len(m.pending) == 0 && !m.overflow
+	last := m.last
+	ok := last != nil && m.lastShows == m.recorded && !m.overflow && time.Since(m.lastRead) < lastSnapshotAge
 	m.mu.Unlock()
-	if last != nil && settled {
+	if ok {
 		return last, true, nil
 	}
 	s, err = m.snapshot(ctx)
 	return s, false, err
 }
+
+// lastSnapshotAge bounds how old the last snapshot may be for a write to
+// plan on it (see writeSnapshot).
+const lastSnapshotAge = 500 * time.Millisecond
 
 // echo sends an echo request on the monitor's connection and waits for
 // the reply; then it forgets the transactions pending when it was sent.

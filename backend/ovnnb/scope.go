@@ -90,6 +90,12 @@ func scopeOf(changes topology.Changes) (lookups []lookup, lbgs bool, ok bool) {
 		}
 		lbgs = lbgs || ch.Kind == topology.KindLoadBalancerGroup
 		name(ch.Kind, ch.Key)
+		if ch.Op == topology.OpCreate && unindexed(ch.Kind) {
+			// The row holding the UUID the create would take (see
+			// nameUUID): one renamed since makes it wait on the name.
+			id := nameUUID(ch.Kind.Table(), ch.Key)
+			add("u|"+ch.Kind.Table()+"|"+id, lookup{table: ch.Kind.Table(), where: []ovsdb.Condition{uuidIs(id)}})
+		}
 		for _, obj := range []topology.Object{ch.Object, ch.Old} {
 			if obj == nil {
 				continue
@@ -332,14 +338,14 @@ func idsOf(row *ovsdb.Row) (map[string]string, error) {
 // set is planned again against every row, so that a refusal is always
 // decided on a full read.
 func (c *Client) planFor(ctx context.Context, changes topology.Changes) ([]*unit, error) {
-	units, _, err := c.planOn(ctx, changes, false)
+	units, _, err := c.planOn(ctx, changes, true)
 	return units, err
 }
 
 // planOn is planFor; with the monitor it plans on the last snapshot
 // without reading the cache again unless fresh (see
-// monitor.writeSnapshot), and reports whether it did (unchecked).
-func (c *Client) planOn(ctx context.Context, changes topology.Changes, fresh bool) (units []*unit, unchecked bool, err error) {
+// monitor.writeSnapshot), and reports whether it did (onLast).
+func (c *Client) planOn(ctx context.Context, changes topology.Changes, fresh bool) (units []*unit, onLast bool, err error) {
 	// Names go into the read's conditions: refuse what the NB cannot hold
 	// (it drops the connection on a NUL) before anything is sent.
 	for _, ch := range changes {
@@ -358,22 +364,22 @@ func (c *Client) planOn(ctx context.Context, changes topology.Changes, fresh boo
 		if fresh {
 			s, err = c.mon.snapshot(ctx)
 		} else {
-			s, unchecked, err = c.mon.writeSnapshot(ctx)
+			s, onLast, err = c.mon.writeSnapshot(ctx)
 		}
 		if err != nil {
 			return nil, false, err
 		}
 		units, err = c.planCached(ctx, s, changes, nil)
-		if err != nil && unchecked && (errors.Is(err, errStale) || errors.Is(err, ErrInvalidChange)) {
+		if err != nil && onLast && (errors.Is(err, errStale) || errors.Is(err, ErrInvalidChange)) {
 			// Planned on the last snapshot: the cache may know better.
-			unchecked = false
+			onLast = false
 			if s, err = c.mon.snapshot(ctx); err != nil {
 				return nil, false, err
 			}
 			units, err = c.planCached(ctx, s, changes, nil)
 		}
 		if err == nil || !errors.Is(err, errStale) && !errors.Is(err, ErrInvalidChange) {
-			return units, unchecked, err
+			return units, onLast, err
 		}
 		// The cache lags or the plan failed on it: selects decide.
 	}
