@@ -753,7 +753,7 @@ func (p *planner) create(i int, ch topology.Change) error {
 			// refuses twice, or, when a row already holds that UUID, a
 			// wait that no row has its name (a scan of the table).
 			id := nameUUID(ch.Kind.Table(), ch.Key)
-			if p.s.tableOf(id) == "" {
+			if !p.c.nameWaits && p.s.tableOf(id) == "" {
 				u.headUUID = id
 			} else {
 				u.pre = append(u.pre, waitNoName(ch.Kind.Table(), ch.Key, i))

@@ -77,7 +77,8 @@ func (c *Client) planCached(ctx context.Context, s *snapshot, changes topology.C
 // insert under the UUID its name gives (nameUUID) is marked as a guard: if
 // the server refuses one, Apply and Sync plan again (see errGuard). ok is
 // false for a plan of several transactions or too many rows: verify reads
-// them back instead.
+// them back instead, and a refused wait or UUID of such a plan fails the
+// change set (ErrTransaction) as without the monitor.
 func (c *Client) guards(s *snapshot, units []*unit) (*unit, bool) {
 	refs := touched(s, units)
 	if len(refs) > maxVerified {

@@ -105,6 +105,10 @@ type Client struct {
 	layouts map[reflect.Type]*layout
 	mon     *monitor // nil unless Config.Monitor
 	closed  atomic.Bool
+	// nameWaits: creates of rows without a name index are guarded by a
+	// wait on the name, not a given UUID (see nameUUID): the embedded
+	// server cannot refuse a duplicate UUID as an operation error.
+	nameWaits bool
 }
 
 // Dial connects to the Northbound database and checks its schema.
@@ -175,6 +179,11 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, ovs: ovs, dbModel: dbModel, layouts: lay}
+	for _, ep := range cfg.Endpoints {
+		if _, ok := embeddedEndpoints.Load(ep); ok {
+			c.nameWaits = true
+		}
+	}
 	if cfg.Monitor {
 		mctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()

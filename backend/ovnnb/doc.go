@@ -73,9 +73,13 @@
 // the server answers by scanning the table (one scan per created row made
 // filling a large NB quadratic). Either way, of several writers creating a
 // row the first wins and the others' transactions are refused
-// (ErrTransaction: Sync again). A duplicate owned row left by a
-// writer without that guard (same kind and key) does not make Observe
-// fail: it keeps one (the one with more members, then the smaller UUID)
+// (ErrTransaction: Sync again). The UUID guards against writers that give
+// it (this SDK): a row of that name another tool, or a version of this SDK
+// from before the UUIDs, creates between the read and the write is not
+// refused (the wait was). A Client of the embedded server waits on names
+// (its database cannot refuse a UUID in use as an operation error). A
+// duplicate owned row left by a writer without that guard (same kind and
+// key) does not make Observe fail: it keeps one (the one with more members, then the smaller UUID)
 // and the next Sync of that network deletes the others. A row of one
 // network that cannot be read back fails that network's Observe and Sync
 // (ErrSchema) and no other's.
@@ -178,17 +182,21 @@
 // cache, or it would check more than 50,000 rows, they read and plan with
 // selects as without the monitor, so a refusal is still decided on a
 // fresh read. The guards are unchanged: the wait on a deleted parent's
-// members, the wait-guarded creates and the name indexes refuse what
-// another writer did since. What Observe sees:
+// members, the UUIDs given to created rows (or the waits on their names)
+// and the name indexes refuse what another writer did since. What Observe
+// sees:
 //
 //   - This client's writes: after an Apply (or Sync) of this Client returned
 //     without error, Observe on the same Client shows what it wrote, or what
 //     later writers left in those rows. When the cache does not show each
-//     committed transaction yet (one row it inserted - OVSDB sends a
-//     transaction's changes in one update notification, which libovsdb
-//     applies under one lock - or else its deleted rows gone, its updated
-//     columns holding the values written and its reference-set mutations
-//     done), Observe sends one echo request on the monitor's connection:
+//     committed transaction yet (one row it inserted under a UUID the
+//     server chose - OVSDB sends a transaction's changes in one update
+//     notification, which libovsdb applies under one lock; a given UUID
+//     proves nothing, a lagging cache may hold a deleted row of it - or
+//     else its rows of given UUIDs present, its deleted rows gone, its
+//     updated columns holding the values written and its reference-set
+//     mutations done), Observe sends one echo request on the monitor's
+//     connection:
 //     ovsdb-server sends a session's pending update notifications before
 //     it reads the session's next request, and libovsdb applies each
 //     before it reads the next message, so when the reply is in the cache

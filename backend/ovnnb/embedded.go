@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -53,6 +54,7 @@ func startEmbedded(schema ovsdb.DatabaseSchema) (*Embedded, error) {
 		return nil, sdkerr.Errorf(sdkerr.Unavailable, "embedded NB: %w", err)
 	}
 	e := &Embedded{srv: srv, dir: dir, done: make(chan error, 1)}
+	embeddedEndpoints.Store(e.Endpoint(), struct{}{})
 	go func() { e.done <- srv.Serve("unix", e.socket()) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for !srv.Ready() {
@@ -74,6 +76,13 @@ func startEmbedded(schema ovsdb.DatabaseSchema) (*Embedded, error) {
 
 func (e *Embedded) socket() string { return filepath.Join(e.dir, "nb.sock") }
 
+// embeddedEndpoints holds the endpoints of this process's embedded
+// servers. Their database (libovsdb's) takes an insert under a UUID that
+// is already in use as far as its commit, which then fails as a whole and
+// after the monitors were sent the row: a Client of one creates rows
+// without a name index under a wait on the name instead (see nameUUID).
+var embeddedEndpoints sync.Map
+
 // Endpoint returns the server's endpoint, "unix:/.../nb.sock".
 func (e *Embedded) Endpoint() string { return "unix:" + e.socket() }
 
@@ -82,6 +91,7 @@ func (e *Embedded) Config() Config { return Config{Endpoints: []string{e.Endpoin
 
 // Close stops the server and discards its contents.
 func (e *Embedded) Close() error {
+	embeddedEndpoints.Delete(e.Endpoint())
 	e.srv.Close()
 	return os.RemoveAll(e.dir)
 }

@@ -48,6 +48,6 @@ func Example() {
 	//     switch demo_net_ovn_layer2_switch owner=demo_net/Layer2/Secondary/
 	// create switch_port pod-1
 	//     switch_port pod-1 switch=demo_net_ovn_layer2_switch addresses=["0a:58:0a:00:00:05 10.0.0.5"] owner=demo_net/Layer2/Secondary/
-	// 2 operations in 1 transaction
+	// 3 operations in 1 transaction
 	// again: 0 changes, 0 operations
 }

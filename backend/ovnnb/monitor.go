@@ -57,9 +57,13 @@ type monitor struct {
 // transaction is.
 type expect struct {
 	inserted []rowRef
-	deleted  []rowRef
-	columns  []colValue
-	members  []memberRef
+	// given are the rows inserted under a UUID the client chose
+	// (nameUUID): one of them present proves nothing, the UUID may be a
+	// deleted row's that a lagging cache still holds.
+	given   []rowRef
+	deleted []rowRef
+	columns []colValue
+	members []memberRef
 	// expired: a wait for it timed out and it was rebased on a select
 	// (see monitor.rebase); Observe no longer waits for it but reads with
 	// a select while the cache does not show it.
@@ -147,7 +151,11 @@ func (m *monitor) record(ops []ovsdb.Operation, res []ovsdb.OperationResult) {
 	for i, op := range ops {
 		switch op.Op {
 		case ovsdb.OperationInsert:
-			e.inserted = append(e.inserted, rowRef{op.Table, res[i].UUID.GoUUID})
+			if op.UUID != "" {
+				e.given = append(e.given, rowRef{op.Table, res[i].UUID.GoUUID})
+			} else {
+				e.inserted = append(e.inserted, rowRef{op.Table, res[i].UUID.GoUUID})
+			}
 		case ovsdb.OperationDelete:
 			if u, ok := whereUUID(op.Where); ok {
 				e.deleted = append(e.deleted, rowRef{op.Table, u})
@@ -313,12 +321,18 @@ func (e *expect) proven(rows map[string]map[string]model.Model) bool {
 }
 
 // shown reports whether rows hold what e wrote: its inserted rows (one
-// suffices, see proven), or else none of its deleted rows, the columns it
-// updated with the values it wrote and the references it added to sets
-// (members, attachments) but not those it removed.
+// suffices, see proven), or else the rows it inserted under UUIDs it gave,
+// none of its deleted rows, the columns it updated with the values it
+// wrote and the references it added to sets (members, attachments) but
+// not those it removed.
 func (e *expect) shown(c *Client, rows map[string]map[string]model.Model) bool {
 	if len(e.inserted) > 0 {
 		return e.proven(rows)
+	}
+	for _, r := range e.given {
+		if _, ok := rows[r.table][r.uuid]; !ok {
+			return false
+		}
 	}
 	for _, r := range e.deleted {
 		if _, ok := rows[r.table][r.uuid]; ok {
@@ -489,27 +503,19 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 	deadline := time.Now().Add(min(m.c.timeout(), ownWritesWait))
 	echoed := false
 	for {
+		// The transactions recorded before the cache is read: what this
+		// read must show, whichever reader drops them from pending.
 		m.mu.Lock()
-		seq := m.recorded
+		seq, captured := m.recorded, slices.Clone(m.pending)
 		m.mu.Unlock()
 		read := time.Now()
 		rows, err := m.cacheRows(ctx)
 		if err != nil {
 			return nil, err
 		}
-		done, wait := m.settle(rows)
+		done, wait := m.settle(rows, captured...)
 		if done {
-			s, err := m.indexed(rows)
-			if err == nil {
-				// rows show every transaction recorded before they were
-				// read: the first seq.
-				m.mu.Lock()
-				if m.last == s {
-					m.lastShows, m.lastRead = max(m.lastShows, seq), read
-				}
-				m.mu.Unlock()
-			}
-			return s, err
+			return m.indexed(rows, seq, read)
 		}
 		if !echoed {
 			// One round trip proves the cache holds every transaction
@@ -536,6 +542,24 @@ func (m *monitor) snapshot(ctx context.Context) (*snapshot, error) {
 		case <-time.After(pollInterval):
 		}
 	}
+}
+
+// rowsShow reports whether rows show every one of es (in the order they
+// were recorded): a later one proven proves the earlier.
+func rowsShow(c *Client, rows map[string]map[string]model.Model, es []*expect) bool {
+	first := 0
+	for i := len(es) - 1; i >= 0; i-- {
+		if es[i].proven(rows) {
+			first = i + 1
+			break
+		}
+	}
+	for _, e := range es[first:] {
+		if !e.shown(c, rows) {
+			return false
+		}
+	}
+	return true
 }
 
 // writeSnapshot returns the snapshot a write plans on: the last one when
@@ -599,14 +623,24 @@ func (m *monitor) echo(ctx context.Context) error {
 // last one built when the cache has not changed since (the cache replaces
 // a model on every change, so the same models are the same rows), else a
 // new one derived from the last (re-indexing the rows that changed and
-// their neighbours), kept for the next call.
-func (m *monitor) indexed(rows map[string]map[string]model.Model) (*snapshot, error) {
+// their neighbours), kept for the next call unless a later reading of the
+// cache was kept meanwhile. rows show the first seq transactions this
+// client recorded and were read at read (see writeSnapshot).
+func (m *monitor) indexed(rows map[string]map[string]model.Model, seq int, read time.Time) (*snapshot, error) {
 	m.mu.Lock()
 	last := m.last
 	m.mu.Unlock()
 	if last != nil && (reflect.ValueOf(last.rows).Pointer() == reflect.ValueOf(rows).Pointer() || sameRows(last.rows, rows)) {
 		// cacheRows returns the last snapshot's own rows when the cache
 		// has not changed.
+		m.mu.Lock()
+		if m.last == last {
+			m.lastShows = max(m.lastShows, seq)
+			if read.After(m.lastRead) {
+				m.lastRead = read
+			}
+		}
+		m.mu.Unlock()
 		return last, nil
 	}
 	s := newSnapshot()
@@ -624,14 +658,17 @@ func (m *monitor) indexed(rows map[string]map[string]model.Model) (*snapshot, er
 		return nil, err
 	}
 	m.mu.Lock()
-	m.last = s
+	if m.lastRead.IsZero() || !read.Before(m.lastRead) {
+		// Not a reading older than the last one's (two readers at once).
+		m.last, m.lastShows, m.lastRead = s, seq, read
+	}
 	m.mu.Unlock()
 	return s, nil
 }
 
 // settle drops the pending transactions rows show and reports whether
 // none is left (done) and, if some are, whether to wait for them.
-func (m *monitor) settle(rows map[string]map[string]model.Model) (done, wait bool) {
+func (m *monitor) settle(rows map[string]map[string]model.Model, captured ...*expect) (done, wait bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.overflow {
@@ -646,7 +683,9 @@ func (m *monitor) settle(rows map[string]map[string]model.Model) (done, wait boo
 	}
 	m.pending = slices.DeleteFunc(m.pending, func(e *expect) bool { return e.shown(m.c, rows) })
 	if len(m.pending) == 0 {
-		return true, false
+		// Another reader may have dropped what this read began with
+		// from pending on a later reading of the cache.
+		return rowsShow(m.c, rows, captured), true
 	}
 	for _, e := range m.pending {
 		if !e.expired {
@@ -695,6 +734,11 @@ func (e *expect) rebase(c *Client, rows map[string]map[string]model.Model) {
 	for _, r := range e.inserted {
 		if !gone(r) {
 			out.inserted = append(out.inserted, r)
+		}
+	}
+	for _, r := range e.given {
+		if !gone(r) {
+			out.given = append(out.given, r)
 		}
 	}
 	for _, cv := range e.columns {
