@@ -91,6 +91,35 @@ func TestRealIdempotencyAndRemoval(t *testing.T) {
 		}
 	}
 
+	// node3 back, removed and back again at once: its switch and gateway
+	// router are created under the UUIDs their names give, the ones they
+	// had, and northd (which may meet the delete and the create in one
+	// run) compiles them.
+	l3three, err := ovntest.Plan(ovntest.Layer3Network(), ovntest.Nodes(3, "zone1"), "zone1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []topology.State{l3three, l3two, l3three} {
+		if _, _, err := c.Sync(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := env.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"ns1_blue_node3", "GR_ns1_blue_node3"} {
+		out, err := env.SBCtl(ctx, "--bare", "--columns=external_ids", "find", "Datapath_Binding", "external_ids:name="+name)
+		if err != nil || !strings.Contains(out, name) {
+			t.Errorf("no datapath for %s after its re-creation: %q %v", name, out, err)
+		}
+	}
+	if bad, err := env.NorthdErrors(); err != nil || len(bad) > 0 {
+		t.Errorf("northd after the re-creation: %q %v", bad, err)
+	}
+	if _, _, err := c.Sync(ctx, l3two); err != nil {
+		t.Fatal(err)
+	}
+
 	// Remove the Layer2 network.
 	if _, _, err := c.Sync(ctx, topology.Removal("ns2_red")); err != nil {
 		t.Fatal(err)
