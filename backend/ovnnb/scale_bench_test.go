@@ -247,6 +247,58 @@ func benchScale(b *testing.B, networks, nodes int) {
 	})
 }
 
+// BenchmarkScaleFill fills an empty NB (ovn-northd running) with
+// BenchmarkScale's zone by an unmonitored Sync (the default batches),
+// beside the raw transact of the same operations in one transaction into
+// another empty NB (marshalled off the clock): the issue's "plan + Sync
+// from empty" row and its floor.
+func BenchmarkScaleFill(b *testing.B) {
+	ctx := context.Background()
+	for _, size := range []struct{ networks, nodes int }{{100, 100}, {500, 100}, {1000, 100}} {
+		b.Run(fmt.Sprintf("%dx%d", size.networks, size.nodes), func(b *testing.B) {
+			base := icPlan(b, size.nodes, size.networks)
+			// Two fresh NBs an iteration: one filled by Sync (the default
+			// batches), the other by the raw transact of the same operations
+			// in one transaction (marshalled off the clock).
+			var syncT, rawT time.Duration
+			ops := 0
+			for b.Loop() {
+				b.StopTimer()
+				e1 := ovntest.Start(b)
+				e1.AllowNorthd(regexp.MustCompile(`\|WARN\|Dropped \d+ log messages in last \d+ seconds`))
+				c1, _ := scaleDial(b, e1.NBUnix, false)
+				b.StartTimer()
+				t0 := time.Now()
+				if _, _, err := c1.Sync(ctx, base); err != nil {
+					b.Fatal(err)
+				}
+				syncT += time.Since(t0)
+				b.StopTimer()
+				c1.Close()
+				_ = e1.Stop()
+				e2 := ovntest.Start(b)
+				e2.AllowNorthd(regexp.MustCompile(`\|WARN\|Dropped \d+ log messages in last \d+ seconds`))
+				c2, _ := scaleDial(b, e2.NBUnix, false)
+				o, err := c2.Operations(ctx, topology.Diff(topology.State{}, base))
+				if err != nil {
+					b.Fatal(err)
+				}
+				ops = len(o)
+				b.StartTimer()
+				rawT += rawTransact(b, e2.NBUnix, o)
+				b.StopTimer()
+				c2.Close()
+				_ = e2.Stop()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(ops), "operations")
+			b.ReportMetric(syncT.Seconds()/float64(b.N), "sync-s")
+			b.ReportMetric(rawT.Seconds()/float64(b.N), "raw-s")
+			b.ReportMetric(syncT.Seconds()/rawT.Seconds(), "sync/raw")
+		})
+	}
+}
+
 // reportCPU reports, when the function it returns is called, the
 // process's CPU time (user and system, every goroutine: the cache's
 // update handling and the GC included) per iteration: on a loaded machine
