@@ -85,11 +85,7 @@ var memberTable = func() map[[2]string]string {
 // over the parents: what a build from scratch looks up instead of
 // searching each parent's member sets once per member.
 func (s *snapshot) memberParents() map[string]rowRef {
-	n := 0
-	for _, t := range snapshotTables {
-		n += len(s.rows[t])
-	}
-	parent := make(map[string]rowRef, n)
+	parent := make(map[string]rowRef, s.rowCount())
 	for _, t := range parentTables {
 		cols := nbrow.MemberColumns(t)
 		for u, m := range s.rows[t] {
@@ -193,10 +189,7 @@ func (s *snapshot) index() error {
 		s.lbgRefs = givenRefs
 		return s.derive(nil)
 	}
-	total := 0
-	for _, t := range snapshotTables {
-		total += len(s.rows[t])
-	}
+	total := s.rowCount()
 	s.ix = &rowIndex{byNet: map[part]map[objKey]struct{}{}}
 	s.owned = make(map[objKey]observed, total)
 	s.name = make(map[string]string, total)
@@ -265,6 +258,15 @@ func (s *snapshot) index() error {
 	return nil
 }
 
+// rowCount counts the rows of the snapshot's tables.
+func (s *snapshot) rowCount() int {
+	n := 0
+	for _, t := range snapshotTables {
+		n += len(s.rows[t])
+	}
+	return n
+}
+
 // hasRecords reports whether s's index holds the per-row records derive
 // starts from.
 func (s *snapshot) hasRecords() bool { return s.ix != nil && s.ix.info != nil }
@@ -281,15 +283,10 @@ func (s *snapshot) derive(prev *snapshot) error {
 	keepRefs := s.lbgRefs != nil
 	var prevRows map[string]map[string]model.Model
 	var changed []rowRef
-	if prev != nil && !prev.hasRecords() && !keepRefs {
-		prev = nil // no records to start from: built from scratch with them
-	}
-	if prev == nil || keepRefs {
+	if prev == nil || !prev.hasRecords() || keepRefs {
+		// From scratch, records included.
 		prev = nil
-		total := 0
-		for _, t := range snapshotTables {
-			total += len(s.rows[t])
-		}
+		total := s.rowCount()
 		s.ix = &rowIndex{info: make(map[string]*rowInfo, total), in: make(map[string][]string, total),
 			cands: make(map[objKey][]string, total), dups: map[objKey]bool{}, byNet: map[part]map[objKey]struct{}{},
 			brokenRows: map[string]map[string]error{}}
@@ -309,11 +306,7 @@ func (s *snapshot) derive(prev *snapshot) error {
 	} else {
 		prevRows = prev.rows
 		changed = diffRows(prev.rows, s.rows)
-		total := 0
-		for _, t := range snapshotTables {
-			total += len(s.rows[t])
-		}
-		if 4*len(changed) > total {
+		if 4*len(changed) > s.rowCount() {
 			// Most rows changed (a Sync from empty): building from
 			// scratch appends where deriving would copy; the records
 			// wait for the next derivation.

@@ -504,8 +504,8 @@ func BenchmarkBatchCurve(b *testing.B) {
 	}
 }
 
-// procStatus returns the /proc status and stat of the process of the
-// environment in dir whose pid file is name.pid.
+// procFile returns /proc/PID/file of the process of the environment in
+// dir whose pid file is name.pid.
 func procFile(tb testing.TB, dir, name, file string) string {
 	tb.Helper()
 	pid, err := os.ReadFile(filepath.Join(dir, name+".pid"))
