@@ -220,7 +220,7 @@ func (r *reconciler) primaryNADs() map[string][]nadRef {
 // holding the pods' addresses on that network. Endpoints of pods without
 // an address there yet (not set, or on no such network) are left out; a
 // later pass adds them. The mirrors are not written to the API server.
-// all holds the slices labelled with svc's name (others are skipped).
+// all holds the slices labelled with svc's name, in its namespace.
 func (r *reconciler) mirror(svc *corev1.Service, all []discoveryv1.EndpointSlice, nads []nadRef, pods map[string]*corev1.Pod) []*discoveryv1.EndpointSlice {
 	if len(nads) == 0 {
 		return nil
@@ -249,8 +249,7 @@ func (r *reconciler) mirror(svc *corev1.Service, all []discoveryv1.EndpointSlice
 	var out []*discoveryv1.EndpointSlice
 	for i := range all {
 		src := &all[i]
-		if src.Namespace != svc.Namespace || src.Labels[discoveryv1.LabelServiceName] != svc.Name ||
-			src.Labels[discoveryv1.LabelManagedBy] == svckube.EndpointSliceMirrorController {
+		if src.Labels[discoveryv1.LabelManagedBy] == svckube.EndpointSliceMirrorController {
 			continue
 		}
 		for _, nad := range nads {

@@ -99,16 +99,22 @@ func (e *Embedded) Close() error {
 // Open dials endpoints, comma separated as a command line gives them
 // ("unix:/run/ovn/ovnnb_db.sock,tcp:10.0.0.2:6641"), or, when endpoints is
 // empty, starts an embedded Northbound database and dials it. Its close
-// func closes the client and stops the embedded database.
-func Open(ctx context.Context, endpoints string) (*Client, func(), error) {
-	cfg := Config{Endpoints: strings.Split(endpoints, ",")}
+// func closes the client and stops the embedded database. base, when
+// given, is the rest of the Config (Monitor, Timeout, ...); its Endpoints
+// are replaced.
+func Open(ctx context.Context, endpoints string, base ...Config) (*Client, func(), error) {
+	var cfg Config
+	if len(base) > 0 {
+		cfg = base[0]
+	}
+	cfg.Endpoints = strings.Split(endpoints, ",")
 	stop := func() {}
 	if endpoints == "" {
 		e, err := StartEmbedded()
 		if err != nil {
 			return nil, nil, err
 		}
-		cfg, stop = e.Config(), func() { _ = e.Close() }
+		cfg.Endpoints, stop = e.Config().Endpoints, func() { _ = e.Close() }
 	}
 	c, err := Dial(ctx, cfg)
 	if err != nil {

@@ -78,7 +78,9 @@ func (e explainer) egressIPOf(p *corev1.Pod, labels egressip.Labels, ips []netip
 			maps.Copy(nsLabels, ns.Labels)
 		}
 	}
-	nsLabels[corev1.LabelMetadataName] = p.Namespace // the API server sets it on every namespace
+	if _, ok := nsLabels[corev1.LabelMetadataName]; !ok {
+		nsLabels[corev1.LabelMetadataName] = p.Namespace // the API server sets it on every namespace (the Cluster's rule)
+	}
 	pod := egressip.Pod{Namespace: p.Namespace, Name: p.Name, Node: p.Spec.NodeName, Labels: labels, IPs: ips}
 	served := egressip.Select(eips, []egressip.Namespace{{Name: p.Namespace, Labels: egressipkube.LabelsFrom(nsLabels)}}, []egressip.Pod{pod})
 	if len(served) == 0 {

@@ -14,15 +14,11 @@ import (
 
 // InstallCRDs creates the CRDs (or updates those that exist) and waits
 // until the API server serves every one of them.
-func InstallCRDs(tb testing.TB, cfg *rest.Config, crds ...*apiextv1.CustomResourceDefinition) {
+func InstallCRDs(tb testing.TB, cfg *rest.Config, all ...*apiextv1.CustomResourceDefinition) {
 	tb.Helper()
-	if err := installCRDs(context.Background(), cfg, crds); err != nil {
+	if err := crds.Install(context.Background(), cfg, all...); err != nil {
 		tb.Fatalf("kubetest: %v", err)
 	}
-}
-
-func installCRDs(ctx context.Context, cfg *rest.Config, all []*apiextv1.CustomResourceDefinition) error {
-	return crds.Install(ctx, cfg, all...)
 }
 
 // DecodeCRD decodes a CustomResourceDefinition from YAML.

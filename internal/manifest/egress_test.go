@@ -104,10 +104,12 @@ func TestEgressNoAssignableNode(t *testing.T) {
 func TestEgressAnnotate(t *testing.T) {
 	objs := readFixture(t, "egress.yaml")
 	set, l := load(t, objs)
+	checked := 0
 	for _, o := range dump(t, objs, set, l) {
 		if o.Kind != KindEgressIP {
 			continue
 		}
+		checked++
 		var e struct {
 			Metadata struct{ Annotations map[string]string }
 			Status   struct {
@@ -124,6 +126,9 @@ func TestEgressAnnotate(t *testing.T) {
 		if n := map[string]int{"egress-web": 1, "egress-db": 2}[o.Name]; len(e.Status.Items) != n {
 			t.Errorf("EgressIP %s: status items %v, want %d", o.Name, e.Status.Items, n)
 		}
+	}
+	if checked != 2 {
+		t.Fatalf("%d EgressIPs in the dump, want 2", checked)
 	}
 }
 

@@ -70,13 +70,15 @@ func (e *Env) UnexpectedNorthd() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	expected := slices.Clone(expectedNorthd)
+	if e.requireChassis {
+		expected = slices.DeleteFunc(expected, func(re *regexp.Regexp) bool { return re == unknownChassis })
+	}
+	expected = append(expected, e.allowed...)
 	var out []string
 	for _, l := range lines {
 		ok := false
-		for _, re := range append(slices.Clip(expectedNorthd), e.allowed...) {
-			if re == unknownChassis && e.requireChassis {
-				continue
-			}
+		for _, re := range expected {
 			ok = ok || re.MatchString(l)
 		}
 		if !ok {

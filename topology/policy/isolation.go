@@ -63,6 +63,18 @@ type OpenPort struct {
 	Port     int32
 }
 
+// valid reports whether op is a port ParseOpenPorts accepts: tcp, udp or
+// sctp with a port 0-65535, or icmp without one.
+func (op OpenPort) valid() bool {
+	switch op.Protocol {
+	case "icmp":
+		return op.Port == 0
+	case "tcp", "udp", "sctp":
+		return op.Port >= 0 && op.Port <= 65535
+	}
+	return false
+}
+
 // AnnotationOpenPorts is the pod annotation that lists its open default
 // ports: [{"protocol": "tcp", "port": 80}, {"protocol": "icmp"}].
 const AnnotationOpenPorts = "k8s.ovn.org/open-default-ports"

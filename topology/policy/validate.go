@@ -262,10 +262,7 @@ func validatePod(p *Pod) error {
 		return fmt.Errorf("pod %s/%s: defaultPort: %w: %s holds a quote, a backslash or a control character", p.Namespace, p.Name, ErrInvalid, names.Quote(p.DefaultPort))
 	}
 	for i, op := range p.OpenPorts {
-		switch {
-		case op.Protocol == "icmp" && op.Port == 0:
-		case (op.Protocol == "tcp" || op.Protocol == "udp" || op.Protocol == "sctp") && op.Port >= 0 && op.Port <= 65535:
-		default:
+		if !op.valid() {
 			return fmt.Errorf("pod %s/%s: openPorts[%d]: %w: protocol %s port %d (tcp, udp or sctp with a port 0-65535, or icmp without)",
 				p.Namespace, p.Name, i, ErrInvalid, names.Quote(op.Protocol), op.Port)
 		}

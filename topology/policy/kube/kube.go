@@ -218,7 +218,7 @@ func PodFrom(pod *corev1.Pod, networks map[string]string) (p policy.Pod, ok bool
 	if err != nil {
 		return policy.Pod{}, false, fmt.Errorf("pod %s/%s: annotations[%s]: %w", pod.Namespace, pod.Name, netconf.AnnotationPodNetworks, err)
 	}
-	if d, ok := ann["default"]; ok && d.Role == netconf.PodRoleInfrastructureLocked {
+	if d, ok := ann[netconf.DefaultNetworkKey]; ok && d.Role == netconf.PodRoleInfrastructureLocked {
 		// Its primary network is a user-defined one: its port on the
 		// default network (the reference's "<namespace>_<name>") is
 		// isolated, but for its open default ports.
